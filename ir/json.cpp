@@ -1,0 +1,370 @@
+#include "ir/json.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "ir/diagnostic.h"
+#include "ir/type_rules.h"
+#include "ir/visitor.h"
+
+namespace pb::ir {
+
+using nlohmann::json;
+
+namespace {
+
+json refs(std::span<Stmt* const> ops) {
+  json a = json::array();
+  for (const Stmt* s : ops) a.push_back(s ? s->id : -1);
+  return a;
+}
+
+struct Writer {
+  const Kernel& k;
+
+  json block(const Block& b) const {
+    json a = json::array();
+    for (const Stmt* s : b) a.push_back(stmt(*s));
+    return a;
+  }
+
+  json stmt(const Stmt& s) const {
+    json j;
+    j["id"] = s.id;
+    j["kind"] = std::string(kind_name(s.kind()));
+    if (s.type.known()) j["type"] = to_string(s.type);
+    if (s.num_operands()) j["operands"] = refs(s.operands());
+    visit(s, [&](const auto& x) { attributes(x, j); });
+    return j;
+  }
+
+  void attributes(const ConstStmt& s, json& j) const { j["value"] = s.value.to_string(); }
+  void attributes(const ArgLoadStmt& s, json& j) const { j["arg"] = s.arg_index; }
+  void attributes(const GlobalPtrStmt& s, json& j) const {
+    j["field"] = k.field(s.field).name;
+    j["activate"] = s.activate;
+  }
+  void attributes(const ExternalPtrStmt& s, json& j) const {
+    if (!s.element_shape.empty()) j["element_shape"] = s.element_shape;
+    j["layout"] = s.layout;
+    j["is_grad"] = s.is_grad;
+  }
+  void attributes(const GlobalLoadStmt& s, json& j) const {
+    if (s.is_volatile) j["volatile"] = true;
+  }
+  void attributes(const AtomicOpStmt& s, json& j) const { j["op"] = std::string(op_name(s.op)); }
+  void attributes(const UnaryOpStmt& s, json& j) const { j["op"] = std::string(op_name(s.op)); }
+  void attributes(const BinaryOpStmt& s, json& j) const { j["op"] = std::string(op_name(s.op)); }
+  void attributes(const IfStmt& s, json& j) const {
+    j["then"] = block(*s.true_block);
+    if (s.false_block) j["else"] = block(*s.false_block);
+  }
+  void attributes(const RangeForStmt& s, json& j) const {
+    j["reversed"] = s.reversed;
+    j["block_dim"] = s.block_dim;
+    if (!s.loop_name.empty()) j["loop_name"] = s.loop_name;
+    j["body"] = block(*s.body);
+  }
+  void attributes(const StructForStmt& s, json& j) const {
+    j["space"] = s.space;
+    j["none_marker"] = s.none_marker;
+    j["block_dim"] = s.block_dim;
+    j["body"] = block(*s.body);
+  }
+  void attributes(const LoopIndexStmt& s, json& j) const { j["axis"] = s.axis; }
+  void attributes(const WhileStmt& s, json& j) const { j["body"] = block(*s.body); }
+  void attributes(const AdStackAllocaStmt& s, json& j) const { j["max_size"] = s.max_size; }
+  void attributes(const PrintStmt& s, json& j) const {
+    json items = json::array();
+    for (const auto& it : s.items) {
+      if (const auto* t = std::get_if<std::string>(&it))
+        items.push_back({{"text", *t}});
+      else
+        items.push_back({{"operand", std::get<size_t>(it)}});
+    }
+    j["items"] = items;
+  }
+  void attributes(const AssertStmt& s, json& j) const { j["message"] = s.message; }
+  void attributes(const Stmt&, json&) const {}
+};
+
+[[noreturn]] void bad(const std::string& path, const std::string& msg) {
+  throw UserError(fmt::format("invalid kernel JSON at {}: {}", path, msg));
+}
+
+template <class T>
+T get(const json& j, const char* key, const std::string& path) {
+  if (!j.is_object() || !j.contains(key)) bad(path, fmt::format("missing \"{}\"", key));
+  try {
+    return j.at(key).get<T>();
+  } catch (const json::exception& e) {
+    bad(path + "." + key, e.what());
+  }
+}
+
+template <class T>
+T get_or(const json& j, const char* key, T fallback, const std::string& path) {
+  if (!j.contains(key)) return fallback;
+  return get<T>(j, key, path);
+}
+
+struct Reader {
+  Kernel& k;
+  std::unordered_map<int, Stmt*> ids;
+
+  Stmt* ref(int id, const std::string& path) {
+    auto it = ids.find(id);
+    if (it == ids.end()) bad(path, fmt::format("operand ${} is not defined before its use", id));
+    return it->second;
+  }
+
+  void block(const json& a, Block& b, const std::string& path) {
+    if (!a.is_array()) bad(path, "a block must be an array of statements");
+    for (size_t i = 0; i < a.size(); ++i) {
+      std::string p = fmt::format("{}[{}]", path, i);
+      auto s = stmt(a[i], p);
+      Stmt* raw = b.push_back(std::move(s));
+      if (auto* f = dyn_cast<IfStmt>(raw)) {
+        block(a[i].at("then"), *f->true_block, p + ".then");
+        if (a[i].contains("else")) block(a[i]["else"], f->ensure_false_block(), p + ".else");
+      } else if (raw->is_container()) {
+        if (!a[i].contains("body")) bad(p, "missing \"body\"");
+        block(a[i]["body"], *raw->blocks()[0], p + ".body");
+      }
+    }
+  }
+
+  std::unique_ptr<Stmt> stmt(const json& j, const std::string& path) {
+    int id = get<int>(j, "id", path);
+    auto kind = get<std::string>(j, "kind", path);
+    DataType type;
+    if (j.contains("type")) {
+      auto t = parse_type(get<std::string>(j, "type", path));
+      if (!t) bad(path + ".type", "unknown type");
+      type = *t;
+    }
+    std::vector<Stmt*> ops;
+    if (j.contains("operands")) {
+      auto ids_in = get<std::vector<int>>(j, "operands", path);
+      for (int o : ids_in) ops.push_back(ref(o, path + ".operands"));
+    }
+    auto need = [&](size_t n) {
+      if (ops.size() != n) bad(path, fmt::format("{} takes {} operand(s), got {}", kind, n, ops.size()));
+    };
+    auto op_text = [&] { return get<std::string>(j, "op", path); };
+    std::unique_ptr<Stmt> s;
+    if (kind == "const") {
+      if (!type.is_value()) bad(path, "const needs a scalar type");
+      auto v = Value::parse(type.scalar, get<std::string>(j, "value", path));
+      if (!v) bad(path + ".value", "not a valid constant");
+      s = std::make_unique<ConstStmt>(*v);
+    } else if (kind == "argload") {
+      s = std::make_unique<ArgLoadStmt>(get<int>(j, "arg", path), type);
+    } else if (kind == "alloca") {
+      if (!type.pointer) bad(path, "alloca needs a pointer type");
+      s = std::make_unique<AllocaStmt>(type.scalar);
+    } else if (kind == "local_load") {
+      need(1);
+      s = std::make_unique<LocalLoadStmt>(ops[0]);
+    } else if (kind == "local_store") {
+      need(2);
+      s = std::make_unique<LocalStoreStmt>(ops[0], ops[1]);
+    } else if (kind == "global_ptr") {
+      auto name = get<std::string>(j, "field", path);
+      auto f = k.find_field(name);
+      if (!f) bad(path + ".field", fmt::format("unknown field '{}'", name));
+      s = std::make_unique<GlobalPtrStmt>(*f, ops, get_or<bool>(j, "activate", true, path));
+    } else if (kind == "external_ptr") {
+      if (ops.empty()) bad(path, "external_ptr needs a base operand");
+      auto e = std::make_unique<ExternalPtrStmt>(ops[0], std::vector<Stmt*>(ops.begin() + 1, ops.end()));
+      e->element_shape = get_or<std::vector<int>>(j, "element_shape", {}, path);
+      e->layout = get_or<std::string>(j, "layout", "AOS", path);
+      e->is_grad = get_or<bool>(j, "is_grad", false, path);
+      s = std::move(e);
+    } else if (kind == "global_load") {
+      need(1);
+      auto g = std::make_unique<GlobalLoadStmt>(ops[0]);
+      g->is_volatile = get_or<bool>(j, "volatile", false, path);
+      s = std::move(g);
+    } else if (kind == "global_store") {
+      need(2);
+      s = std::make_unique<GlobalStoreStmt>(ops[0], ops[1]);
+    } else if (kind == "atomic") {
+      need(2);
+      auto op = atomic_op_from_name(op_text());
+      if (!op) bad(path + ".op", "unknown atomic op");
+      s = std::make_unique<AtomicOpStmt>(*op, ops[0], ops[1]);
+    } else if (kind == "unary") {
+      need(1);
+      auto op = unary_op_from_name(op_text());
+      if (!op) bad(path + ".op", "unknown unary op");
+      s = std::make_unique<UnaryOpStmt>(*op, ops[0]);
+    } else if (kind == "binary") {
+      need(2);
+      auto op = binary_op_from_name(op_text());
+      if (!op) bad(path + ".op", "unknown binary op");
+      s = std::make_unique<BinaryOpStmt>(*op, ops[0], ops[1]);
+    } else if (kind == "select") {
+      need(3);
+      s = std::make_unique<TernaryOpStmt>(ops[0], ops[1], ops[2]);
+    } else if (kind == "if") {
+      need(1);
+      s = std::make_unique<IfStmt>(ops[0]);
+    } else if (kind == "range_for") {
+      need(2);
+      auto f = std::make_unique<RangeForStmt>(ops[0], ops[1]);
+      f->reversed = get_or<bool>(j, "reversed", false, path);
+      f->block_dim = get_or<int>(j, "block_dim", 0, path);
+      f->loop_name = get_or<std::string>(j, "loop_name", "", path);
+      s = std::move(f);
+    } else if (kind == "struct_for") {
+      auto f = std::make_unique<StructForStmt>(get<std::string>(j, "space", path));
+      f->none_marker = get_or<bool>(j, "none_marker", false, path);
+      f->block_dim = get_or<int>(j, "block_dim", 0, path);
+      s = std::move(f);
+    } else if (kind == "loop_index") {
+      need(1);
+      s = std::make_unique<LoopIndexStmt>(ops[0], get<int>(j, "axis", path));
+    } else if (kind == "while") {
+      s = std::make_unique<WhileStmt>();
+    } else if (kind == "while_control") {
+      need(2);
+      s = std::make_unique<WhileControlStmt>(ops[0], ops[1]);
+    } else if (kind == "continue") {
+      s = std::make_unique<ContinueStmt>();
+    } else if (kind == "stack_alloc") {
+      s = std::make_unique<AdStackAllocaStmt>(type.scalar, get<int64_t>(j, "max_size", path));
+    } else if (kind == "stack_push") {
+      need(2);
+      s = std::make_unique<AdStackPushStmt>(ops[0], ops[1]);
+    } else if (kind == "stack_pop") {
+      need(1);
+      s = std::make_unique<AdStackPopStmt>(ops[0]);
+    } else if (kind == "stack_load_top") {
+      need(1);
+      s = std::make_unique<AdStackLoadTopStmt>(ops[0]);
+    } else if (kind == "stack_load_top_adj") {
+      need(1);
+      s = std::make_unique<AdStackLoadTopAdjStmt>(ops[0]);
+    } else if (kind == "stack_acc_adj") {
+      need(2);
+      s = std::make_unique<AdStackAccAdjointStmt>(ops[0], ops[1]);
+    } else if (kind == "print") {
+      auto p = std::make_unique<PrintStmt>();
+      for (const json& it : j.at("items")) {
+        if (it.contains("text"))
+          p->add_text(it["text"].get<std::string>());
+        else {
+          auto idx = it.at("operand").get<size_t>();
+          if (idx >= ops.size()) bad(path + ".items", "operand index out of range");
+          p->add_value(ops[idx]);
+        }
+      }
+      s = std::move(p);
+    } else if (kind == "assert") {
+      if (ops.empty()) bad(path, "assert needs a condition operand");
+      s = std::make_unique<AssertStmt>(ops[0], get_or<std::string>(j, "message", "", path),
+                                       std::vector<Stmt*>(ops.begin() + 1, ops.end()));
+    } else {
+      bad(path + ".kind", fmt::format("unknown statement kind '{}'", kind));
+    }
+    if (ids.count(id)) bad(path + ".id", fmt::format("statement ${} is defined twice", id));
+    s->id = id;
+    if (type.known() || type_rule(*s, k).type.known()) s->type = type.known() ? type : type_rule(*s, k).type;
+    ids[id] = s.get();
+    k.note_id(id);
+    return s;
+  }
+};
+
+json shape_json(const std::optional<Shape>& s) { return s ? json(*s) : json(nullptr); }
+
+}  // namespace
+
+json to_json(const Kernel& k) {
+  json j;
+  j["format"] = "passbench-ir";
+  j["version"] = 1;
+  if (!k.name.empty()) j["name"] = k.name;
+  json fields = json::array();
+  for (const Field& f : k.fields()) {
+    json fj = {{"name", f.name}, {"dtype", std::string(scalar_name(f.dtype))}, {"shape", shape_json(f.shape)}, {"declared", f.declared}};
+    if (f.grad) fj["grad"] = k.field(*f.grad).name;
+    if (f.dual) fj["dual"] = k.field(*f.dual).name;
+    if (f.primal) fj["primal"] = k.field(*f.primal).name;
+    if (!f.space.empty()) fj["space"] = f.space;
+    fields.push_back(fj);
+  }
+  j["fields"] = fields;
+  json spaces = json::array();
+  for (const IndexSpace& s : k.spaces) spaces.push_back({{"name", s.name}, {"shape", shape_json(s.shape)}, {"declared", s.declared}});
+  j["spaces"] = spaces;
+  json args = json::array();
+  for (const ArgDecl& a : k.args)
+    args.push_back({{"index", a.index}, {"dtype", std::string(scalar_name(a.dtype))}, {"ndarray", a.ndarray}, {"ndim", a.ndim}});
+  j["args"] = args;
+  j["body"] = Writer{k}.block(k.root());
+  return j;
+}
+
+std::unique_ptr<Kernel> from_json(const json& j) {
+  if (!j.is_object()) bad("$", "expected an object");
+  if (!j.contains("format") || j["format"] != "passbench-ir") bad("$.format", "expected \"passbench-ir\"");
+  auto k = std::make_unique<Kernel>();
+  k->name = get_or<std::string>(j, "name", "", "$");
+  auto shape_of = [](const json& s) -> std::optional<Shape> {
+    if (s.is_null()) return std::nullopt;
+    return s.get<Shape>();
+  };
+  try {
+    const json& fields = j.at("fields");
+    for (const json& f : fields) {
+      Field fd;
+      fd.name = f.at("name").get<std::string>();
+      if (k->find_field(fd.name)) bad("$.fields", fmt::format("field '{}' is listed twice", fd.name));
+      auto dt = scalar_from_name(f.at("dtype").get<std::string>());
+      if (!dt) bad("$.fields", fmt::format("field '{}' has an unknown dtype", fd.name));
+      fd.dtype = *dt;
+      fd.shape = shape_of(f.at("shape"));
+      fd.declared = f.value("declared", false);
+      fd.space = f.value("space", "");
+      k->add_field(std::move(fd));
+    }
+    for (size_t i = 0; i < fields.size(); ++i) {
+      auto link = [&](const char* key) -> std::optional<FieldId> {
+        if (!fields[i].contains(key)) return std::nullopt;
+        auto id = k->find_field(fields[i][key].get<std::string>());
+        if (!id) bad("$.fields", fmt::format("field {} names an unknown {} field", i, key));
+        return id;
+      };
+      Field& f = k->field(static_cast<FieldId>(i));
+      f.grad = link("grad");
+      f.dual = link("dual");
+      f.primal = link("primal");
+    }
+    for (const json& s : j.at("spaces"))
+      k->spaces.push_back({s.at("name").get<std::string>(), shape_of(s.at("shape")), s.value("declared", false)});
+    for (const json& a : j.at("args")) {
+      ArgDecl d;
+      d.index = a.at("index").get<int>();
+      auto dt = scalar_from_name(a.at("dtype").get<std::string>());
+      if (!dt) bad("$.args", "unknown argument dtype");
+      d.dtype = *dt;
+      d.ndarray = a.value("ndarray", false);
+      d.ndim = a.value("ndim", 0);
+      k->args.push_back(d);
+    }
+  } catch (const json::exception& e) {
+    bad("$", e.what());
+  }
+  Reader r{*k, {}};
+  try {
+    r.block(j.at("body"), k->root(), "$.body");
+  } catch (const json::exception& e) {
+    bad("$.body", e.what());
+  }
+  return k;
+}
+
+}  // namespace pb::ir

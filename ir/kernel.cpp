@@ -1,0 +1,122 @@
+#include "ir/kernel.h"
+
+#include <unordered_map>
+
+#include "ir/assert.h"
+#include "ir/visitor.h"
+
+namespace pb::ir {
+
+std::vector<Stmt*> collect_preorder(const Block& b) {
+  std::vector<Stmt*> out;
+  walk(b, [&](Stmt& s) { out.push_back(&s); });
+  return out;
+}
+
+Kernel::Kernel() : root_(std::make_unique<Block>()) {}
+Kernel::~Kernel() = default;
+Kernel::Kernel(Kernel&&) noexcept = default;
+Kernel& Kernel::operator=(Kernel&&) noexcept = default;
+
+std::optional<FieldId> Kernel::find_field(std::string_view n) const {
+  for (size_t i = 0; i < fields_.size(); ++i)
+    if (fields_[i].name == n) return static_cast<FieldId>(i);
+  return std::nullopt;
+}
+
+FieldId Kernel::add_field(Field f) {
+  PB_ASSERT(!find_field(f.name), "field '" + f.name + "' added twice");
+  fields_.push_back(std::move(f));
+  return static_cast<FieldId>(fields_.size() - 1);
+}
+
+FieldId Kernel::ensure_grad(FieldId id) {
+  if (auto g = field(id).grad) return *g;
+  Field g;
+  g.name = field(id).name + ".grad";
+  g.dtype = field(id).dtype;
+  g.shape = field(id).shape;
+  g.space = field(id).space;
+  g.primal = id;
+  g.declared = field(id).declared;
+  FieldId gid = add_field(std::move(g));
+  field(id).grad = gid;
+  return gid;
+}
+
+const IndexSpace* Kernel::find_space(std::string_view n) const {
+  for (const auto& s : spaces)
+    if (s.name == n) return &s;
+  return nullptr;
+}
+
+const ArgDecl* Kernel::find_arg(int index) const {
+  for (const auto& a : args)
+    if (a.index == index) return &a;
+  return nullptr;
+}
+
+void Kernel::renumber(int first) {
+  int next = first;
+  walk(*root_, [&](Stmt& s) { s.id = next++; });
+  next_id_ = next;
+}
+
+size_t Kernel::count_statements() const {
+  size_t n = 0;
+  walk(*root_, [&](Stmt&) { ++n; });
+  return n;
+}
+
+namespace {
+
+using CloneMap = std::unordered_map<const Stmt*, Stmt*>;
+
+std::unique_ptr<Stmt> clone_rec(const Stmt& s, Kernel* kernel, CloneMap& map, std::vector<Stmt*>& copies) {
+  auto copy = s.clone_shallow();
+  if (kernel) copy->id = kernel->fresh_id();
+  map[&s] = copy.get();
+  copies.push_back(copy.get());
+  auto src_blocks = s.blocks();
+  auto dst_blocks = copy->blocks();
+  for (size_t i = 0; i < src_blocks.size(); ++i) {
+    if (!src_blocks[i]) continue;
+    PB_ASSERT(dst_blocks[i], "clone lost a block");
+    for (const Stmt* child : *src_blocks[i]) dst_blocks[i]->push_back(clone_rec(*child, kernel, map, copies));
+  }
+  return copy;
+}
+
+void remap(const CloneMap& map, const std::vector<Stmt*>& copies) {
+  for (Stmt* c : copies)
+    for (size_t i = 0; i < c->num_operands(); ++i) {
+      auto it = map.find(c->operand(i));
+      if (it != map.end()) c->set_operand(i, it->second);
+    }
+}
+
+}  // namespace
+
+std::unique_ptr<Stmt> clone_tree(const Stmt& s, Kernel* kernel) {
+  CloneMap map;
+  std::vector<Stmt*> copies;
+  auto copy = clone_rec(s, kernel, map, copies);
+  remap(map, copies);
+  return copy;
+}
+
+std::unique_ptr<Kernel> Kernel::clone() const {
+  auto k = std::make_unique<Kernel>();
+  k->name = name;
+  k->fields_ = fields_;
+  k->spaces = spaces;
+  k->args = args;
+  k->next_id_ = next_id_;
+  CloneMap map;
+  std::vector<Stmt*> copies;
+  for (const Stmt* s : *root_) k->root_->push_back(clone_rec(*s, nullptr, map, copies));
+  remap(map, copies);
+  return k;
+}
+
+}  // namespace pb::ir

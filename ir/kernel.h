@@ -1,0 +1,97 @@
+// A kernel: a root block plus the global fields, index spaces and arguments it refers to.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/statements.h"
+
+namespace pb::ir {
+
+using Shape = std::vector<int64_t>;
+
+struct Field {
+  std::string name;
+  ScalarKind dtype = ScalarKind::unknown;
+  std::optional<Shape> shape;      // nullopt: unknown (inferred field); empty: 0-d
+  std::optional<FieldId> grad;     // the adjoint field
+  std::optional<FieldId> dual;     // the forward-mode tangent field
+  std::optional<FieldId> primal;   // set on grad/dual fields: whose companion this is
+  std::string space;               // the dense index space it lives in, if declared
+  bool declared = false;           // written in the header (else inferred from use)
+};
+
+struct IndexSpace {
+  std::string name;
+  std::optional<Shape> shape;
+  bool declared = false;
+};
+
+struct ArgDecl {
+  int index = 0;
+  ScalarKind dtype = ScalarKind::unknown;
+  bool ndarray = false;
+  int ndim = 0;  // ndarrays only
+};
+
+class Kernel {
+ public:
+  Kernel();
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+  Kernel(Kernel&&) noexcept;
+  Kernel& operator=(Kernel&&) noexcept;
+
+  // Deep copy preserving ids, field ids and structure.
+  std::unique_ptr<Kernel> clone() const;
+
+  std::string name;  // empty: printed as plain `kernel {`
+  Block& root() { return *root_; }
+  const Block& root() const { return *root_; }
+
+  // Fields. Ids are indices into fields() and stay valid for the kernel's life.
+  const std::vector<Field>& fields() const { return fields_; }
+  Field& field(FieldId id) { return fields_.at(static_cast<size_t>(id)); }
+  const Field& field(FieldId id) const { return fields_.at(static_cast<size_t>(id)); }
+  std::optional<FieldId> find_field(std::string_view name) const;
+  FieldId add_field(Field f);
+  // The gradient field of `id`, creating `NAME.grad` if it has none.
+  FieldId ensure_grad(FieldId id);
+
+  std::vector<IndexSpace> spaces;
+  const IndexSpace* find_space(std::string_view name) const;
+  std::vector<ArgDecl> args;
+  const ArgDecl* find_arg(int index) const;
+
+  // Statement ids.
+  int fresh_id() { return next_id_++; }
+  void note_id(int id) {
+    if (id >= next_id_) next_id_ = id + 1;
+  }
+  // Creates a statement with a fresh id (not yet inserted anywhere).
+  template <class T, class... Args>
+  std::unique_ptr<T> make(Args&&... args) {
+    auto s = std::make_unique<T>(std::forward<Args>(args)...);
+    s->id = fresh_id();
+    return s;
+  }
+  // Numbers every statement densely in pre-order, starting at `first`.
+  void renumber(int first = 0);
+  size_t count_statements() const;
+
+ private:
+  std::unique_ptr<Block> root_;
+  std::vector<Field> fields_;
+  int next_id_ = 0;
+};
+
+// Deep-copies `s` (with nested blocks); references between statements inside the copy are
+// remapped to the copies, references outside stay. Copies keep their ids unless `kernel` is
+// given, in which case every copy gets a fresh id from it.
+std::unique_ptr<Stmt> clone_tree(const Stmt& s, Kernel* kernel = nullptr);
+
+}  // namespace pb::ir

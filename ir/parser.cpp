@@ -1,0 +1,182 @@
+#include "ir/parser.h"
+
+#include <fmt/format.h>
+
+#include "ir/parser_impl.h"
+#include "ir/type_rules.h"
+
+namespace pb::ir {
+namespace detail {
+
+void Parser::parse_file() {
+  if (!cur_.skip_to_content()) cur_.fail("empty input: expected `kernel {`", "give a file that holds a kernel dump");
+  while (!cur_.try_keyword("kernel")) {
+    if (cur_.peek() == '[') {  // a print_ir log line such as `[I 11/22/26 ...] [k] Simplified I:`
+      while (!cur_.at_line_end()) cur_.read_until("\n", "");
+      if (!cur_.skip_to_content()) cur_.fail("expected `kernel {` after the log line");
+      continue;
+    }
+    parse_header_line();
+    if (!cur_.skip_to_content()) cur_.fail("expected `kernel {` after the header");
+  }
+  cur_.skip_blanks();
+  if (cur_.peek() == '"') {
+    k_.name = cur_.read_string();
+  } else if (cur_.peek() != '{') {
+    k_.name = cur_.read_until(" \t{", "a kernel name or '{'");
+  }
+  cur_.expect("{", "to open the kernel");
+  cur_.expect_line_end();
+  parse_block(k_.root());
+  cur_.expect("}", "to close the kernel");
+  cur_.expect_line_end();
+  if (cur_.skip_to_content()) cur_.fail("unexpected text after the end of the kernel");
+  for (Stmt* s : unnamed_) s->id = k_.fresh_id();
+}
+
+Shape Parser::parse_shape() {
+  cur_.expect("[", "to start a shape");
+  Shape s;
+  if (cur_.try_consume("]")) return s;
+  do {
+    cur_.skip_blanks();
+    size_t pos = cur_.pos();
+    int64_t n = cur_.read_int();
+    if (n <= 0) cur_.fail_at(pos, "shape dimensions must be positive");
+    s.push_back(n);
+  } while (cur_.try_consume(","));
+  cur_.expect("]", "to end the shape");
+  return s;
+}
+
+void Parser::parse_field_decl() {
+  cur_.skip_blanks();
+  size_t pos = cur_.pos();
+  Field f;
+  f.name = cur_.read_until(" \t:", "a field name");
+  if (k_.find_field(f.name)) cur_.fail_at(pos, fmt::format("field '{}' is declared twice", f.name));
+  f.declared = true;
+  cur_.expect(":", "after the field name");
+  cur_.skip_blanks();
+  size_t type_pos = cur_.pos();
+  std::string dtype = cur_.read_word();
+  auto kind = scalar_from_name(dtype);
+  if (!kind) cur_.fail_at(type_pos, fmt::format("unknown field type '{}'", dtype), "use one of u1 i32 i64 u32 u64 f32 f64");
+  f.dtype = *kind;
+  f.shape = parse_shape();
+  std::string grad, dual;
+  for (;;) {
+    if (cur_.try_keyword("grad")) {
+      grad = cur_.read_until(" \t", "the gradient field's name");
+    } else if (cur_.try_keyword("dual")) {
+      dual = cur_.read_until(" \t", "the dual field's name");
+    } else if (cur_.try_keyword("in")) {
+      cur_.skip_blanks();
+      size_t space_pos = cur_.pos();
+      f.space = cur_.read_until(" \t", "an index space name");
+      if (!k_.find_space(f.space)) cur_.fail_at(space_pos, fmt::format("index space '{}' is not declared", f.space), "declare it first: `dense NAME : [N]`");
+    } else {
+      break;
+    }
+  }
+  cur_.expect_line_end();
+  Field copy = f;
+  FieldId id = k_.add_field(std::move(f));
+  auto companion = [&](const std::string& name, bool is_grad) {
+    if (name.empty()) return;
+    if (k_.find_field(name)) cur_.fail_at(pos, fmt::format("companion field '{}' of '{}' is declared twice", name, copy.name));
+    Field c = copy;
+    c.name = name;
+    c.grad.reset();
+    c.dual.reset();
+    c.primal = id;
+    FieldId cid = k_.add_field(std::move(c));
+    (is_grad ? k_.field(id).grad : k_.field(id).dual) = cid;
+  };
+  companion(grad, true);
+  companion(dual, false);
+}
+
+void Parser::parse_header_line() {
+  size_t pos = cur_.pos();
+  if (cur_.try_keyword("field")) return parse_field_decl();
+  if (cur_.try_keyword("dense")) {
+    IndexSpace sp;
+    sp.name = cur_.read_until(" \t:", "an index space name");
+    if (k_.find_space(sp.name)) cur_.fail_at(pos, fmt::format("index space '{}' is declared twice", sp.name));
+    cur_.expect(":", "after the index space name");
+    sp.shape = parse_shape();
+    sp.declared = true;
+    cur_.expect_line_end();
+    k_.spaces.push_back(std::move(sp));
+    return;
+  }
+  if (cur_.try_keyword("arg")) {
+    ArgDecl a;
+    a.index = static_cast<int>(cur_.read_int());
+    if (a.index < 0 || k_.find_arg(a.index)) cur_.fail_at(pos, fmt::format("argument {} is declared twice or negative", a.index));
+    cur_.expect(":", "after the argument index");
+    if (cur_.try_consume("ndarray<")) {
+      a.ndarray = true;
+      size_t tpos = cur_.pos();
+      auto kind = scalar_from_name(cur_.read_word());
+      if (!kind) cur_.fail_at(tpos, "unknown ndarray element type");
+      a.dtype = *kind;
+      cur_.expect(",", "between the ndarray element type and its dimension count");
+      cur_.skip_blanks();
+      size_t ndim_pos = cur_.pos();
+      a.ndim = static_cast<int>(cur_.read_int());
+      if (a.ndim < 1) cur_.fail_at(ndim_pos, "an ndarray has at least one dimension");
+      cur_.expect(">", "to close ndarray<T, N>");
+    } else {
+      size_t tpos = cur_.pos();
+      std::string t = cur_.read_word();
+      auto kind = scalar_from_name(t);
+      if (!kind) cur_.fail_at(tpos, fmt::format("unknown argument type '{}'", t), "use a scalar type or ndarray<T, N>");
+      a.dtype = *kind;
+    }
+    cur_.expect_line_end();
+    k_.args.push_back(a);
+    return;
+  }
+  std::string word = cur_.read_word();
+  cur_.fail_at(pos, word.empty() ? "expected `kernel {` or a header line (field, dense, arg)"
+                                 : fmt::format("unknown header line '{}'", word),
+               "a file is optional `field`/`dense`/`arg` lines followed by `kernel {`");
+}
+
+void Parser::parse_block(Block& b) {
+  for (;;) {
+    if (!cur_.skip_to_content()) cur_.fail("unexpected end of input: a block is not closed", "add the missing '}'");
+    if (cur_.peek() == '}') return;
+    auto s = parse_stmt();
+    Stmt* raw = b.push_back(std::move(s));
+    if (raw->is_container()) parse_container_body(*raw);
+  }
+}
+
+void Parser::parse_container_body(Stmt& s) {
+  auto blocks = s.blocks();
+  parse_block(*blocks[0]);
+  cur_.expect("}");
+  if (auto* i = dyn_cast<IfStmt>(&s)) {
+    if (cur_.try_keyword("else")) {
+      cur_.expect("{", "after else");
+      cur_.expect_line_end();
+      parse_block(i->ensure_false_block());
+      cur_.expect("}");
+    }
+  }
+  cur_.expect_line_end();
+}
+
+}  // namespace detail
+
+std::unique_ptr<Kernel> parse_kernel(std::string_view text, const std::string& file) {
+  auto k = std::make_unique<Kernel>();
+  detail::Parser p(text, file, *k);
+  p.parse_file();
+  return k;
+}
+
+}  // namespace pb::ir

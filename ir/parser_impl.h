@@ -1,0 +1,45 @@
+// Internal to the parser (parser.cpp: file, header, blocks; parser_stmts.cpp: statement lines).
+#pragma once
+
+#include <unordered_map>
+
+#include "ir/kernel.h"
+#include "ir/lexer.h"
+
+namespace pb::ir::detail {
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::string file, Kernel& k) : cur_(text, std::move(file)), k_(k) {}
+  void parse_file();
+
+ private:
+  // parser.cpp
+  void parse_header_line();
+  void parse_field_decl();
+  Shape parse_shape();
+  void parse_block(Block& b);
+  void parse_container_body(Stmt& s);
+
+  // parser_stmts.cpp
+  std::unique_ptr<Stmt> parse_stmt();
+  std::unique_ptr<Stmt> parse_value(const std::string& word, DataType hint, size_t word_pos);
+  std::unique_ptr<Stmt> parse_effect(const std::string& word, DataType hint, size_t word_pos);
+  std::unique_ptr<Stmt> parse_for(bool reversed);
+  std::unique_ptr<Stmt> parse_struct_for();
+  std::unique_ptr<Stmt> parse_print();
+  std::unique_ptr<Stmt> parse_assert();
+  DataType parse_type_hint();
+  DataType parse_type_name(const std::string& text, size_t pos);
+  Stmt* ref();
+  Stmt* legacy_local_ref();
+  FieldId field_for(const std::string& name, DataType hint, size_t pos);
+  [[noreturn]] void unsupported(const std::string& word, size_t pos);
+
+  Cursor cur_;
+  Kernel& k_;
+  std::unordered_map<int, Stmt*> ids_;
+  std::vector<Stmt*> unnamed_;  // prints carry no number; they get fresh ones after the whole file
+};
+
+}  // namespace pb::ir::detail

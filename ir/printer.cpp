@@ -1,0 +1,206 @@
+#include "ir/printer.h"
+
+#include <fmt/format.h>
+
+#include "ir/visitor.h"
+
+namespace pb::ir {
+namespace {
+
+std::string name(const Stmt* s) { return s ? fmt::format("${}", s->id) : std::string("$<erased>"); }
+
+std::string names(std::span<Stmt* const> ops) {
+  std::string out;
+  for (size_t i = 0; i < ops.size(); ++i) out += (i ? ", " : "") + name(ops[i]);
+  return out;
+}
+
+std::string quote(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string block_dim_text(int block_dim) { return block_dim == 0 ? "adaptive" : std::to_string(block_dim); }
+
+// The text after the type hint and `$N`: ` = const 0`, ` : local store [...]`, or a container
+// opener ending in `{`.
+struct LineBody {
+  const Kernel& k;
+  std::string operator()(const ConstStmt& s) const { return " = const " + s.value.to_string(); }
+  std::string operator()(const ArgLoadStmt& s) const { return fmt::format(" = argload[{}]", s.arg_index); }
+  std::string operator()(const AllocaStmt&) const { return " = alloca"; }
+  std::string operator()(const LocalLoadStmt& s) const { return fmt::format(" = local load [{}]", name(s.src())); }
+  std::string operator()(const LocalStoreStmt& s) const {
+    return fmt::format(" : local store [{} <- {}]", name(s.dest()), name(s.val()));
+  }
+  std::string operator()(const GlobalPtrStmt& s) const {
+    return fmt::format(" = global ptr [{}], index [{}] activate={}", k.field(s.field).name, names(s.indices()),
+                       s.activate ? "true" : "false");
+  }
+  std::string operator()(const ExternalPtrStmt& s) const {
+    std::string shape;
+    if (!s.element_shape.empty()) {
+      shape = ", (";
+      for (size_t i = 0; i < s.element_shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(s.element_shape[i]);
+      shape += ")";
+    }
+    return fmt::format(" = external_ptr {}, [{}]{} layout={} is_grad={}", name(s.base()), names(s.indices()), shape, s.layout,
+                       s.is_grad ? "true" : "false");
+  }
+  std::string operator()(const GlobalLoadStmt& s) const {
+    return fmt::format(" = global load {}{}", s.is_volatile ? "volatile " : "", name(s.src()));
+  }
+  std::string operator()(const GlobalStoreStmt& s) const {
+    return fmt::format(" : global store [{} <- {}]", name(s.dest()), name(s.val()));
+  }
+  std::string operator()(const AtomicOpStmt& s) const {
+    return fmt::format(" = atomic {}({}, {})", op_name(s.op), name(s.dest()), name(s.val()));
+  }
+  std::string operator()(const UnaryOpStmt& s) const {
+    if (is_cast(s.op)) return fmt::format(" = {}<{}> {}", op_name(s.op), to_string(s.type), name(s.x()));
+    return fmt::format(" = {} {}", op_name(s.op), name(s.x()));
+  }
+  std::string operator()(const BinaryOpStmt& s) const {
+    return fmt::format(" = {} {} {}", op_name(s.op), name(s.lhs()), name(s.rhs()));
+  }
+  std::string operator()(const TernaryOpStmt& s) const {
+    return fmt::format(" = select({}, {}, {})", name(s.cond()), name(s.a()), name(s.b()));
+  }
+  std::string operator()(const IfStmt& s) const { return fmt::format(" : if {} {{", name(s.cond())); }
+  std::string operator()(const RangeForStmt& s) const {
+    // The reference printer writes a named loop as `block_dim=adaptive  loop_name=foo{`.
+    std::string tail = s.loop_name.empty() ? " {" : "  loop_name=" + s.loop_name + "{";
+    return fmt::format(" : {}for in range({}, {}) block_dim={}{}", s.reversed ? "reversed " : "", name(s.begin()),
+                       name(s.end()), block_dim_text(s.block_dim), tail);
+  }
+  std::string operator()(const StructForStmt& s) const {
+    return fmt::format(" : struct for in {} {}block_dim={} {{", s.space, s.none_marker ? "none" : "",
+                       block_dim_text(s.block_dim));
+  }
+  std::string operator()(const LoopIndexStmt& s) const { return fmt::format(" = loop {} index {}", name(s.loop()), s.axis); }
+  std::string operator()(const WhileStmt&) const { return " : while true {"; }
+  std::string operator()(const WhileControlStmt& s) const {
+    return fmt::format(" : while control {}, {}", name(s.mask()), name(s.cond()));
+  }
+  std::string operator()(const ContinueStmt&) const { return " continue"; }
+  std::string operator()(const AdStackAllocaStmt& s) const { return fmt::format(" = stack alloc (max_size={})", s.max_size); }
+  std::string operator()(const AdStackPushStmt& s) const {
+    return fmt::format(" : stack push {}, val = {}", name(s.stack()), name(s.val()));
+  }
+  std::string operator()(const AdStackPopStmt& s) const { return fmt::format(" : stack pop {}", name(s.stack())); }
+  std::string operator()(const AdStackLoadTopStmt& s) const { return fmt::format(" = stack load top {}", name(s.stack())); }
+  std::string operator()(const AdStackLoadTopAdjStmt& s) const {
+    return fmt::format(" = stack load top adj {}", name(s.stack()));
+  }
+  std::string operator()(const AdStackAccAdjointStmt& s) const {
+    return fmt::format(" : stack acc adj {}, val = {}", name(s.stack()), name(s.val()));
+  }
+  std::string operator()(const PrintStmt& s) const {
+    std::string out = "print ";
+    for (size_t i = 0; i < s.items.size(); ++i) {
+      if (i) out += ", ";
+      if (const auto* text = std::get_if<std::string>(&s.items[i]))
+        out += quote(*text);
+      else
+        out += name(s.operand(std::get<size_t>(s.items[i])));
+    }
+    return out;
+  }
+  std::string operator()(const AssertStmt& s) const {
+    // The reference writes the message raw (unescaped).
+    std::string out = fmt::format(" : assert {}, \"{}\"", name(s.cond()), s.message);
+    for (const Stmt* a : s.args()) out += ", " + name(a);
+    return out;
+  }
+};
+
+std::string line(const Stmt& s, const Kernel& k) {
+  // Quadrants writes print without a name, and assert with a bare number.
+  if (isa<PrintStmt>(&s)) return LineBody{k}(static_cast<const PrintStmt&>(s));
+  if (isa<AssertStmt>(&s)) return std::to_string(s.id) + LineBody{k}(static_cast<const AssertStmt&>(s));
+  std::string hint = s.type.known() ? "<" + to_string(s.type) + "> " : "";
+  return hint + name(&s) + visit(s, LineBody{k});
+}
+
+void print_block(const Block& b, const Kernel& k, const PrintOptions& opts, int depth, std::string& out) {
+  std::string indent(static_cast<size_t>(depth) * 2, ' ');
+  for (const Stmt* s : b) {
+    out += indent + line(*s, k);
+    if (opts.annotate) {
+      std::string note = opts.annotate(*s);
+      if (!note.empty()) out += "  # " + note;
+    }
+    out += "\n";
+    auto blocks = s->blocks();
+    if (blocks.empty()) continue;
+    if (const auto* i = dyn_cast<IfStmt>(s)) {
+      print_block(*i->true_block, k, opts, depth + 1, out);
+      if (i->false_block) {
+        out += indent + "} else {\n";
+        print_block(*i->false_block, k, opts, depth + 1, out);
+      }
+    } else {
+      print_block(*blocks[0], k, opts, depth + 1, out);
+    }
+    out += indent + "}\n";
+  }
+}
+
+}  // namespace
+
+std::string shape_to_string(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::string print_header(const Kernel& k) {
+  std::string out;
+  for (const IndexSpace& sp : k.spaces)
+    if (sp.declared && sp.shape) out += fmt::format("dense {} : {}\n", sp.name, shape_to_string(*sp.shape));
+  for (const Field& f : k.fields()) {
+    if (!f.declared || f.primal) continue;
+    out += fmt::format("field {} : {}{}", f.name, scalar_name(f.dtype), f.shape ? shape_to_string(*f.shape) : "[?]");
+    if (f.grad) out += " grad " + k.field(*f.grad).name;
+    if (f.dual) out += " dual " + k.field(*f.dual).name;
+    if (!f.space.empty()) out += " in " + f.space;
+    out += "\n";
+  }
+  for (const ArgDecl& a : k.args) {
+    if (a.ndarray)
+      out += fmt::format("arg {} : ndarray<{}, {}>\n", a.index, scalar_name(a.dtype), a.ndim);
+    else
+      out += fmt::format("arg {} : {}\n", a.index, scalar_name(a.dtype));
+  }
+  return out;
+}
+
+std::string print_kernel(const Kernel& k, const PrintOptions& opts) {
+  std::string out = opts.header ? print_header(k) : "";
+  out += k.name.empty() ? "kernel {\n" : fmt::format("kernel {} {{\n", quote(k.name));
+  print_block(k.root(), k, opts, 1, out);
+  out += "}\n";
+  return out;
+}
+
+std::string print_stmt(const Stmt& s, const Kernel& k) { return line(s, k); }
+
+}  // namespace pb::ir

@@ -1,0 +1,156 @@
+#include "ir/stmt.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "ir/assert.h"
+
+namespace pb::ir {
+
+std::string_view kind_name(StmtKind k) {
+  switch (k) {
+#define PB_X(Name, text) \
+  case StmtKind::Name:   \
+    return text;
+    PB_STMT_KINDS(PB_X)
+#undef PB_X
+  }
+  return "?";
+}
+
+Stmt::Stmt(const Stmt& other) : id(other.id), type(other.type), kind_(other.kind_) {
+  for (Stmt* op : other.operands_) add_operand(op);
+}
+
+Stmt::~Stmt() {
+  for (size_t i = 0; i < operands_.size(); ++i) unlink_use(i);
+  // Users that outlive this statement keep a null slot the verifier reports.
+  for (const Use& u : uses_) u.user->operands_[u.slot] = nullptr;
+}
+
+Stmt* Stmt::parent_stmt() const { return parent_ ? parent_->owner() : nullptr; }
+
+void Stmt::link_use(size_t slot) {
+  Stmt* op = operands_[slot];
+  if (!op) return;
+  use_pos_[slot] = static_cast<uint32_t>(op->uses_.size());
+  op->uses_.push_back({this, static_cast<uint32_t>(slot)});
+}
+
+void Stmt::unlink_use(size_t slot) {
+  Stmt* op = operands_[slot];
+  if (!op) return;
+  uint32_t pos = use_pos_[slot];
+  PB_ASSERT(pos < op->uses_.size() && op->uses_[pos].user == this && op->uses_[pos].slot == slot, "use list out of sync");
+  Use moved = op->uses_.back();
+  op->uses_[pos] = moved;
+  moved.user->use_pos_[moved.slot] = pos;
+  op->uses_.pop_back();
+}
+
+void Stmt::add_operand(Stmt* s) {
+  operands_.push_back(s);
+  use_pos_.push_back(0);
+  link_use(operands_.size() - 1);
+}
+
+void Stmt::set_operand(size_t i, Stmt* s) {
+  PB_ASSERT(i < operands_.size(), "operand index out of range");
+  if (operands_[i] == s) return;
+  unlink_use(i);
+  operands_[i] = s;
+  link_use(i);
+}
+
+void Stmt::replace_operand(Stmt* from, Stmt* to) {
+  for (size_t i = 0; i < operands_.size(); ++i)
+    if (operands_[i] == from) set_operand(i, to);
+}
+
+std::vector<Stmt*> Stmt::users() const {
+  std::vector<Stmt*> out;
+  out.reserve(uses_.size());
+  for (const Use& u : uses_) out.push_back(u.user);
+  return out;
+}
+
+void Stmt::replace_all_uses_with(Stmt* replacement) {
+  PB_ASSERT(replacement != this, "replacing a statement by itself");
+  while (!uses_.empty()) {
+    Use u = uses_.back();
+    u.user->set_operand(u.slot, replacement);
+  }
+}
+
+Block::~Block() {
+  Stmt* s = first_;
+  while (s) {
+    Stmt* n = s->next_;
+    delete s;
+    s = n;
+  }
+}
+
+void Block::link(Stmt* before_this, Stmt* s) {
+  PB_ASSERT(s->parent_ == nullptr, "statement is already in a block");
+  s->parent_ = this;
+  s->next_ = before_this;
+  s->prev_ = before_this ? before_this->prev_ : last_;
+  if (s->prev_)
+    s->prev_->next_ = s;
+  else
+    first_ = s;
+  if (before_this)
+    before_this->prev_ = s;
+  else
+    last_ = s;
+  ++size_;
+}
+
+Stmt* Block::push_back(std::unique_ptr<Stmt> s) { return insert_before(nullptr, std::move(s)); }
+
+Stmt* Block::push_front(std::unique_ptr<Stmt> s) { return insert_before(first_, std::move(s)); }
+
+Stmt* Block::insert_before(Stmt* pos, std::unique_ptr<Stmt> s) {
+  PB_ASSERT(pos == nullptr || pos->parent_ == this, "insertion point is not in this block");
+  Stmt* raw = s.release();
+  link(pos, raw);
+  return raw;
+}
+
+Stmt* Block::insert_after(Stmt* pos, std::unique_ptr<Stmt> s) {
+  return insert_before(pos ? pos->next_ : first_, std::move(s));
+}
+
+std::unique_ptr<Stmt> Block::detach(Stmt* s) {
+  PB_ASSERT(s->parent_ == this, "detaching a statement from a block that does not hold it");
+  if (s->prev_)
+    s->prev_->next_ = s->next_;
+  else
+    first_ = s->next_;
+  if (s->next_)
+    s->next_->prev_ = s->prev_;
+  else
+    last_ = s->prev_;
+  s->prev_ = s->next_ = nullptr;
+  s->parent_ = nullptr;
+  --size_;
+  return std::unique_ptr<Stmt>(s);
+}
+
+void Block::erase(Stmt* s) { detach(s).reset(); }
+
+std::vector<Stmt*> Block::statements() const {
+  std::vector<Stmt*> out;
+  out.reserve(size_);
+  for (Stmt* s : *this) out.push_back(s);
+  return out;
+}
+
+bool block_encloses(const Block* outer, const Block* inner) {
+  for (const Block* b = inner; b; b = b->owner() ? b->owner()->parent() : nullptr)
+    if (b == outer) return true;
+  return false;
+}
+
+}  // namespace pb::ir

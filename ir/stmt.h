@@ -1,0 +1,149 @@
+// Statement base class and blocks.
+// Statements are owned by exactly one Block (an intrusive doubly linked list, so insert and
+// erase are O(1)). Each statement records its users (one entry per operand slot that refers to
+// it), which makes replace_all_uses_with proportional to the number of uses. Destroying a
+// statement that still has users nulls their operand slots; the verifier reports such dangling
+// references ("refers to an erased statement").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "ir/stmt_kinds.h"
+#include "ir/type.h"
+
+namespace pb::ir {
+
+class Block;
+
+class Stmt {
+ public:
+  virtual ~Stmt();
+  Stmt& operator=(const Stmt&) = delete;
+
+  StmtKind kind() const { return kind_; }
+  int id = -1;  // the `$N` name; unique within a kernel
+  DataType type;
+
+  Block* parent() const { return parent_; }
+  Stmt* prev() const { return prev_; }
+  Stmt* next() const { return next_; }
+  // The container statement whose block holds this one, or nullptr at the kernel root.
+  Stmt* parent_stmt() const;
+
+  size_t num_operands() const { return operands_.size(); }
+  Stmt* operand(size_t i) const { return operands_[i]; }
+  std::span<Stmt* const> operands() const { return operands_; }
+  void set_operand(size_t i, Stmt* s);
+  // Replaces every occurrence of `from` among this statement's operands by `to`.
+  void replace_operand(Stmt* from, Stmt* to);
+
+  // One use per operand slot of another statement that refers to this one (a user with the same
+  // operand twice appears twice). Removal is O(1): each slot remembers its position here.
+  struct Use {
+    Stmt* user;
+    uint32_t slot;
+  };
+  std::span<const Use> uses() const { return uses_; }
+  size_t num_uses() const { return uses_.size(); }
+  bool has_users() const { return !uses_.empty(); }
+  // The users, one entry per use (a copy; prefer uses() in hot code).
+  std::vector<Stmt*> users() const;
+  void replace_all_uses_with(Stmt* replacement);
+
+  // Nested blocks of container statements (if, for, while), in printing order; may hold nullptr
+  // for an absent else branch.
+  virtual std::vector<Block*> blocks() const { return {}; }
+  bool is_container() const { return !blocks().empty(); }
+  // Copies attributes and operands (registering uses) but not nested statements: containers
+  // come back with empty blocks. The id is copied; callers give clones a fresh one.
+  virtual std::unique_ptr<Stmt> clone_shallow() const = 0;
+
+ protected:
+  explicit Stmt(StmtKind k) : kind_(k) {}
+  Stmt(const Stmt& other);
+  void add_operand(Stmt* s);
+
+ private:
+  friend class Block;
+  void link_use(size_t slot);
+  void unlink_use(size_t slot);
+
+  StmtKind kind_;
+  Block* parent_ = nullptr;
+  Stmt* prev_ = nullptr;
+  Stmt* next_ = nullptr;
+  std::vector<Stmt*> operands_;
+  std::vector<uint32_t> use_pos_;  // per operand slot: index of its Use in operands_[slot]->uses_
+  std::vector<Use> uses_;
+};
+
+class Block {
+ public:
+  explicit Block(Stmt* owner = nullptr) : owner_(owner) {}
+  ~Block();
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+
+  Stmt* owner() const { return owner_; }
+  void set_owner(Stmt* s) { owner_ = s; }
+  Stmt* front() const { return first_; }
+  Stmt* back() const { return last_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  Stmt* push_back(std::unique_ptr<Stmt> s);
+  Stmt* push_front(std::unique_ptr<Stmt> s);
+  Stmt* insert_before(Stmt* pos, std::unique_ptr<Stmt> s);  // pos == nullptr appends
+  Stmt* insert_after(Stmt* pos, std::unique_ptr<Stmt> s);   // pos == nullptr prepends
+  // Unlinks `s` (which must be in this block) and hands ownership back; uses stay intact.
+  std::unique_ptr<Stmt> detach(Stmt* s);
+  // Unlinks and destroys `s`.
+  void erase(Stmt* s);
+
+  template <class T, class... Args>
+  T* emplace_back(Args&&... args) {
+    return static_cast<T*>(push_back(std::make_unique<T>(std::forward<Args>(args)...)));
+  }
+
+  class iterator {
+   public:
+    using value_type = Stmt*;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    explicit iterator(Stmt* s) : s_(s) {}
+    Stmt* operator*() const { return s_; }
+    iterator& operator++() {
+      s_ = s_->next();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator t = *this;
+      ++*this;
+      return t;
+    }
+    bool operator==(const iterator&) const = default;
+
+   private:
+    Stmt* s_ = nullptr;
+  };
+  iterator begin() const { return iterator(first_); }
+  iterator end() const { return iterator(nullptr); }
+  // Snapshot of the statements, safe to iterate while the block is mutated.
+  std::vector<Stmt*> statements() const;
+
+ private:
+  void link(Stmt* before_this, Stmt* s);
+  Stmt* owner_;
+  Stmt* first_ = nullptr;
+  Stmt* last_ = nullptr;
+  size_t size_ = 0;
+};
+
+// True if `outer` is `inner` or encloses it.
+bool block_encloses(const Block* outer, const Block* inner);
+
+}  // namespace pb::ir

@@ -1,0 +1,55 @@
+// Scalar and pointer types of CHI IR.
+// A DataType is a scalar kind plus a pointer flag; `unknown` is the type of statements that
+// produce no value (stores, containers) and prints as no type hint.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace pb::ir {
+
+#define PB_SCALAR_KINDS(X) \
+  X(u1)                    \
+  X(i32)                   \
+  X(i64)                   \
+  X(u32)                   \
+  X(u64)                   \
+  X(f32)                   \
+  X(f64)
+
+enum class ScalarKind : uint8_t {
+  unknown,
+#define PB_X(name) name,
+  PB_SCALAR_KINDS(PB_X)
+#undef PB_X
+};
+
+std::string_view scalar_name(ScalarKind k);
+// Returns the kind spelled `name` ("f32"), or nullopt. "unknown" is not a spelling.
+std::optional<ScalarKind> scalar_from_name(std::string_view name);
+
+bool is_float(ScalarKind k);
+bool is_integral(ScalarKind k);  // u1 counts as integral
+bool is_signed(ScalarKind k);
+int bit_width(ScalarKind k);
+
+struct DataType {
+  ScalarKind scalar = ScalarKind::unknown;
+  bool pointer = false;
+
+  static DataType of(ScalarKind k) { return {k, false}; }
+  static DataType pointer_to(ScalarKind k) { return {k, true}; }
+  bool known() const { return scalar != ScalarKind::unknown; }
+  bool is_value() const { return known() && !pointer; }
+  DataType pointee() const { return {scalar, false}; }
+  bool operator==(const DataType&) const = default;
+};
+
+// "f32", "*f32", or "" for unknown.
+std::string to_string(DataType t);
+// Parses "f32" or "*f32"; nullopt for anything else.
+std::optional<DataType> parse_type(std::string_view text);
+
+}  // namespace pb::ir

@@ -1,0 +1,237 @@
+#include "ir/type_rules.h"
+
+#include <fmt/format.h>
+
+#include "ir/visitor.h"
+
+namespace pb::ir {
+namespace {
+
+std::string ref(const Stmt* s) { return s ? fmt::format("${}", s->id) : std::string("<erased>"); }
+
+struct Rules {
+  const Kernel& k;
+  TypeRuleResult ok(DataType t) const { return {t, ""}; }
+  TypeRuleResult fail(DataType t, std::string msg) const { return {t, std::move(msg)}; }
+
+  // Checks that operand `s` is a scalar value; returns an error message or "".
+  static std::string need_value(const Stmt* s, const char* what) {
+    if (!s) return fmt::format("{} refers to an erased statement", what);
+    if (!s->type.is_value()) return fmt::format("{} {} is not a scalar value (type '{}')", what, ref(s), to_string(s->type));
+    return "";
+  }
+  static std::string need_integral(const Stmt* s, const char* what) {
+    if (auto e = need_value(s, what); !e.empty()) return e;
+    if (!is_integral(s->type.scalar)) return fmt::format("{} {} must be an integer, not {}", what, ref(s), to_string(s->type));
+    return "";
+  }
+  static std::string need_pointer(const Stmt* s, const char* what) {
+    if (!s) return fmt::format("{} refers to an erased statement", what);
+    if (!s->type.pointer) return fmt::format("{} {} is not a pointer (type '{}')", what, ref(s), to_string(s->type));
+    return "";
+  }
+  static std::string need_same(const Stmt* a, const Stmt* b, const char* what) {
+    if (a->type.scalar != b->type.scalar)
+      return fmt::format("{} types differ: {} is {}, {} is {}", what, ref(a), to_string(a->type), ref(b), to_string(b->type));
+    return "";
+  }
+
+  TypeRuleResult operator()(const ConstStmt& s) const { return ok(DataType::of(s.value.kind())); }
+  TypeRuleResult operator()(const ArgLoadStmt& s) const {
+    if (const ArgDecl* a = k.find_arg(s.arg_index))
+      return ok(a->ndarray ? DataType::pointer_to(a->dtype) : DataType::of(a->dtype));
+    if (!s.type.known()) return fail(s.type, fmt::format("type of argument {} is unknown: add `arg {} : TYPE` to the header", s.arg_index, s.arg_index));
+    return ok(s.type);
+  }
+  TypeRuleResult operator()(const AllocaStmt& s) const {
+    if (!s.type.pointer || !s.type.known()) return fail(s.type, "alloca must have a pointer type such as *f32");
+    return ok(s.type);
+  }
+  TypeRuleResult operator()(const LocalLoadStmt& s) const {
+    if (auto e = need_pointer(s.src(), "local load source"); !e.empty()) return fail({}, e);
+    if (!isa<AllocaStmt>(s.src())) return fail(s.src()->type.pointee(), fmt::format("local load source {} is not an alloca", ref(s.src())));
+    return ok(s.src()->type.pointee());
+  }
+  TypeRuleResult operator()(const LocalStoreStmt& s) const {
+    if (auto e = need_pointer(s.dest(), "local store destination"); !e.empty()) return fail({}, e);
+    if (auto e = need_value(s.val(), "local store value"); !e.empty()) return fail({}, e);
+    if (!isa<AllocaStmt>(s.dest())) return fail(s.val()->type, fmt::format("local store destination {} is not an alloca", ref(s.dest())));
+    if (s.dest()->type.scalar != s.val()->type.scalar)
+      return fail(s.val()->type, fmt::format("local store of {} value {} into {} alloca {}", to_string(s.val()->type), ref(s.val()),
+                                             to_string(s.dest()->type), ref(s.dest())));
+    return ok(s.val()->type);
+  }
+  TypeRuleResult operator()(const GlobalPtrStmt& s) const {
+    if (s.field < 0 || static_cast<size_t>(s.field) >= k.fields().size()) return fail({}, "global ptr names an unknown field");
+    const Field& f = k.field(s.field);
+    DataType t = DataType::pointer_to(f.dtype);
+    for (const Stmt* i : s.indices())
+      if (auto e = need_integral(i, "global ptr index"); !e.empty()) return fail(t, e);
+    if (f.shape && f.shape->size() != s.indices().size())
+      return fail(t, fmt::format("field '{}' has {} dimension(s) but is indexed with {}", f.name, f.shape->size(), s.indices().size()));
+    return ok(t);
+  }
+  TypeRuleResult operator()(const ExternalPtrStmt& s) const {
+    if (auto e = need_pointer(s.base(), "external_ptr base"); !e.empty()) return fail({}, e);
+    if (!isa<ArgLoadStmt>(s.base())) return fail(s.base()->type, fmt::format("external_ptr base {} is not an argload", ref(s.base())));
+    for (const Stmt* i : s.indices())
+      if (auto e = need_integral(i, "external_ptr index"); !e.empty()) return fail(s.base()->type, e);
+    const auto* arg = k.find_arg(dyn_cast<ArgLoadStmt>(s.base())->arg_index);
+    if (arg && arg->ndarray && static_cast<size_t>(arg->ndim) != s.indices().size())
+      return fail(s.base()->type, fmt::format("ndarray argument {} has {} dimension(s) but is indexed with {}", arg->index, arg->ndim, s.indices().size()));
+    return ok(s.base()->type);
+  }
+  TypeRuleResult operator()(const GlobalLoadStmt& s) const {
+    if (auto e = need_pointer(s.src(), "global load source"); !e.empty()) return fail({}, e);
+    if (!isa<GlobalPtrStmt>(s.src()) && !isa<ExternalPtrStmt>(s.src()))
+      return fail(s.src()->type.pointee(), fmt::format("global load source {} is not a global or external pointer", ref(s.src())));
+    return ok(s.src()->type.pointee());
+  }
+  TypeRuleResult operator()(const GlobalStoreStmt& s) const {
+    if (auto e = need_pointer(s.dest(), "global store destination"); !e.empty()) return fail({}, e);
+    if (auto e = need_value(s.val(), "global store value"); !e.empty()) return fail({}, e);
+    if (!isa<GlobalPtrStmt>(s.dest()) && !isa<ExternalPtrStmt>(s.dest()))
+      return fail({}, fmt::format("global store destination {} is not a global or external pointer", ref(s.dest())));
+    if (s.dest()->type.scalar != s.val()->type.scalar)
+      return fail({}, fmt::format("global store of {} value {} through {} pointer {}", to_string(s.val()->type), ref(s.val()),
+                                  to_string(s.dest()->type), ref(s.dest())));
+    return ok({});
+  }
+  TypeRuleResult operator()(const AtomicOpStmt& s) const {
+    if (auto e = need_pointer(s.dest(), "atomic destination"); !e.empty()) return fail({}, e);
+    if (auto e = need_value(s.val(), "atomic value"); !e.empty()) return fail(s.dest()->type.pointee(), e);
+    DataType t = s.dest()->type.pointee();
+    if (t.scalar != s.val()->type.scalar)
+      return fail(t, fmt::format("atomic {} of {} value {} into {} pointer {}", op_name(s.op), to_string(s.val()->type), ref(s.val()),
+                                 to_string(s.dest()->type), ref(s.dest())));
+    bool bitwise = s.op == AtomicOp::bit_and || s.op == AtomicOp::bit_or || s.op == AtomicOp::bit_xor;
+    if (bitwise && !is_integral(t.scalar)) return fail(t, fmt::format("atomic {} needs an integer type, not {}", op_name(s.op), to_string(t)));
+    return ok(t);
+  }
+  TypeRuleResult operator()(const UnaryOpStmt& s) const {
+    if (auto e = need_value(s.x(), "operand"); !e.empty()) return fail(s.type, e);
+    ScalarKind x = s.x()->type.scalar;
+    if (is_cast(s.op)) {
+      if (!s.type.is_value()) return fail(s.type, fmt::format("{} needs a target type", op_name(s.op)));
+      if (s.op == UnaryOp::cast_bits && bit_width(x) != bit_width(s.type.scalar))
+        return fail(s.type, fmt::format("reinterpret_cast_bits between {} and {} changes the width", scalar_name(x), to_string(s.type)));
+      return ok(s.type);
+    }
+    if (requires_float(s.op) && !is_float(x)) return fail(s.x()->type, fmt::format("{} needs a floating-point operand, {} is {}", op_name(s.op), ref(s.x()), scalar_name(x)));
+    if (requires_integral(s.op) && !is_integral(x)) return fail(s.x()->type, fmt::format("{} needs an integer operand, {} is {}", op_name(s.op), ref(s.x()), scalar_name(x)));
+    if (s.op == UnaryOp::logic_not) {
+      if (s.type.is_value() && is_integral(s.type.scalar)) return ok(s.type);
+      return ok(DataType::of(is_integral(x) ? x : ScalarKind::i32));
+    }
+    return ok(s.x()->type);
+  }
+  TypeRuleResult operator()(const BinaryOpStmt& s) const {
+    if (auto e = need_value(s.lhs(), "left operand"); !e.empty()) return fail(s.type, e);
+    if (auto e = need_value(s.rhs(), "right operand"); !e.empty()) return fail(s.type, e);
+    ScalarKind l = s.lhs()->type.scalar;
+    bool shift = s.op == BinaryOp::bit_shl || s.op == BinaryOp::bit_shr || s.op == BinaryOp::bit_sar;
+    if (requires_integral(s.op) && (!is_integral(l) || !is_integral(s.rhs()->type.scalar)))
+      return fail(s.lhs()->type, fmt::format("{} needs integer operands, got {} and {}", op_name(s.op), scalar_name(l), scalar_name(s.rhs()->type.scalar)));
+    if (!shift)
+      if (auto e = need_same(s.lhs(), s.rhs(), fmt::format("{} operand", op_name(s.op)).c_str()); !e.empty()) return fail(s.type, e);
+    if (is_comparison(s.op)) {
+      // Quadrants types comparisons as u1; older Taichi dumps as i32.
+      if (s.type.is_value() && is_integral(s.type.scalar)) return ok(s.type);
+      return ok(DataType::of(ScalarKind::u1));
+    }
+    if ((s.op == BinaryOp::logical_and || s.op == BinaryOp::logical_or) && !is_integral(l))
+      return fail(s.lhs()->type, fmt::format("{} needs integer operands", op_name(s.op)));
+    return ok(s.lhs()->type);
+  }
+  TypeRuleResult operator()(const TernaryOpStmt& s) const {
+    if (auto e = need_integral(s.cond(), "select condition"); !e.empty()) return fail(s.type, e);
+    if (auto e = need_value(s.a(), "select operand"); !e.empty()) return fail(s.type, e);
+    if (auto e = need_value(s.b(), "select operand"); !e.empty()) return fail(s.type, e);
+    if (auto e = need_same(s.a(), s.b(), "select operand"); !e.empty()) return fail(s.a()->type, e);
+    return ok(s.a()->type);
+  }
+  TypeRuleResult operator()(const IfStmt& s) const {
+    if (auto e = need_integral(s.cond(), "if condition"); !e.empty()) return fail({}, e);
+    return ok({});
+  }
+  TypeRuleResult operator()(const RangeForStmt& s) const {
+    if (auto e = need_integral(s.begin(), "range begin"); !e.empty()) return fail({}, e);
+    if (auto e = need_integral(s.end(), "range end"); !e.empty()) return fail({}, e);
+    if (auto e = need_same(s.begin(), s.end(), "range bound"); !e.empty()) return fail({}, e);
+    return ok({});
+  }
+  TypeRuleResult operator()(const StructForStmt&) const { return ok({}); }
+  TypeRuleResult operator()(const LoopIndexStmt& s) const {
+    if (!s.loop()) return fail(DataType::of(ScalarKind::i32), "loop index refers to an erased loop");
+    if (!isa<RangeForStmt>(s.loop()) && !isa<StructForStmt>(s.loop()))
+      return fail(DataType::of(ScalarKind::i32), fmt::format("loop index refers to {}, which is not a for loop", ref(s.loop())));
+    std::optional<Shape> space_shape;
+    if (const auto* sf = dyn_cast<StructForStmt>(s.loop())) {
+      if (const IndexSpace* sp = k.find_space(sf->space)) space_shape = sp->shape;
+      else if (auto f = k.find_field(sf->space)) space_shape = k.field(*f).shape;
+    }
+    if (s.axis < 0 || (isa<RangeForStmt>(s.loop()) && s.axis != 0) ||
+        (space_shape && static_cast<size_t>(s.axis) >= space_shape->size()))
+      return fail(DataType::of(ScalarKind::i32), fmt::format("loop index axis {} is out of range for loop {}", s.axis, ref(s.loop())));
+    if (s.type.is_value() && is_integral(s.type.scalar)) return ok(s.type);
+    return ok(DataType::of(ScalarKind::i32));
+  }
+  TypeRuleResult operator()(const WhileStmt&) const { return ok({}); }
+  TypeRuleResult operator()(const WhileControlStmt& s) const {
+    if (auto e = need_pointer(s.mask(), "while control mask"); !e.empty()) return fail({}, e);
+    if (!isa<AllocaStmt>(s.mask()) || !is_integral(s.mask()->type.scalar))
+      return fail({}, fmt::format("while control mask {} must be an integer alloca", ref(s.mask())));
+    if (auto e = need_integral(s.cond(), "while control condition"); !e.empty()) return fail({}, e);
+    return ok({});
+  }
+  TypeRuleResult operator()(const ContinueStmt&) const { return ok({}); }
+  TypeRuleResult operator()(const AdStackAllocaStmt& s) const {
+    if (!s.type.is_value()) return fail(s.type, "stack alloc needs an element type");
+    if (s.max_size < 0) return fail(s.type, "stack alloc max_size is negative");
+    return ok(s.type);
+  }
+  template <class T>
+  TypeRuleResult stack_op(const T& s) const {
+    if (!s.stack()) return fail(s.type, "stack operand refers to an erased statement");
+    if (!isa<AdStackAllocaStmt>(s.stack())) return fail(s.type, fmt::format("{} is not a stack alloc", ref(s.stack())));
+    return ok(s.stack()->type);
+  }
+  template <class T>
+  TypeRuleResult stack_op_with_value(const T& s) const {
+    auto r = stack_op(s);
+    if (!r.error.empty()) return r;
+    if (auto e = need_value(s.val(), "stack value"); !e.empty()) return fail(r.type, e);
+    if (s.val()->type.scalar != s.stack()->type.scalar)
+      return fail(r.type, fmt::format("{} value {} does not match {} stack {}", to_string(s.val()->type), ref(s.val()),
+                                      to_string(s.stack()->type), ref(s.stack())));
+    return r;
+  }
+  TypeRuleResult operator()(const AdStackPushStmt& s) const { return stack_op_with_value(s); }
+  TypeRuleResult operator()(const AdStackPopStmt& s) const { return stack_op(s); }
+  TypeRuleResult operator()(const AdStackLoadTopStmt& s) const { return stack_op(s); }
+  TypeRuleResult operator()(const AdStackLoadTopAdjStmt& s) const {
+    auto r = stack_op(s);
+    if (r.error.empty() && !is_float(r.type.scalar)) r.error = "stack load top adj on a non-real stack";
+    return r;
+  }
+  TypeRuleResult operator()(const AdStackAccAdjointStmt& s) const {
+    auto r = stack_op_with_value(s);
+    if (r.error.empty() && !is_float(r.type.scalar)) r.error = "stack acc adj on a non-real stack";
+    return r;
+  }
+  TypeRuleResult operator()(const PrintStmt& s) const {
+    for (const Stmt* op : s.operands())
+      if (auto e = need_value(op, "print argument"); !e.empty()) return fail({}, e);
+    return ok({});
+  }
+  TypeRuleResult operator()(const AssertStmt& s) const {
+    if (auto e = need_integral(s.cond(), "assert condition"); !e.empty()) return fail({}, e);
+    return ok({});
+  }
+};
+
+}  // namespace
+
+TypeRuleResult type_rule(const Stmt& s, const Kernel& k) { return visit(s, Rules{k}); }
+
+}  // namespace pb::ir

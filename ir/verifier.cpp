@@ -1,0 +1,115 @@
+#include "ir/verifier.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/printer.h"
+#include "ir/type_rules.h"
+#include "ir/visitor.h"
+
+namespace pb::ir {
+
+std::string VerifyError::format() const {
+  if (statement.empty()) return message;
+  return fmt::format("in `{}`: {}", statement, message);
+}
+
+namespace {
+
+class Verifier {
+ public:
+  explicit Verifier(const Kernel& k) : k_(k) {}
+
+  std::vector<VerifyError> run() {
+    if (k_.root().owner() != nullptr) kernel_error("the root block has an owner");
+    check_block(k_.root(), nullptr);
+    return std::move(errors_);
+  }
+
+ private:
+  void error(const Stmt& s, std::string msg) { errors_.push_back({&s, print_stmt(s, k_), std::move(msg)}); }
+  void kernel_error(std::string msg) { errors_.push_back({nullptr, "", std::move(msg)}); }
+
+  void check_block(const Block& b, const Stmt* owner) {
+    if (b.owner() != owner) kernel_error(fmt::format("a block of ${} has a wrong owner link", owner ? owner->id : -1));
+    std::vector<const Stmt*> defined_here;
+    const Stmt* prev = nullptr;
+    for (const Stmt* s : b) {
+      if (s->parent() != &b) error(*s, "parent link does not point at the block that holds it");
+      if (s->prev() != prev) error(*s, "sibling links are corrupt");
+      prev = s;
+      check_stmt(*s);
+      visible_.insert(s);
+      defined_here.push_back(s);
+      for (const Block* child : s->blocks())
+        if (child) {
+          enclosing_.push_back(s);
+          check_block(*child, s);
+          enclosing_.pop_back();
+        }
+    }
+    for (const Stmt* s : defined_here) visible_.erase(s);
+  }
+
+  void check_stmt(const Stmt& s) {
+    if (auto [it, fresh] = ids_.emplace(s.id, &s); !fresh) error(s, fmt::format("id ${} is used by two statements", s.id));
+    for (size_t i = 0; i < s.num_operands(); ++i) {
+      const Stmt* op = s.operand(i);
+      if (!op) {
+        error(s, fmt::format("operand {} refers to an erased statement", i));
+        return;
+      }
+      if (isa<LoopIndexStmt>(&s)) continue;  // checked against the enclosing loops below
+      if (!visible_.count(op))
+        error(s, fmt::format("operand ${} does not dominate this use (it is not defined earlier in this block or an enclosing one)", op->id));
+    }
+    auto rule = type_rule(s, k_);
+    if (!rule.error.empty())
+      error(s, rule.error);
+    else if (rule.type != s.type)
+      error(s, fmt::format("type <{}> disagrees with the type the operands give, <{}>", to_string(s.type), to_string(rule.type)));
+    visit(s, [&](const auto& x) { check_specific(x); });
+  }
+
+  bool inside(StmtKind kind) const {
+    for (const Stmt* e : enclosing_)
+      if (e->kind() == kind) return true;
+    return false;
+  }
+
+  void check_specific(const LoopIndexStmt& s) {
+    for (const Stmt* e : enclosing_)
+      if (e == s.loop()) return;
+    error(s, fmt::format("loop index refers to ${}, which is not an enclosing loop", s.loop() ? s.loop()->id : -1));
+  }
+  void check_specific(const ContinueStmt& s) {
+    if (!inside(StmtKind::RangeFor) && !inside(StmtKind::StructFor) && !inside(StmtKind::While))
+      error(s, "continue outside a loop");
+  }
+  void check_specific(const WhileControlStmt& s) {
+    if (!inside(StmtKind::While)) error(s, "while control outside a while loop");
+  }
+  void check_specific(const StructForStmt& s) {
+    if (!enclosing_.empty()) error(s, "struct for must be at the kernel's top level");
+    if (!k_.find_space(s.space) && !k_.find_field(s.space))
+      error(s, fmt::format("struct for walks '{}', which is neither an index space nor a field", s.space));
+  }
+  void check_specific(const GlobalPtrStmt& s) {
+    if (s.field < 0 || static_cast<size_t>(s.field) >= k_.fields().size()) error(s, "global ptr refers to a field that does not exist");
+  }
+  void check_specific(const Stmt&) {}
+
+  const Kernel& k_;
+  std::vector<VerifyError> errors_;
+  std::unordered_set<const Stmt*> visible_;
+  std::unordered_map<int, const Stmt*> ids_;
+  std::vector<const Stmt*> enclosing_;
+};
+
+}  // namespace
+
+std::vector<VerifyError> verify(const Kernel& k) { return Verifier(k).run(); }
+
+}  // namespace pb::ir

@@ -1,0 +1,120 @@
+#include "passes/dce.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/visitor.h"
+
+namespace pb::passes {
+
+using namespace ir;
+
+namespace {
+
+bool is_pure(const Stmt& s) {
+  switch (s.kind()) {
+    case StmtKind::Const:
+    case StmtKind::ArgLoad:
+    case StmtKind::Alloca:
+    case StmtKind::LocalLoad:
+    case StmtKind::GlobalPtr:
+    case StmtKind::ExternalPtr:
+    case StmtKind::GlobalLoad:
+    case StmtKind::UnaryOp:
+    case StmtKind::BinaryOp:
+    case StmtKind::TernaryOp:
+    case StmtKind::LoopIndex:
+    case StmtKind::AdStackAlloca:
+    case StmtKind::AdStackLoadTop:
+    case StmtKind::AdStackLoadTopAdj:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_removable_container(const Stmt& s) {
+  if (!isa<IfStmt>(&s) && !isa<RangeForStmt>(&s) && !isa<StructForStmt>(&s)) return false;
+  for (const Block* b : s.blocks())
+    if (b && !b->empty()) return false;
+  return true;
+}
+
+bool is_store_to(const Stmt::Use& u) { return isa<LocalStoreStmt>(u.user) && u.slot == 0; }
+
+class Dce {
+ public:
+  explicit Dce(Kernel& k) : k_(k) {}
+
+  DceResult run() {
+    // Every statement is a candidate once; erasures re-queue what they may have made dead.
+    auto all = collect_preorder(k_.root());
+    for (Stmt* s : all)
+      if (isa<AllocaStmt>(s))
+        for (const auto& u : s->uses())
+          if (!is_store_to(u)) ++non_store_uses_[s];
+    for (auto it = all.rbegin(); it != all.rend(); ++it) work_.push_back(*it);
+    while (!work_.empty()) {
+      Stmt* s = work_.back();
+      work_.pop_back();
+      if (erased_.count(s)) continue;
+      visit_candidate(s);
+    }
+    return result_;
+  }
+
+ private:
+  void visit_candidate(Stmt* s) {
+    if (isa<AllocaStmt>(s) && s->has_users() && non_store_uses_[s] == 0) {
+      // Only stored to: the stores are dead too.
+      std::vector<Stmt*> stores;
+      for (const auto& u : s->uses()) stores.push_back(u.user);
+      for (Stmt* st : stores)
+        if (!erased_.count(st)) erase(st);
+      ++result_.allocas_removed;
+    }
+    if (s->has_users()) return;
+    if (is_pure(*s) || is_removable_container(*s)) erase(s);
+  }
+
+  void erase(Stmt* s) {
+    std::vector<Stmt*> operands(s->operands().begin(), s->operands().end());
+    Block* parent = s->parent();
+    // Uses of this statement's operands by it go away with it.
+    for (size_t i = 0; i < operands.size(); ++i) {
+      Stmt* op = operands[i];
+      if (op && isa<AllocaStmt>(op) && !(isa<LocalStoreStmt>(s) && i == 0)) --non_store_uses_[op];
+    }
+    erased_.insert(s);
+    parent->erase(s);
+    ++result_.removed;
+    for (Stmt* op : operands)
+      if (op && !erased_.count(op)) work_.push_back(op);
+    if (parent->empty() && parent->owner()) work_.push_back(parent->owner());
+  }
+
+  Kernel& k_;
+  DceResult result_;
+  std::vector<Stmt*> work_;
+  std::unordered_set<const Stmt*> erased_;
+  std::unordered_map<const Stmt*, int64_t> non_store_uses_;
+};
+
+}  // namespace
+
+DceResult eliminate_dead_code(Kernel& k) { return Dce(k).run(); }
+
+PassInfo DcePass::info() {
+  return declare_pass<DcePass>({.name = "dce",
+                                .summary = "Removes unused side-effect-free statements, store-only allocas and empty if/for",
+                                .options = {},
+                                .statistics = {"removed", "allocas_removed"},
+                                .create = {}});
+}
+
+PassResult DcePass::run(Kernel& k, const PassOptions&) {
+  DceResult r = eliminate_dead_code(k);
+  return {r.removed > 0, {{"removed", r.removed}, {"allocas_removed", r.allocas_removed}}};
+}
+
+}  // namespace pb::passes

@@ -1,0 +1,53 @@
+// Runs a pipeline on a kernel and records, for every pass execution, what happened: the data the
+// CLI prints (--print-after, --time-passes, --stats) and the GUI displays, without re-running.
+// A pass that throws, trips an internal assertion, or leaves IR the verifier rejects stops the
+// run; the record says which pass and why, with the IR before it for a reproducer.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "passes/pipeline.h"
+
+namespace pb::passes {
+
+struct PassRecord {
+  size_t index = 0;       // position in the pipeline
+  std::string pass;       // the pass's name
+  std::string spec;       // the entry as pipeline text, options included
+  bool ran = false;       // false when skipped (bisect limit, stop-after)
+  bool changed = false;
+  double wall_ms = 0;
+  size_t statements_before = 0;
+  size_t statements_after = 0;
+  Statistics stats;
+  std::vector<std::string> verify_errors;  // after the pass; empty when it verified or was not checked
+  std::string failure;                     // non-empty when the pass failed (exception or verifier)
+  bool internal_error = false;             // the failure was a broken invariant, not a user error
+  // Canonical text before/after the pass (when capture_ir is on) and the kernels themselves.
+  std::string before_text;
+  std::string after_text;
+  std::shared_ptr<const ir::Kernel> before;
+  std::shared_ptr<const ir::Kernel> after;
+};
+
+struct RunOptions {
+  bool verify_each = true;
+  bool capture_ir = true;       // snapshot text and kernels before/after every pass
+  int64_t bisect_limit = -1;    // run only the first N pass executions (-1: all)
+  std::string stop_after;       // stop after the first execution of this pass
+};
+
+struct PipelineRun {
+  std::vector<PassRecord> records;
+  bool failed = false;
+  size_t failed_index = 0;      // index into records when failed
+  double total_ms = 0;
+  // The pipeline text from the failing pass to the end (for reproducers).
+  std::string remaining_pipeline;
+};
+
+PipelineRun run_pipeline(ir::Kernel& k, const Pipeline& pipeline, const RunOptions& opts = {});
+
+}  // namespace pb::passes

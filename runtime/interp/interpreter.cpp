@@ -1,0 +1,443 @@
+#include "runtime/interp/interpreter.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <numeric>
+#include <random>
+
+#include "ir/assert.h"
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "ir/visitor.h"
+#include "ir/eval.h"
+#include "runtime/interp/interp_ops.h"
+#include "runtime/interp/program.h"
+
+namespace pb::runtime {
+namespace {
+
+using detail::Op;
+using ir::ScalarKind;
+using ir::Value;
+
+// How a block was left: run to its end, by `continue`, or by a while control whose mask became 0.
+enum class Flow : uint8_t { next, continue_loop, exit_while };
+
+struct Stack {
+  std::vector<std::pair<Value, Value>> entries;  // (primal, adjoint), top at the back
+};
+
+class Interpreter {
+ public:
+  Interpreter(const ir::Kernel& k, State& st, const RunOptions& o) : k_(k), st_(st), opt_(o) {}
+
+  RunResult run() {
+    check_verifies();
+    prog_ = detail::compile(k_, st_, opt_.f64);
+    bind_memory();
+    values_.assign(prog_.num_slots, Value{});
+    defined_.assign(prog_.num_slots, 0);
+    ptrs_.assign(prog_.num_slots, nullptr);
+    coords_.assign(prog_.num_coords, 0);
+    stacks_.assign(prog_.num_stacks, Stack{});
+    rng_.seed(opt_.seed);
+    Flow f = exec_block(0);
+    PB_ASSERT(f == Flow::next, "continue or while control escaped to the kernel root");
+    return std::move(result_);
+  }
+
+ private:
+  // ---- setup ----
+
+  std::string kernel_label() const { return k_.name.empty() ? "kernel" : fmt::format("kernel \"{}\"", k_.name); }
+
+  void check_verifies() const {
+    auto errors = ir::verify(k_);
+    if (errors.empty()) return;
+    std::string msg = fmt::format("{} does not verify, so it cannot run:", kernel_label());
+    for (size_t i = 0; i < errors.size() && i < 5; ++i) msg += "\n  " + errors[i].format();
+    if (errors.size() > 5) msg += fmt::format("\n  ... and {} more", errors.size() - 5);
+    throw UserError(msg, "fix the IR (run the verifier on it) before running it");
+  }
+
+  // Brings every buffer to the working kind of its declared element type (f32 <-> f64).
+  void convert(Buffer& b, ScalarKind declared, const std::string& what) const {
+    ScalarKind want = detail::work_kind(declared, opt_.f64);
+    bool float_pair = ir::is_float(b.dtype) && declared == ScalarKind::f32;
+    if (b.dtype != want && b.dtype != declared && !float_pair)
+      throw UserError(fmt::format("{} holds {} data but the kernel declares it {}", what, ir::scalar_name(b.dtype),
+                                  ir::scalar_name(declared)),
+                      "build the state with make_state, or give the buffer the declared element type");
+    if (b.data.size() != static_cast<size_t>(num_elements(b.shape)))
+      throw UserError(fmt::format("{} has {} element(s) but its shape {} needs {}", what, b.data.size(),
+                                  ir::shape_to_string(b.shape), num_elements(b.shape)),
+                      "build the state with make_state");
+    if (b.dtype == want) return;
+    for (Value& v : b.data) v = v.cast_to(want);
+    b.dtype = want;
+  }
+
+  void bind_memory() {
+    field_bufs_.assign(k_.fields().size(), nullptr);
+    for (size_t i = 0; i < k_.fields().size(); ++i) {
+      const ir::Field& f = k_.fields()[i];
+      auto it = st_.fields.find(f.name);
+      if (it == st_.fields.end()) continue;
+      convert(it->second, f.dtype, fmt::format("field '{}'", f.name));
+      field_bufs_[i] = &it->second;
+    }
+    std::map<int, ScalarKind> loaded;  // undeclared ndarray arguments: the argload's element type
+    ir::walk(k_.root(), [&](ir::Stmt& s) {
+      if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s); a && a->type.pointer) loaded[a->arg_index] = a->type.scalar;
+    });
+    for (size_t i = 0; i < st_.args.size(); ++i) {
+      ArgValue& a = st_.args[i];
+      const ir::ArgDecl* decl = k_.find_arg(static_cast<int>(i));
+      auto load = loaded.find(static_cast<int>(i));
+      if (!a.is_ndarray || (!decl && load == loaded.end())) continue;
+      ScalarKind declared = decl ? decl->dtype : load->second;
+      convert(a.array, declared, fmt::format("ndarray argument {}", i));
+      if (a.grad) convert(*a.grad, declared, fmt::format("the gradient of ndarray argument {}", i));
+    }
+  }
+
+  // ---- errors ----
+
+  [[noreturn]] void fail(const Op& op, const std::string& what, const std::string& remedy) const {
+    throw UserError(fmt::format("{} at `{}` in {}", what, ir::print_stmt(*op.stmt, k_), kernel_label()), remedy);
+  }
+
+  // ---- slots ----
+
+  const Value& in(const Op& op, size_t i) const {
+    uint32_t slot = op.operands[i];
+    PB_ASSERT(defined_[slot],
+              fmt::format("`{}` reads operand {} before it was computed", ir::print_stmt(*op.stmt, k_), i));
+    return values_[slot];
+  }
+  Value* ptr(const Op& op, size_t i) const {
+    Value* p = ptrs_[op.operands[i]];
+    PB_ASSERT(p, fmt::format("`{}` uses pointer operand {} before it was computed", ir::print_stmt(*op.stmt, k_), i));
+    return p;
+  }
+  void set(const Op& op, const Value& v) {
+    values_[op.slot] = v;
+    defined_[op.slot] = 1;
+  }
+
+  // ---- execution ----
+
+  Flow exec_block(int32_t b) {
+    for (const Op& op : prog_.blocks[static_cast<size_t>(b)]) {
+      tick(op);
+      Flow f = ir::visit(*op.stmt, [&](const auto& s) { return exec(s, op); });
+      if (f != Flow::next) return f;
+    }
+    return Flow::next;
+  }
+
+  // Counts one step (a statement, or a while iteration) against max_steps.
+  void tick(const Op& op) {
+    if (opt_.max_steps && ++steps_ > opt_.max_steps)
+      fail(op, fmt::format("the run exceeded max_steps={} executed statements", opt_.max_steps),
+           "look for a `while true` that never ends, or raise max_steps");
+  }
+
+  // Runs `body` for every iteration of `order`; a parallel loop permutes it when shuffling.
+  template <class SetIndex>
+  Flow loop(const Op& op, int64_t count, bool parallel, SetIndex set_index) {
+    std::vector<int64_t> order;
+    if (parallel && opt_.shuffle && count > 1) {
+      order.resize(static_cast<size_t>(count));
+      std::iota(order.begin(), order.end(), int64_t{0});
+      for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng_() % (i + 1)]);
+    }
+    for (int64_t t = 0; t < count; ++t) {
+      set_index(order.empty() ? t : order[static_cast<size_t>(t)]);
+      Flow f = exec_block(op.body);
+      if (f == Flow::exit_while) {
+        PB_ASSERT(!parallel, "while control escaped a top-level loop");
+        return f;
+      }
+    }
+    return Flow::next;
+  }
+
+  Flow exec(const ir::ConstStmt&, const Op& op) {
+    set(op, op.imm);
+    return Flow::next;
+  }
+  Flow exec(const ir::ArgLoadStmt& s, const Op& op) {
+    if (s.arg_index < 0 || static_cast<size_t>(s.arg_index) >= st_.args.size())
+      fail(op, fmt::format("argument {} is not given", s.arg_index), "add it to the inputs' \"args\"");
+    const ArgValue& a = st_.args[static_cast<size_t>(s.arg_index)];
+    if (s.type.pointer) {
+      if (!a.is_ndarray)
+        fail(op, fmt::format("argument {} is a scalar, but the kernel loads an ndarray", s.arg_index),
+             "give an ndarray object for it");
+      set(op, Value{});
+      return Flow::next;
+    }
+    if (a.is_ndarray)
+      fail(op, fmt::format("argument {} is an ndarray, but the kernel loads a scalar", s.arg_index),
+           "give a number for it");
+    Value v = a.scalar;
+    if (v.kind() != op.kind) {
+      if (!ir::is_float(v.kind()) || !ir::is_float(op.kind))
+        fail(op,
+             fmt::format("argument {} holds {} but the kernel loads {}", s.arg_index, ir::scalar_name(v.kind()),
+                         ir::scalar_name(op.kind)),
+             "give the argument its declared type");
+      v = v.cast_to(op.kind);
+    }
+    set(op, v);
+    return Flow::next;
+  }
+  Flow exec(const ir::AllocaStmt&, const Op& op) {
+    set(op, Value::zero(op.kind));
+    ptrs_[op.slot] = &values_[op.slot];
+    return Flow::next;
+  }
+  Flow exec(const ir::LocalLoadStmt&, const Op& op) {
+    set(op, *ptr(op, 0));
+    return Flow::next;
+  }
+  Flow exec(const ir::LocalStoreStmt&, const Op& op) {
+    *ptr(op, 0) = in(op, 1);
+    return Flow::next;
+  }
+
+  // Row-major offset of the indices (operands from `first`) in `shape`. `what()` names the
+  // array in errors; it is only called on the error path.
+  template <class What>
+  size_t offset(const Op& op, size_t first, const ir::Shape& shape, What what) const {
+    size_t rank = op.operands.size() - first;
+    if (rank != shape.size())
+      fail(op,
+           fmt::format("{} has shape {} but is indexed with {} index(es)", what(), ir::shape_to_string(shape), rank),
+           "give it one extent per index");
+    int64_t off = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t i = in(op, first + d).as_i64();
+      if (i < 0 || i >= shape[d]) {
+        std::string idx;
+        for (size_t e = 0; e < rank; ++e) idx += (e ? ", " : "") + in(op, first + e).to_string();
+        fail(op, fmt::format("index [{}] is out of bounds for {} of shape {}", idx, what(), ir::shape_to_string(shape)),
+             "check the loop bounds and index arithmetic against the shape (header or inputs)");
+      }
+      off = off * shape[d] + i;
+    }
+    return static_cast<size_t>(off);
+  }
+
+  Flow exec(const ir::GlobalPtrStmt& s, const Op& op) {
+    const std::string& name = k_.field(s.field).name;
+    Buffer* b = field_bufs_[static_cast<size_t>(s.field)];
+    if (!b)
+      fail(op, fmt::format("field '{}' has no data in the state", name),
+           "build the state with make_state, which gives every field with a known shape a buffer");
+    ptrs_[op.slot] = &b->data[offset(op, 0, b->shape, [&] { return fmt::format("field '{}'", name); })];
+    defined_[op.slot] = 1;
+    return Flow::next;
+  }
+  Flow exec(const ir::ExternalPtrStmt& s, const Op& op) {
+    auto index = static_cast<size_t>(op.aux);
+    if (index >= st_.args.size() || !st_.args[index].is_ndarray)
+      fail(op, fmt::format("argument {} is not an ndarray", index),
+           "give an ndarray object for it in the inputs' \"args\"");
+    ArgValue& a = st_.args[index];
+    if (s.is_grad && !a.grad)
+      fail(op, fmt::format("ndarray argument {} has no gradient array", index), "give \"grad\" for it in the inputs");
+    Buffer& b = s.is_grad ? *a.grad : a.array;
+    auto what = [&] { return fmt::format("{}ndarray argument {}", s.is_grad ? "the gradient of " : "", index); };
+    ptrs_[op.slot] = &b.data[offset(op, 1, b.shape, what)];
+    defined_[op.slot] = 1;
+    return Flow::next;
+  }
+  Flow exec(const ir::GlobalLoadStmt&, const Op& op) {
+    set(op, *ptr(op, 0));
+    return Flow::next;
+  }
+  Flow exec(const ir::GlobalStoreStmt&, const Op& op) {
+    *ptr(op, 0) = in(op, 1);
+    return Flow::next;
+  }
+  Flow exec(const ir::AtomicOpStmt& s, const Op& op) {
+    Value* cell = ptr(op, 0);
+    Value old = *cell;
+    *cell = evaluate(op, [&] { return ir::eval_atomic(s.op, old, in(op, 1)); });
+    set(op, old);
+    return Flow::next;
+  }
+
+  template <class F>
+  Value evaluate(const Op& op, F f) const {
+    try {
+      return f();
+    } catch (const ir::EvalError& e) {
+      fail(op, e.message, e.remedy);
+    }
+  }
+
+  Flow exec(const ir::UnaryOpStmt& s, const Op& op) {
+    const Value& x = in(op, 0);
+    if (s.op == ir::UnaryOp::cast_value) {
+      set(op, x.cast_to(op.kind));
+    } else if (s.op == ir::UnaryOp::cast_bits) {
+      // Bit casts see the declared widths, also when f32 is computed as f64.
+      Value bits = s.x()->type.scalar == ScalarKind::f32 ? Value::make_f32(static_cast<float>(x.as_f64())) : x;
+      Value r = bits.bitcast_to(s.type.scalar);
+      set(op, r.cast_to(op.kind));
+    } else {
+      set(op, evaluate(op, [&] { return ir::eval_unary(s.op, x, op.kind); }));
+    }
+    return Flow::next;
+  }
+  Flow exec(const ir::BinaryOpStmt& s, const Op& op) {
+    set(op, evaluate(op, [&] { return ir::eval_binary(s.op, in(op, 0), in(op, 1), op.kind); }));
+    return Flow::next;
+  }
+  Flow exec(const ir::TernaryOpStmt&, const Op& op) {
+    set(op, in(op, 0).is_zero() ? in(op, 2) : in(op, 1));
+    return Flow::next;
+  }
+  Flow exec(const ir::IfStmt&, const Op& op) {
+    if (!in(op, 0).is_zero()) return exec_block(op.body);
+    return op.else_body >= 0 ? exec_block(op.else_body) : Flow::next;
+  }
+  Flow exec(const ir::RangeForStmt& s, const Op& op) {
+    int64_t begin = in(op, 0).as_i64(), end = in(op, 1).as_i64();
+    int64_t count = end > begin ? end - begin : 0;
+    int64_t& index = coords_[static_cast<size_t>(op.aux)];
+    return loop(op, count, s.parent() == &k_.root(), [&](int64_t t) { index = s.reversed ? end - 1 - t : begin + t; });
+  }
+  Flow exec(const ir::StructForStmt&, const Op& op) {
+    const ir::Shape& shape = op.shape;
+    return loop(op, num_elements(shape), true, [&](int64_t cell) {
+      for (size_t d = shape.size(); d-- > 0;) {
+        coords_[static_cast<size_t>(op.aux) + d] = cell % shape[d];
+        cell /= shape[d];
+      }
+    });
+  }
+  Flow exec(const ir::LoopIndexStmt&, const Op& op) {
+    set(op, Value::from_int(op.kind, coords_[static_cast<size_t>(op.aux)]));
+    return Flow::next;
+  }
+  Flow exec(const ir::WhileStmt&, const Op& op) {
+    do tick(op);
+    while (exec_block(op.body) != Flow::exit_while);
+    return Flow::next;
+  }
+  Flow exec(const ir::WhileControlStmt&, const Op& op) {
+    Value* mask = ptr(op, 0);
+    *mask = Value::from_uint(mask->kind(), mask->as_u64() & in(op, 1).as_u64());
+    return mask->is_zero() ? Flow::exit_while : Flow::next;
+  }
+  Flow exec(const ir::ContinueStmt&, const Op&) { return Flow::continue_loop; }
+
+  // ---- autodiff stacks ----
+
+  const ir::AdStackAllocaStmt& alloc_of(const Op& op) const {
+    const auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(op.stmt->operand(0));
+    PB_ASSERT(a && defined_[op.operands[0]],
+              fmt::format("`{}` runs before its stack alloc", ir::print_stmt(*op.stmt, k_)));
+    return *a;
+  }
+  std::string stack_text(const ir::AdStackAllocaStmt& a) const {
+    return fmt::format("stack ${} (`{}`) in {}", a.id, ir::print_stmt(a, k_), kernel_label());
+  }
+  Stack& top_checked(const Op& op, const char* what) {
+    const auto& a = alloc_of(op);
+    Stack& st = stacks_[static_cast<size_t>(op.aux)];
+    if (st.entries.empty())
+      throw UserError(fmt::format("autodiff stack underflow: {} on the empty {} at `{}`", what, stack_text(a),
+                                  ir::print_stmt(*op.stmt, k_)),
+                      "every pop, load top and acc adj needs an earlier matching push after the stack alloc; check "
+                      "the pairing of forward pushes and reverse pops");
+    return st;
+  }
+
+  Flow exec(const ir::AdStackAllocaStmt& s, const Op& op) {
+    if (s.max_size == 0)
+      throw UserError(
+          fmt::format("stack ${} has no size (max_size=0): run determine_ad_stack_size or give a fixed "
+                      "ad_stack_size (`{}` in {})",
+                      s.id, ir::print_stmt(s, k_), kernel_label()),
+          "run the determine_ad_stack_size pass before running the kernel, or compile with a fixed ad_stack_size");
+    stacks_[static_cast<size_t>(op.aux)].entries.clear();
+    set(op, Value::zero(op.kind));
+    return Flow::next;
+  }
+  Flow exec(const ir::AdStackPushStmt&, const Op& op) {
+    const auto& a = alloc_of(op);
+    Stack& st = stacks_[static_cast<size_t>(op.aux)];
+    if (static_cast<int64_t>(st.entries.size()) >= a.max_size)
+      throw UserError(fmt::format("autodiff stack overflow: {} exceeded max_size={} at `{}`", stack_text(a), a.max_size,
+                                  ir::print_stmt(*op.stmt, k_)),
+                      "raise ad_stack_size, or leave the stack adaptive (max_size=0) and run determine_ad_stack_size; "
+                      "if the stack was sized by that pass, its bound is wrong");
+    st.entries.emplace_back(in(op, 1), Value::zero(op.kind));
+    return Flow::next;
+  }
+  Flow exec(const ir::AdStackPopStmt&, const Op& op) {
+    top_checked(op, "pop").entries.pop_back();
+    return Flow::next;
+  }
+  Flow exec(const ir::AdStackLoadTopStmt&, const Op& op) {
+    set(op, top_checked(op, "load top").entries.back().first);
+    return Flow::next;
+  }
+  Flow exec(const ir::AdStackLoadTopAdjStmt&, const Op& op) {
+    set(op, top_checked(op, "load top adj").entries.back().second);
+    return Flow::next;
+  }
+  Flow exec(const ir::AdStackAccAdjointStmt&, const Op& op) {
+    Value& adj = top_checked(op, "acc adj").entries.back().second;
+    adj = evaluate(op, [&] { return ir::eval_binary(ir::BinaryOp::add, adj, in(op, 1), op.kind); });
+    return Flow::next;
+  }
+
+  // ---- print and assert ----
+
+  Flow exec(const ir::PrintStmt& s, const Op& op) {
+    for (const auto& item : s.items) {
+      if (const auto* text = std::get_if<std::string>(&item))
+        result_.printed += *text;
+      else
+        result_.printed += in(op, std::get<size_t>(item)).to_string();
+    }
+    return Flow::next;
+  }
+  Flow exec(const ir::AssertStmt& s, const Op& op) {
+    if (!in(op, 0).is_zero()) return Flow::next;
+    std::vector<Value> args;
+    for (size_t i = 1; i < op.operands.size(); ++i) args.push_back(in(op, i));
+    fail(op, fmt::format("assertion failed: {}", detail::format_printf(s.message, args)),
+         "the kernel's own assert: the inputs break a condition the kernel requires");
+  }
+
+  const ir::Kernel& k_;
+  State& st_;
+  RunOptions opt_;
+  detail::Program prog_;
+  std::vector<Buffer*> field_bufs_;  // by field id; null when the state has no buffer
+  std::vector<Value> values_;        // by slot; an alloca's slot holds its variable
+  std::vector<char> defined_;        // by slot: computed in this run
+  std::vector<Value*> ptrs_;         // by slot: the cell a pointer statement addresses
+  std::vector<int64_t> coords_;      // loop coordinates
+  std::vector<Stack> stacks_;
+  std::mt19937_64 rng_;
+  uint64_t steps_ = 0;
+  RunResult result_;
+};
+
+}  // namespace
+
+RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options) {
+  return Interpreter(k, state, options).run();
+}
+
+}  // namespace pb::runtime

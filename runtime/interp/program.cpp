@@ -1,0 +1,123 @@
+#include "runtime/interp/program.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "ir/assert.h"
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
+#include "ir/visitor.h"
+
+namespace pb::runtime::detail {
+namespace {
+
+class Compiler {
+ public:
+  Compiler(const ir::Kernel& k, const State& st, bool f64) : k_(k), st_(st), f64_(f64) {}
+
+  Program run() {
+    uint32_t next = 0;
+    ir::walk(k_.root(), [&](ir::Stmt& s) { slots_[&s] = next++; });
+    p_.num_slots = next;
+    compile_block(k_.root());
+    return std::move(p_);
+  }
+
+ private:
+  int32_t compile_block(const ir::Block& b) {
+    auto index = static_cast<int32_t>(p_.blocks.size());
+    p_.blocks.emplace_back();
+    std::vector<Op> ops;
+    ops.reserve(b.size());
+    for (const ir::Stmt* s : b) ops.push_back(compile_stmt(*s));
+    p_.blocks[static_cast<size_t>(index)] = std::move(ops);
+    return index;
+  }
+
+  Op compile_stmt(const ir::Stmt& s) {
+    Op op;
+    op.stmt = &s;
+    op.slot = slots_.at(&s);
+    op.kind = work_kind(s.type.scalar, f64_);
+    for (const ir::Stmt* o : s.operands()) {
+      auto it = slots_.find(o);
+      PB_ASSERT(it != slots_.end(), fmt::format("an operand of `{}` is not in the kernel", ir::print_stmt(s, k_)));
+      op.operands.push_back(it->second);
+    }
+    ir::visit(s, [&](const auto& x) { resolve(x, op); });
+    auto blocks = s.blocks();
+    if (!blocks.empty() && blocks[0]) op.body = compile_block(*blocks[0]);
+    if (blocks.size() > 1 && blocks[1]) op.else_body = compile_block(*blocks[1]);
+    return op;
+  }
+
+  void resolve(const ir::ConstStmt& s, Op& op) {
+    op.imm = s.value;
+    if (f64_ && s.value.kind() == ir::ScalarKind::f32) {
+      // The literal as written, read as a double (0.95, not the f32 nearest to it).
+      auto widened = ir::Value::parse(ir::ScalarKind::f64, s.value.to_string());
+      op.imm = widened ? *widened : ir::Value::make_f64(s.value.as_f64());
+    }
+  }
+  void resolve(const ir::RangeForStmt& s, Op& op) {
+    op.aux = static_cast<int64_t>(p_.num_coords++);
+    loops_[&s] = {op.aux, 1};
+  }
+  void resolve(const ir::StructForStmt& s, Op& op) {
+    op.shape = space_shape(k_, st_, s.space);
+    op.aux = static_cast<int64_t>(p_.num_coords);
+    p_.num_coords += op.shape.size();
+    loops_[&s] = {op.aux, op.shape.size()};
+  }
+  void resolve(const ir::LoopIndexStmt& s, Op& op) {
+    auto it = loops_.find(s.loop());
+    PB_ASSERT(it != loops_.end(), fmt::format("`{}` refers to a loop that does not enclose it", ir::print_stmt(s, k_)));
+    auto [first, rank] = it->second;
+    if (s.axis < 0 || static_cast<size_t>(s.axis) >= rank) {
+      const auto* sf = ir::dyn_cast<ir::StructForStmt>(s.loop());
+      throw UserError(fmt::format("`{}` reads axis {} of a loop over {} dimension(s){}", ir::print_stmt(s, k_), s.axis,
+                                  rank, sf ? fmt::format(" (index space '{}')", sf->space) : ""),
+                      "give the index space as many dimensions as the loop indices read");
+    }
+    op.aux = first + s.axis;
+  }
+  void resolve(const ir::AdStackAllocaStmt& s, Op& op) {
+    op.aux = static_cast<int64_t>(p_.num_stacks++);
+    stacks_[&s] = op.aux;
+  }
+  void resolve(const ir::AdStackPushStmt& s, Op& op) { op.aux = stack_of(s); }
+  void resolve(const ir::AdStackPopStmt& s, Op& op) { op.aux = stack_of(s); }
+  void resolve(const ir::AdStackLoadTopStmt& s, Op& op) { op.aux = stack_of(s); }
+  void resolve(const ir::AdStackLoadTopAdjStmt& s, Op& op) { op.aux = stack_of(s); }
+  void resolve(const ir::AdStackAccAdjointStmt& s, Op& op) { op.aux = stack_of(s); }
+  void resolve(const ir::ExternalPtrStmt& s, Op& op) {
+    const auto* base = ir::dyn_cast<ir::ArgLoadStmt>(s.base());
+    PB_ASSERT(base, "external_ptr base is not an argload");
+    op.aux = base->arg_index;
+  }
+  void resolve(const ir::GlobalPtrStmt& s, Op& op) { op.aux = s.field; }
+  void resolve(const ir::Stmt&, Op&) {}
+
+  template <class T>
+  int64_t stack_of(const T& s) {
+    auto it = stacks_.find(s.stack());
+    PB_ASSERT(it != stacks_.end(),
+              fmt::format("`{}` uses a stack alloc that does not dominate it", ir::print_stmt(s, k_)));
+    return it->second;
+  }
+
+  const ir::Kernel& k_;
+  const State& st_;
+  bool f64_;
+  Program p_;
+  std::unordered_map<const ir::Stmt*, uint32_t> slots_;
+  std::unordered_map<const ir::Stmt*, std::pair<int64_t, size_t>> loops_;  // loop -> (first coordinate, rank)
+  std::unordered_map<const ir::Stmt*, int64_t> stacks_;                    // stack alloc -> stack number
+};
+
+}  // namespace
+
+Program compile(const ir::Kernel& k, const State& state, bool f64) { return Compiler(k, state, f64).run(); }
+
+}  // namespace pb::runtime::detail

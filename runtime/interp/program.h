@@ -1,0 +1,42 @@
+// Internal to runtime/interp: a kernel resolved once per run into dense slots, so execution
+// indexes vectors instead of hashing statement pointers.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "runtime/interp/state.h"
+
+namespace pb::runtime::detail {
+
+// The kind a value of declared kind `k` is computed in: f32 becomes f64 in f64 mode.
+inline ir::ScalarKind work_kind(ir::ScalarKind k, bool f64) {
+  return f64 && k == ir::ScalarKind::f32 ? ir::ScalarKind::f64 : k;
+}
+
+struct Op {
+  const ir::Stmt* stmt = nullptr;
+  uint32_t slot = 0;                              // this statement's value slot (pre-order index)
+  ir::ScalarKind kind = ir::ScalarKind::unknown;  // working kind of the value (pointee for pointers)
+  std::vector<uint32_t> operands;                 // operand slots, in operand order
+  int32_t body = -1;                              // compiled block: loop body / if true branch / while body
+  int32_t else_body = -1;                         // if false branch
+  int64_t aux = -1;  // loops: first coordinate; loop index: its coordinate; stack ops: stack number;
+                     // external ptr: argument index; global ptr: field id
+  ir::Value imm;     // const: the value in its working kind
+  ir::Shape shape;   // struct for: the index space's shape
+};
+
+struct Program {
+  std::vector<std::vector<Op>> blocks;  // blocks[0] is the kernel root
+  size_t num_slots = 0;
+  size_t num_coords = 0;  // loop coordinates (one per range for, one per struct-for axis)
+  size_t num_stacks = 0;
+};
+
+// Resolves `k` against `state` (index-space shapes). Throws UserError for what the verifier
+// cannot know (a loop index axis beyond its space's rank, an unknown space shape).
+Program compile(const ir::Kernel& k, const State& state, bool f64);
+
+}  // namespace pb::runtime::detail

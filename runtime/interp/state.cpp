@@ -1,0 +1,262 @@
+#include "runtime/interp/state.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
+#include "ir/visitor.h"
+#include "runtime/interp/json_values.h"
+
+namespace pb::runtime {
+
+using nlohmann::json;
+
+Buffer Buffer::zeros(ir::ScalarKind dtype, ir::Shape shape) {
+  Buffer b;
+  b.dtype = dtype;
+  b.data.assign(static_cast<size_t>(num_elements(shape)), ir::Value::zero(dtype));
+  b.shape = std::move(shape);
+  return b;
+}
+
+int64_t num_elements(const ir::Shape& shape) {
+  int64_t n = 1;
+  for (int64_t e : shape) n *= e;
+  return n;
+}
+
+ir::Shape space_shape(const ir::Kernel& k, const State& s, const std::string& space) {
+  if (const ir::IndexSpace* sp = k.find_space(space); sp && sp->shape) return *sp->shape;
+  auto field_shape = [&](const ir::Field& f) -> std::optional<ir::Shape> {
+    if (auto it = s.fields.find(f.name); it != s.fields.end()) return it->second.shape;
+    return f.shape;
+  };
+  if (auto id = k.find_field(space))
+    if (auto shape = field_shape(k.field(*id))) return *shape;
+  for (const ir::Field& f : k.fields())
+    if (f.space == space)
+      if (auto shape = field_shape(f)) return *shape;
+  if (auto it = s.spaces.find(space); it != s.spaces.end()) return it->second;
+  throw UserError(fmt::format("the shape of index space '{}' (walked by a struct for) is unknown", space),
+                  fmt::format("declare it in the header (`dense {} : [N]`) or give it in the inputs: "
+                              "\"spaces\": {{\"{}\": [N]}}",
+                              space, space));
+}
+
+namespace {
+
+// What the kernel's statements tell about fields and arguments.
+struct Uses {
+  std::map<ir::FieldId, size_t> field_ndim;  // fields reached by a global ptr -> index count
+  std::set<std::string> struct_for_spaces;
+  std::map<int, ir::DataType> argload_types;  // undeclared arguments: the argload's type
+  std::map<int, size_t> ndarray_ndim;         // arguments indexed by external_ptr -> index count
+};
+
+Uses collect_uses(const ir::Kernel& k) {
+  Uses u;
+  ir::walk(k.root(), [&](ir::Stmt& s) {
+    if (auto* p = ir::dyn_cast<ir::GlobalPtrStmt>(&s)) u.field_ndim[p->field] = p->indices().size();
+    if (auto* f = ir::dyn_cast<ir::StructForStmt>(&s)) u.struct_for_spaces.insert(f->space);
+    if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s)) u.argload_types.emplace(a->arg_index, a->type);
+    if (auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(&s))
+      if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(e->base())) u.ndarray_ndim[a->arg_index] = e->indices().size();
+  });
+  return u;
+}
+
+void check_keys(const json& obj, std::initializer_list<const char*> allowed, const std::string& what) {
+  for (const auto& [key, value] : obj.items()) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || key == a;
+    if (ok) continue;
+    std::string list;
+    for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    throw UserError(fmt::format("{}: unknown key '{}'", what, key), fmt::format("the keys allowed here are: {}", list));
+  }
+}
+
+const json& object_or_empty(const json& j, const char* key, const std::string& what) {
+  static const json empty = json::object();
+  if (!j.contains(key)) return empty;
+  const json& v = j.at(key);
+  if (!v.is_object())
+    throw UserError(fmt::format("{}: \"{}\" must be an object", what, key),
+                    "see runtime/interp/state.h for the inputs format");
+  return v;
+}
+
+std::string field_names(const ir::Kernel& k) {
+  std::string out;
+  for (const ir::Field& f : k.fields()) out += (out.empty() ? "" : ", ") + f.name;
+  return out.empty() ? "(none)" : out;
+}
+
+void read_fields(const ir::Kernel& k, const json& given, const Uses& uses, State& st) {
+  // Shapes: header, else the inputs' "shape", else the nesting of the inputs' "data".
+  std::map<ir::FieldId, const json*> entry;
+  for (const auto& [name, obj] : given.items()) {
+    auto id = k.find_field(name);
+    if (!id)
+      throw UserError(fmt::format("inputs give field '{}', which the kernel does not have", name),
+                      fmt::format("the kernel's fields are: {}", field_names(k)));
+    std::string what = fmt::format("field '{}'", name);
+    if (!obj.is_object())
+      throw UserError(fmt::format("{}: the entry is {}, not an object", what, obj.dump()),
+                      "write a field as {\"shape\": [...], \"data\": [...], \"grad\": [...]} (every key optional)");
+    if (k.field(*id).primal) {
+      check_keys(obj, {"shape", "data"}, what);
+    } else {
+      check_keys(obj, {"shape", "data", "grad", "dual"}, what);
+    }
+    entry[*id] = &obj;
+  }
+  std::map<ir::FieldId, ir::Shape> shapes;
+  auto shape_of = [&](ir::FieldId id) -> std::optional<ir::Shape> {
+    const ir::Field& f = k.field(id);
+    std::string what = fmt::format("field '{}'", f.name);
+    std::optional<ir::Shape> shape = f.shape;
+    if (f.primal)
+      if (auto it = shapes.find(*f.primal); it != shapes.end()) shape = it->second;
+    auto e = entry.find(id);
+    if (e != entry.end() && e->second->contains("shape")) {
+      ir::Shape given_shape = detail::read_shape(e->second->at("shape"), what);
+      if (shape && *shape != given_shape)
+        throw UserError(fmt::format("{}: the inputs give shape {}, but the kernel declares {}", what,
+                                    ir::shape_to_string(given_shape), ir::shape_to_string(*shape)),
+                        "drop \"shape\" from the inputs or make it agree with the header");
+      shape = given_shape;
+    }
+    if (!shape && e != entry.end() && e->second->contains("data"))
+      shape = detail::nested_shape(e->second->at("data"), what);
+    return shape;
+  };
+  // Primals first, so companions can take their shape.
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < k.fields().size(); ++i) {
+      auto id = static_cast<ir::FieldId>(i);
+      const ir::Field& f = k.field(id);
+      if (f.primal.has_value() != (pass == 1)) continue;
+      auto shape = shape_of(id);
+      auto use = uses.field_ndim.find(id);
+      bool used = use != uses.field_ndim.end() || uses.struct_for_spaces.count(f.name);
+      if (!shape) {
+        if (!used) continue;
+        throw UserError(fmt::format("field '{}' is used by the kernel but its shape is unknown", f.name),
+                        fmt::format("declare it in the header (`field {} : {}[N]`) or give its shape in the inputs: "
+                                    "\"fields\": {{\"{}\": {{\"shape\": [N]}}}}",
+                                    f.name, ir::scalar_name(f.dtype), f.name));
+      }
+      if (use != uses.field_ndim.end() && use->second != shape->size())
+        throw UserError(fmt::format("field '{}' has shape {} but the kernel indexes it with {} index(es)", f.name,
+                                    ir::shape_to_string(*shape), use->second),
+                        "give the field a shape with one extent per index");
+      shapes[id] = *shape;
+      st.fields[f.name] = Buffer::zeros(f.dtype, *shape);
+    }
+  // Data.
+  std::set<ir::FieldId> filled;
+  auto fill = [&](ir::FieldId id, const json& data, const std::string& what) {
+    if (!filled.insert(id).second)
+      throw UserError(fmt::format("{}: given twice (under its own name and under its primal)", what), "give it once");
+    const ir::Field& f = k.field(id);
+    auto shape = shapes.find(id);
+    if (shape == shapes.end())
+      throw UserError(fmt::format("{}: the shape of field '{}' is unknown", what, f.name),
+                      fmt::format("give \"shape\" for '{}' in the inputs, or declare it in the header", f.name));
+    st.fields[f.name] = detail::read_buffer(data, f.dtype, shape->second, what);
+  };
+  for (const auto& [id, obj] : entry) {
+    const ir::Field& f = k.field(id);
+    if (obj->contains("data")) fill(id, obj->at("data"), fmt::format("field '{}' data", f.name));
+    for (const char* key : {"grad", "dual"}) {
+      if (!obj->contains(key)) continue;
+      auto companion = std::string(key) == "grad" ? f.grad : f.dual;
+      if (!companion)
+        throw UserError(
+            fmt::format("field '{}': inputs give \"{}\" but the field has no {} field", f.name, key, key),
+            fmt::format("declare one in the header (`field {} : ... {} NAME`) or drop \"{}\"", f.name, key, key));
+      fill(*companion, obj->at(key), fmt::format("field '{}' {}", f.name, key));
+    }
+  }
+}
+
+ArgValue read_ndarray(const json& j, ir::ScalarKind dtype, std::optional<size_t> ndim, const std::string& what) {
+  if (!j.is_object())
+    throw UserError(fmt::format("{} is an ndarray, but the inputs give {}", what, j.dump()),
+                    "give an object such as {\"shape\": [4], \"data\": [...], \"grad\": [...]}");
+  check_keys(j, {"shape", "data", "grad"}, what);
+  std::optional<ir::Shape> shape;
+  if (j.contains("shape")) shape = detail::read_shape(j.at("shape"), what);
+  if (!shape && j.contains("data")) shape = detail::nested_shape(j.at("data"), what);
+  if (!shape)
+    throw UserError(fmt::format("{}: the ndarray's shape is unknown", what), "give \"shape\" or nested \"data\"");
+  if (ndim && *ndim != shape->size())
+    throw UserError(fmt::format("{}: shape {} has {} dimension(s), but the kernel indexes it with {}", what,
+                                ir::shape_to_string(*shape), shape->size(), *ndim),
+                    "give the ndarray one extent per index");
+  ArgValue a;
+  a.is_ndarray = true;
+  a.array = j.contains("data") ? detail::read_buffer(j.at("data"), dtype, *shape, what + " data")
+                               : Buffer::zeros(dtype, *shape);
+  if (j.contains("grad")) a.grad = detail::read_buffer(j.at("grad"), dtype, *shape, what + " grad");
+  return a;
+}
+
+void read_args(const ir::Kernel& k, const json& inputs, const Uses& uses, State& st) {
+  const json empty = json::array();
+  const json& given = inputs.contains("args") ? inputs.at("args") : empty;
+  if (!given.is_array())
+    throw UserError(fmt::format("inputs: \"args\" is {}, not a list", given.dump()),
+                    "give \"args\" as a list with one entry per kernel argument, in argument order");
+  size_t count = 0;
+  for (const ir::ArgDecl& a : k.args) count = std::max(count, static_cast<size_t>(a.index) + 1);
+  for (const auto& [index, type] : uses.argload_types) count = std::max(count, static_cast<size_t>(index) + 1);
+  if (given.size() > count)
+    throw UserError(fmt::format("inputs give {} argument(s) but the kernel has {}", given.size(), count),
+                    "give one entry per kernel argument, in argument order");
+  st.args.assign(count, ArgValue{});
+  for (size_t i = 0; i < count; ++i) {
+    std::string what = fmt::format("argument {}", i);
+    const ir::ArgDecl* decl = k.find_arg(static_cast<int>(i));
+    auto load = uses.argload_types.find(static_cast<int>(i));
+    if (!decl && load == uses.argload_types.end()) {  // neither declared nor loaded: keep whatever is given
+      if (i < given.size() && given[i].is_number()) st.args[i].scalar = ir::Value::make_f64(given[i].get<double>());
+      continue;
+    }
+    if (i >= given.size())
+      throw UserError(fmt::format("{} is missing from the inputs", what),
+                      "add it to \"args\" (a number, or an ndarray object)");
+    bool ndarray = decl ? decl->ndarray : load->second.pointer;
+    ir::ScalarKind dtype = decl ? decl->dtype : load->second.scalar;
+    if (ndarray) {
+      std::optional<size_t> ndim;
+      if (decl) ndim = static_cast<size_t>(decl->ndim);
+      if (auto it = uses.ndarray_ndim.find(static_cast<int>(i)); it != uses.ndarray_ndim.end()) ndim = it->second;
+      st.args[i] = read_ndarray(given[i], dtype, ndim, what);
+    } else {
+      st.args[i].scalar = detail::value_from_json(given[i], dtype, what);
+    }
+  }
+}
+
+}  // namespace
+
+State make_state(const ir::Kernel& k, const json& inputs_in) {
+  const json inputs = inputs_in.is_null() ? json::object() : inputs_in;
+  if (!inputs.is_object())
+    throw UserError("inputs must be a JSON object", "see runtime/interp/state.h for the inputs format");
+  check_keys(inputs, {"fields", "args", "spaces"}, "inputs");
+  State st;
+  for (const auto& [name, shape] : object_or_empty(inputs, "spaces", "inputs").items())
+    st.spaces[name] = detail::read_shape(shape, fmt::format("space '{}'", name));
+  Uses uses = collect_uses(k);
+  read_fields(k, object_or_empty(inputs, "fields", "inputs"), uses, st);
+  read_args(k, inputs, uses, st);
+  for (const std::string& space : uses.struct_for_spaces) space_shape(k, st, space);
+  return st;
+}
+
+}  // namespace pb::runtime

@@ -1,0 +1,61 @@
+// Host memory a kernel runs against: field buffers, kernel arguments and index-space shapes,
+// read from and written back to the inputs JSON format:
+//   {"fields": {"x": {"shape": [4], "data": [...], "grad": [...], "dual": [...]}},
+//    "args": [3, 0.5, {"shape": [4], "data": [...], "grad": [...]}],
+//    "spaces": {"S1dense": [16]}}
+// Data may be flat (row-major) or nested; non-finite floats are the strings "nan", "inf", "-inf".
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "ir/value.h"
+
+namespace pb::runtime {
+
+// A dense row-major array. Every element has kind `dtype`.
+struct Buffer {
+  ir::ScalarKind dtype = ir::ScalarKind::unknown;
+  ir::Shape shape;
+  std::vector<ir::Value> data;
+
+  static Buffer zeros(ir::ScalarKind dtype, ir::Shape shape);
+  size_t size() const { return data.size(); }
+};
+
+// One kernel argument: a scalar, or an ndarray with an optional gradient array.
+struct ArgValue {
+  bool is_ndarray = false;
+  ir::Value scalar;            // scalars only
+  Buffer array;                // ndarrays only
+  std::optional<Buffer> grad;  // ndarrays only; read by `external_ptr ... is_grad=true`
+};
+
+struct State {
+  std::map<std::string, Buffer> fields;     // keyed by field name; grad/dual fields under their own names
+  std::vector<ArgValue> args;               // indexed by argument index
+  std::map<std::string, ir::Shape> spaces;  // index-space shapes given by the inputs
+};
+
+// Builds the state for `k` from `inputs` (null or {} means all defaults). Every field whose shape
+// is known (header, or inputs) gets a buffer, zero unless given; companions (grad/dual) follow
+// their primal's shape. Throws UserError naming the field/arg/space and the remedy.
+State make_state(const ir::Kernel& k, const nlohmann::json& inputs);
+
+// Every primal field with its companions' data under "grad"/"dual", and every ndarray argument
+// under "ndarrays" ("arg<N>"; omitted when there are none). Floats as doubles (f32 converts
+// exactly), ints as ints, u1 as 0/1.
+nlohmann::json state_to_json(const ir::Kernel& k, const State& s);
+
+// The shape of index space `space` (a struct for's domain): a declared `dense` space; else the
+// field of that name; else a field declared `in` it; else the inputs' "spaces". Throws UserError.
+ir::Shape space_shape(const ir::Kernel& k, const State& s, const std::string& space);
+
+// Number of elements of a shape (1 for a 0-d shape).
+int64_t num_elements(const ir::Shape& shape);
+
+}  // namespace pb::runtime

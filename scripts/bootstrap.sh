@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine:
+#   scripts/bootstrap.sh demo   install what is missing, build, run the main job on a bundled dump
+#   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite
+# BUILD_DIR (default: build) and BUILD_TYPE (default: Release) may be set in the environment.
+set -euo pipefail
+
+mode="${1:-demo}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${BUILD_DIR:-$root/build}"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+bash "$root/scripts/install-deps.sh"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" >/dev/null
+cmake --build "$build" -j "$jobs"
+
+pb="$build/workbench/passbench"
+case "$mode" in
+  demo)
+    dump="$root/fixtures/dumps/quadrants_issue_example_header.chi"
+    inputs="$root/fixtures/dumps/quadrants_issue_example.inputs.json"
+    echo "== passbench verify $(basename "$dump")"
+    "$pb" verify "$dump"
+    echo "== passbench run $(basename "$dump") --inputs $(basename "$inputs")"
+    "$pb" run "$dump" --inputs "$inputs"
+    ;;
+  test)
+    cd "$build"
+    ctest --output-on-failure -j "$jobs"
+    ;;
+  *)
+    echo "usage: $0 demo|test" >&2
+    exit 2
+    ;;
+esac

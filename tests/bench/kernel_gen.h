@@ -1,0 +1,17 @@
+// Synthetic kernels for benchmarks: realistic mixes of foldable, dead, duplicate and live
+// statements, in straight-line or loop-nested shape, of a requested size.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "ir/kernel.h"
+
+namespace pb::bench {
+
+enum class KernelShape { StraightLine, LoopNested };
+
+// About `statements` statements (within a few percent), deterministic for a given seed.
+std::unique_ptr<ir::Kernel> generate_kernel(KernelShape shape, size_t statements, uint64_t seed = 1);
+
+}  // namespace pb::bench

@@ -1,0 +1,156 @@
+// dce: IR in, IR out.
+#include <gtest/gtest.h>
+
+#include "pass_test_util.h"
+#include "passes/dce.h"
+
+using namespace pb;
+
+namespace {
+
+std::string dce(const std::string& in, passes::DceResult* result = nullptr) {
+  auto k = test::parse(in);
+  auto r = passes::eliminate_dead_code(*k);
+  if (result) *result = r;
+  EXPECT_EQ(test::verify_text(*k), "");
+  return test::print(*k);
+}
+
+TEST(Dce, RemovesDeadChainsKeepsStores) {
+  passes::DceResult r;
+  EXPECT_EQ(dce(R"(field y : f32[]
+kernel {
+  <f32> $0 = const 1
+  <f32> $1 = sin $0
+  <f32> $2 = mul $1 $1
+  <*f32> $3 = global ptr [y], index [] activate=true
+  <f32> $4 = global load $3
+  $5 : global store [$3 <- $0]
+}
+)", &r),
+            R"(field y : f32[]
+kernel {
+  <f32> $0 = const 1
+  <*f32> $3 = global ptr [y], index [] activate=true
+  $5 : global store [$3 <- $0]
+}
+)");
+  EXPECT_EQ(r.removed, 3);
+}
+
+TEST(Dce, StoreOnlyAllocaGoesWithItsStores) {
+  passes::DceResult r;
+  EXPECT_EQ(dce(R"(kernel {
+  <f32> $0 = const 1
+  <*f32> $1 = alloca
+  <f32> $2 : local store [$1 <- $0]
+  <f32> $3 = sin $0
+  <f32> $4 : local store [$1 <- $3]
+}
+)", &r),
+            "kernel {\n}\n");
+  EXPECT_EQ(r.allocas_removed, 1);
+  EXPECT_EQ(r.removed, 5);
+}
+
+TEST(Dce, LoadedAllocaIsKept) {
+  const char* in = R"(field y : f32[]
+kernel {
+  <f32> $0 = const 1
+  <*f32> $1 = alloca
+  <f32> $2 : local store [$1 <- $0]
+  <f32> $3 = local load [$1]
+  <*f32> $4 = global ptr [y], index [] activate=true
+  $5 : global store [$4 <- $3]
+}
+)";
+  EXPECT_EQ(dce(in), in);
+}
+
+TEST(Dce, SideEffectsAreKept) {
+  const char* in = R"(field y : f32[]
+kernel {
+  <f32> $0 = const 1
+  <*f32> $1 = global ptr [y], index [] activate=true
+  <f32> $2 = atomic add($1, $0)
+  <f32> $3 = stack alloc (max_size=2)
+  <f32> $4 : stack push $3, val = $0
+  <f32> $5 : stack acc adj $3, val = $0
+  <f32> $6 : stack pop $3
+  print "x", $0
+  <u1> $7 = const true
+  8 : assert $7, "never"
+}
+)";
+  EXPECT_EQ(dce(in), in);
+}
+
+TEST(Dce, EmptyContainersGoAndTheirOperandsWithThem) {
+  EXPECT_EQ(dce(R"(kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <i32> $4 = add $3 $3
+  }
+  <u1> $5 = cmp_lt $0 $1
+  $6 : if $5 {
+    <i32> $7 = mul $0 $1
+  } else {
+  }
+}
+)"),
+            "kernel {\n}\n");
+}
+
+TEST(Dce, LoopWithEffectAndWhileAreKept) {
+  const char* in = R"(field y : i32[]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*i32> $4 = global ptr [y], index [] activate=true
+    <i32> $5 = atomic add($4, $3)
+  }
+  <*i32> $6 = alloca
+  $7 : while true {
+    <i32> $8 = local load [$6]
+    $9 : while control $6, $8
+  }
+}
+)";
+  EXPECT_EQ(dce(in), in);
+}
+
+TEST(Dce, UnusedStackLoadsGoButPushesStay) {
+  EXPECT_EQ(dce(R"(kernel {
+  <f32> $0 = stack alloc (max_size=2)
+  <f32> $1 = const 1
+  <f32> $2 : stack push $0, val = $1
+  <f32> $3 = stack load top $0
+  <f32> $4 = stack load top adj $0
+  <f32> $5 = stack alloc (max_size=2)
+}
+)"),
+            R"(kernel {
+  <f32> $0 = stack alloc (max_size=2)
+  <f32> $1 = const 1
+  <f32> $2 : stack push $0, val = $1
+}
+)");
+}
+
+TEST(Dce, LinearOnALongChain) {
+  // 50k statements where each uses the previous: a quadratic rescan would take minutes.
+  std::string text = "field y : i32[]\nkernel {\n  <i32> $0 = const 1\n";
+  const int n = 50000;
+  for (int i = 1; i <= n; ++i) text += "  <i32> $" + std::to_string(i) + " = add $" + std::to_string(i - 1) + " $0\n";
+  text += "}\n";
+  auto k = test::parse(text);
+  auto r = passes::eliminate_dead_code(*k);
+  EXPECT_EQ(r.removed, n + 1);
+  EXPECT_EQ(k->count_statements(), 0u);
+}
+
+}  // namespace

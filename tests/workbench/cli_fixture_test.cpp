@@ -1,0 +1,123 @@
+// `passbench fixture check` and `fixture update` on the bundled fixtures and on temporary ones.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_helpers.h"
+
+namespace fs = std::filesystem;
+using pb::test::run_cli;
+using pb::test::slurp;
+using pb::test::source_path;
+
+namespace {
+
+// A scratch copy of one bundled fixture (and its kernel) that a test may edit.
+fs::path scratch_fixture(const std::string& dir, const std::string& name) {
+  fs::path tmp = fs::temp_directory_path() / ("pb_fixture_test_" + std::to_string(::getpid())) / name;
+  fs::create_directories(tmp);
+  for (const auto& e : fs::directory_iterator(source_path("fixtures/" + dir)))
+    if (e.path().filename().string().rfind(name, 0) == 0 || e.path().extension() == ".chi")
+      fs::copy_file(e.path(), tmp / e.path().filename(), fs::copy_options::overwrite_existing);
+  return tmp / (name + ".fixture.json");
+}
+
+nlohmann::json read_json(const fs::path& p) { return nlohmann::json::parse(slurp(p.string())); }
+void write_json(const fs::path& p, const nlohmann::json& j) { std::ofstream(p) << j.dump(2) << "\n"; }
+
+TEST(FixtureCheck, BundledFixturesPass) {
+  auto r = run_cli("fixture check " + source_path("fixtures"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find(" 0 failed"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("FAIL "), std::string::npos) << r.out;
+}
+
+TEST(FixtureCheck, AtLeastFifteenFixturesAreBundled) {
+  auto r = run_cli("fixture check " + source_path("fixtures"));
+  size_t count = 0;
+  for (size_t p = r.out.find("PASS "); p != std::string::npos; p = r.out.find("PASS ", p + 1)) ++count;
+  EXPECT_GE(count, 15u) << r.out;
+}
+
+TEST(FixtureCheck, WrongIrExpectationFailsWithADiff) {
+  auto fx = scratch_fixture("interp", "decay_loop_n10");
+  auto j = read_json(fx);
+  std::string ir = j["expect"]["ir"];
+  auto at = ir.find("const 0.95");
+  ASSERT_NE(at, std::string::npos);
+  ir.replace(at, 10, "const 0.96");
+  j["expect"]["ir"] = ir;
+  write_json(fx, j);
+  auto r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("FAIL "), std::string::npos);
+  EXPECT_NE(r.out.find("-  <f32> $3 = const 0.96"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("+  <f32> $3 = const 0.95"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 passed, 1 failed"), std::string::npos) << r.out;
+}
+
+TEST(FixtureCheck, WrongValueFailsNamingTheElement) {
+  auto fx = scratch_fixture("interp", "decay_loop_n10");
+  auto j = read_json(fx);
+  j["expect"]["values"]["fields"]["y"]["data"][0] = 0.7;
+  write_json(fx, j);
+  auto r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("y.data[0]: expected 0.7"), std::string::npos) << r.out;
+}
+
+TEST(FixtureCheck, ExpectedErrorThatDoesNotHappenFails) {
+  auto fx = scratch_fixture("interp", "decay_loop_n10");
+  auto j = read_json(fx);
+  j["expect"]["error"] = {{"stage", "run"}, {"contains", "overflow"}};
+  write_json(fx, j);
+  auto r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("but everything succeeded"), std::string::npos) << r.out;
+}
+
+TEST(FixtureCheck, WrongErrorSubstringFails) {
+  auto fx = scratch_fixture("errors", "adstack_overflow");
+  auto j = read_json(fx);
+  j["expect"]["error"]["contains"] = "max_size=5";
+  write_json(fx, j);
+  auto r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("max_size=4"), std::string::npos) << r.out;
+}
+
+TEST(FixtureUpdate, RewritesExpectationsSoCheckPasses) {
+  auto fx = scratch_fixture("interp", "decay_loop_n10");
+  auto j = read_json(fx);
+  j["expect"]["values"]["fields"]["y"]["data"][0] = 0.7;
+  j["expect"]["ir"] = "stale";
+  write_json(fx, j);
+  ASSERT_EQ(run_cli("fixture check " + fx.string()).exit_code, 1);
+  auto u = run_cli("fixture update " + fx.string());
+  EXPECT_EQ(u.exit_code, 0) << u.out;
+  EXPECT_NE(u.out.find("UPDATED"), std::string::npos) << u.out;
+  auto after = read_json(fx);
+  EXPECT_NE(after["expect"]["ir"], "stale");
+  EXPECT_NEAR(after["expect"]["values"]["fields"]["y"]["data"][0].get<double>(), 0.67898955, 1e-6);
+  EXPECT_EQ(after["expect"]["tolerance"], j["expect"]["tolerance"]);
+  EXPECT_EQ(run_cli("fixture check " + fx.string()).exit_code, 0);
+  auto again = run_cli("fixture update " + fx.string());
+  EXPECT_NE(again.out.find("unchanged"), std::string::npos) << again.out;
+}
+
+TEST(FixtureUpdate, KeepsAMatchingHandWrittenErrorSubstring) {
+  auto fx = scratch_fixture("errors", "adstack_overflow");
+  run_cli("fixture update " + fx.string());
+  EXPECT_EQ(read_json(fx)["expect"]["error"]["contains"], "max_size=4");
+}
+
+TEST(FixtureCheck, MissingFixturePathIsExit2) {
+  auto r = run_cli("fixture check /nonexistent.fixture.json");
+  EXPECT_NE(r.exit_code, 0);
+  auto empty = fs::temp_directory_path() / ("pb_empty_" + std::to_string(::getpid()));
+  fs::create_directories(empty);
+  EXPECT_EQ(run_cli("fixture check " + empty.string()).exit_code, 2);
+}
+
+}  // namespace

@@ -1,0 +1,128 @@
+// `passbench replay` and `passbench passes` as a user runs them.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_helpers.h"
+
+using pb::test::run_cli;
+using pb::test::slurp;
+using pb::test::write_temp;
+
+namespace {
+
+const char* kKernel = R"(field y : f32[]
+kernel {
+  <f32> $0 = const 2
+  <f32> $1 = const 3
+  <f32> $2 = mul $0 $1
+  <f32> $3 = sin $2
+  <f32> $4 = cos $2
+  <*f32> $5 = global ptr [y], index [] activate=true
+  $6 : global store [$5 <- $3]
+}
+)";
+
+std::string file() { return write_temp("replay.chi", kKernel); }
+
+TEST(CliReplay, PrintsTheResultingIr) {
+  auto r = run_cli("replay " + file() + " --passes=simplify,dce,renumber");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "field y : f32[]\nkernel {\n  <f32> $0 = const -0.2794155\n  <*f32> $1 = global ptr [y], index [] activate=true\n  $2 : global store [$1 <- $0]\n}\n");
+}
+
+TEST(CliReplay, PrintAfterAllAndPrintBefore) {
+  auto r = run_cli("replay " + file() + " --passes=simplify,dce --print-after-all --print-before=dce");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto a = r.err.find("# *** IR Dump After simplify ***");
+  auto b = r.err.find("# *** IR Dump Before dce ***");
+  auto c = r.err.find("# *** IR Dump After dce ***");
+  ASSERT_NE(a, std::string::npos) << r.err;
+  ASSERT_NE(b, std::string::npos) << r.err;
+  ASSERT_NE(c, std::string::npos) << r.err;
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+}
+
+TEST(CliReplay, PrintChangedSkipsPassesThatChangedNothing) {
+  auto r = run_cli("replay " + file() + " --passes=simplify,dce,dce --print-changed");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t dumps = 0;
+  for (size_t p = r.err.find("IR Dump After"); p != std::string::npos; p = r.err.find("IR Dump After", p + 1)) ++dumps;
+  EXPECT_EQ(dumps, 2u) << r.err;
+}
+
+TEST(CliReplay, PrintChangedDiffIsPlainWhenPiped) {
+  auto r = run_cli("replay " + file() + " --passes=simplify,dce --print-changed=diff");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("# *** IR Diff After simplify ***"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-  <f32> $2 = mul $0 $1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("@@"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\033["), std::string::npos) << "colour codes on a pipe";
+  auto colored = run_cli("replay " + file() + " --passes=simplify --print-changed=diff --color=always");
+  EXPECT_NE(colored.err.find("\033[31m-"), std::string::npos) << colored.err;
+}
+
+TEST(CliReplay, TimePassesAndStatsTables) {
+  auto r = run_cli("replay " + file() + " --passes=simplify,dce --time-passes --stats");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("pass execution timing"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stmts in"), std::string::npos);
+  EXPECT_NE(r.err.find("simplify.folded"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dce.removed"), std::string::npos) << r.err;
+}
+
+TEST(CliReplay, BisectLimitReportsWhatRan) {
+  auto r = run_cli("replay " + file() + " --passes=simplify,dce --bisect-limit=1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("BISECT: running pass (1) simplify"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("BISECT: NOT running pass (2) dce"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("cos"), std::string::npos) << "dce must not have run";
+}
+
+TEST(CliReplay, StopAfter) {
+  auto r = run_cli("replay " + file() + " --passes=simplify,dce --stop-after=simplify");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cos"), std::string::npos);
+}
+
+TEST(CliReplay, EmitJsonAndOutputFile) {
+  auto out = write_temp("out.json", "");
+  auto r = run_cli("replay " + file() + " --passes=dce --emit=json -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(nlohmann::json::parse(slurp(out))["format"], "passbench-ir");
+}
+
+TEST(CliReplay, RunAfterThePipeline) {
+  auto r = run_cli("replay " + file() + " --passes=simplify,dce --run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(nlohmann::json::parse(r.out)["fields"]["y"]["data"][0].get<double>(), -0.2794155, 1e-6);
+}
+
+TEST(CliReplay, BadPipelineIsAUsageErrorWithTheNearestName) {
+  auto r = run_cli("replay " + file() + " --passes=simplify,dcee");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown pass 'dcee' (did you mean 'dce'?)"), std::string::npos) << r.err;
+  r = run_cli("replay " + file());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--passes"), std::string::npos) << r.err;
+  r = run_cli("replay " + file() + " --passes=dce --print-after=dcee");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(CliReplay, ReplaysAFixtureWithItsPipeline) {
+  auto fx = write_temp("fx.fixture.json", nlohmann::json{{"kernel_text", kKernel}, {"pipeline", "simplify,dce"}}.dump());
+  auto r = run_cli("replay " + fx);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("cos"), std::string::npos) << r.out;
+}
+
+TEST(CliPasses, ListsPassesOptionsAndStatistics) {
+  auto r = run_cli("passes");
+  ASSERT_EQ(r.exit_code, 0);
+  for (const char* s : {"dce", "simplify", "renumber", "max_rounds (int, default 16)", "statistics: removed", "cleanup"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+}  // namespace

@@ -1,0 +1,179 @@
+// The CLI's exit codes and messages: 0 success, 1 check/verification/run failure, 2 usage or
+// bad input; never a crash.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_helpers.h"
+
+using pb::test::run_cli;
+using pb::test::source_path;
+using pb::test::write_temp;
+
+namespace {
+
+const char* kValid = R"(field x : f32[3] grad x_grad
+field y : f32[]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 3
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = global load $4
+    <f32> $6 = mul $5 $5
+    <*f32> $7 = global ptr [y], index [] activate=true
+    <f32> $8 = atomic add($7, $6)
+  }
+}
+)";
+
+TEST(CliPrint, CanonicalTextRoundTrips) {
+  auto r = run_cli("print " + write_temp("valid.chi", kValid));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kValid);
+}
+
+TEST(CliPrint, ReadsStdin) {
+  auto r = run_cli("print -", kValid);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kValid);
+}
+
+TEST(CliPrint, JsonAndBackGiveTheSameText) {
+  auto j = run_cli("print --emit=json " + write_temp("valid2.chi", kValid));
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["format"], "passbench-ir");
+  auto back = run_cli("print " + write_temp("valid2.json", j.out));
+  EXPECT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_EQ(back.out, kValid);
+}
+
+TEST(CliPrint, RenumberMakesIdsDense) {
+  auto r = run_cli("print --renumber -", "kernel {\n  <i32> $10 = const 1\n  <i32> $20 = add $10 $10\n}\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "kernel {\n  <i32> $0 = const 1\n  <i32> $1 = add $0 $0\n}\n");
+}
+
+TEST(CliVerify, ValidKernelPrintsOk) {
+  auto r = run_cli("verify " + write_temp("v.chi", kValid));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ok\n");
+}
+
+TEST(CliVerify, WrongTypesNameTheStatementAndExit1) {
+  auto r = run_cli("verify -", "kernel {\n  <f32> $0 = const 1\n  <i32> $1 = const 2\n  <f32> $2 = add $0 $1\n}\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("<f32> $2 = add $0 $1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("types differ"), std::string::npos) << r.err;
+}
+
+struct BadInput {
+  const char* name;
+  std::string text;
+  const char* message;  // substring of stderr
+};
+
+class CliBadInput : public testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, IsALocatedErrorWithExit2) {
+  const auto& p = GetParam();
+  std::string file = write_temp(std::string(p.name) + ".chi", p.text);
+  for (const char* cmd : {"print", "verify", "run"}) {
+    auto r = run_cli(std::string(cmd) + " " + file);
+    EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find(p.message), std::string::npos) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find(file + ":"), std::string::npos) << "no file:line:col in: " << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Inputs, CliBadInput,
+    testing::Values(BadInput{"empty", "", "empty input"}, BadInput{"blank", "\n  \n\t\n", "empty input"},
+                    BadInput{"garbage", std::string("\x7f" "ELF\x01\x02\x00\xff\xfe binary", 15), "expected `kernel {`"},
+                    BadInput{"truncated", "kernel {\n  <i32> $0 = const 0\n  $1 : if $0 {\n", "unexpected end of input"},
+                    BadInput{"unknown_stmt", "kernel {\n  <f32> $0 = frobnicate\n}\n", "unknown statement 'frobnicate'"},
+                    BadInput{"unsupported", "kernel {\n  $0 = offloaded range_for(0, 10)\n}\n", "unsupported statement 'offloaded' at line 2"},
+                    BadInput{"undefined_ref", "kernel {\n  <f32> $0 = neg $5\n}\n", "2:18: error: undefined statement $5"},
+                    BadInput{"bad_const", "kernel {\n  <i32> $0 = const 1.5\n}\n", "not a valid i32 constant"}),
+    [](const testing::TestParamInfo<BadInput>& p) { return std::string(p.param.name); });
+
+TEST(CliBadInput, MissingFileIsExit2) {
+  auto r = run_cli("print /nonexistent/kernel.chi");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot read '/nonexistent/kernel.chi'"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, MalformedJsonIsLocated) {
+  auto r = run_cli("print " + write_temp("bad.json", "{\n  \"format\": \"passbench-ir\",\n  \"fields\": [,]\n}\n"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.json:3:"), std::string::npos) << r.err;
+}
+
+TEST(CliUsage, UnknownSubcommandAndMissingArgsAreExit2) {
+  EXPECT_EQ(run_cli("frobnicate").exit_code, 2);
+  EXPECT_EQ(run_cli("print").exit_code, 2);
+  EXPECT_EQ(run_cli("print --emit=xml x.chi").exit_code, 2);
+  EXPECT_EQ(run_cli("").exit_code, 2);
+}
+
+TEST(CliUsage, HelpIsExit0AndListsSubcommands) {
+  auto r = run_cli("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* sub : {"print", "verify", "run", "fixture"}) EXPECT_NE(r.out.find(sub), std::string::npos) << sub;
+}
+
+TEST(CliRun, PrintsFieldsAsJson) {
+  auto in = write_temp("in.json", R"({"fields": {"x": {"data": [1, 2, 3]}}})");
+  auto r = run_cli("run " + write_temp("run.chi", kValid) + " --inputs " + in);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["fields"]["y"]["data"][0].get<double>(), 14.0);
+  EXPECT_EQ(j["fields"]["x"]["grad"].size(), 3u);
+}
+
+TEST(CliRun, SeedGradSetsEveryGradientElement) {
+  auto r = run_cli("run " + write_temp("seed.chi", kValid) + " --seed-grad x=2.5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const auto& g : j["fields"]["x"]["grad"]) EXPECT_EQ(g.get<double>(), 2.5);
+}
+
+TEST(CliRun, BadSeedGradIsUsageError) {
+  auto f = write_temp("seed2.chi", kValid);
+  auto r = run_cli("run " + f + " --seed-grad x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("FIELD=VALUE"), std::string::npos) << r.err;
+  r = run_cli("run " + f + " --seed-grad nope=1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no field named 'nope'"), std::string::npos) << r.err;
+  r = run_cli("run " + f + " --seed-grad y=1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("has no gradient field"), std::string::npos) << r.err;
+}
+
+TEST(CliRun, BadInputsFileIsExit2) {
+  auto f = write_temp("bi.chi", kValid);
+  auto r = run_cli("run " + f + " --inputs " + write_temp("bi.json", R"({"fields": {"x": {"data": [1, 2]}}})"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("x"), std::string::npos) << r.err;
+  r = run_cli("run " + f + " --inputs " + write_temp("bi2.json", "{\"fields\": "));
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(CliRun, StackOverflowIsARunTimeErrorWithExit1) {
+  auto r = run_cli("run " + source_path("fixtures/errors/adstack_overflow.chi"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("max_size=4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("overflow"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(CliRun, InvalidKernelIsRefusedBeforeRunning) {
+  auto r = run_cli("run " + source_path("fixtures/errors/not_dominating.chi"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("does not dominate"), std::string::npos) << r.err;
+}
+
+}  // namespace

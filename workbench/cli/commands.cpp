@@ -1,0 +1,105 @@
+#include "workbench/cli/commands.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "ir/diagnostic.h"
+#include "ir/json.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "workbench/workspace/fixture.h"
+#include "workbench/workspace/load.h"
+#include "workbench/workspace/run.h"
+
+namespace pb::cli {
+
+int cmd_print(const PrintArgs& a) {
+  auto k = workbench::load_kernel(a.file);
+  if (a.renumber) k->renumber();
+  if (a.emit == "json")
+    std::cout << ir::to_json(*k).dump(2) << "\n";
+  else
+    std::cout << ir::print_kernel(*k);
+  return 0;
+}
+
+namespace {
+// Prints verifier errors; returns true when there were none.
+bool report_verify(const ir::Kernel& k, const std::string& file) {
+  auto errors = ir::verify(k);
+  for (const auto& e : errors) std::cerr << fmt::format("{}: verifier error: {}\n", file, e.format());
+  if (!errors.empty())
+    std::cerr << fmt::format("{}: {} verifier error(s); the kernel is not valid CHI IR\n", file, errors.size());
+  return errors.empty();
+}
+}  // namespace
+
+int cmd_verify(const std::string& file) {
+  auto k = workbench::load_kernel(file);
+  if (!report_verify(*k, file)) return 1;
+  std::cout << "ok\n";
+  return 0;
+}
+
+int cmd_run(const RunArgs& a) {
+  auto k = workbench::load_kernel(a.file);
+  if (!report_verify(*k, a.file)) return 1;
+  workbench::RunRequest req;
+  if (!a.inputs.empty()) req.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
+  for (const auto& s : a.seed_grads) {
+    auto eq = s.find('=');
+    double v = 0;
+    bool ok = eq != std::string::npos && eq > 0;
+    if (ok) {
+      try {
+        size_t used = 0;
+        v = std::stod(s.substr(eq + 1), &used);
+        ok = used == s.size() - eq - 1;
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+    if (!ok) throw UserError(fmt::format("--seed-grad '{}' is not FIELD=VALUE", s), "for example --seed-grad y=1");
+    req.seed_grads.emplace_back(s.substr(0, eq), v);
+  }
+  req.options.shuffle = a.shuffle;
+  req.options.seed = a.seed;
+  req.options.f64 = a.f64;
+  workbench::RunOutput out;
+  try {
+    out = workbench::run_on_interpreter(*k, req);
+  } catch (const workbench::RunFailure& e) {
+    std::cerr << a.file << ": " << e.what() << "\n";
+    return 1;
+  }
+  std::cerr << out.printed;
+  std::cout << out.values.dump(2) << "\n";
+  return 0;
+}
+
+int cmd_fixture(bool update, const std::vector<std::string>& paths) {
+  auto files = workbench::expand_fixture_paths(paths);
+  if (files.empty()) throw UserError("no fixtures found", "pass fixture files or directories holding *.fixture.json");
+  int passed = 0, failed = 0, changed = 0;
+  for (const auto& f : files) {
+    auto o = update ? workbench::update_fixture(f) : workbench::check_fixture(f);
+    if (update) {
+      changed += o.changed;
+      std::cout << (o.passed ? (o.changed ? "UPDATED " : "unchanged ") : "ERROR ") << f << "\n";
+    } else {
+      std::cout << (o.passed ? "PASS " : "FAIL ") << f << "\n";
+    }
+    for (const auto& msg : o.failures) {
+      std::string indented = "    " + msg;
+      for (size_t p = indented.find('\n'); p != std::string::npos; p = indented.find('\n', p + 1)) indented.insert(p + 1, "    ");
+      std::cout << indented << "\n";
+    }
+    (o.passed ? passed : failed)++;
+  }
+  if (update) std::cout << fmt::format("fixtures: {} updated, {} unchanged, {} with errors\n", changed, passed - changed, failed);
+  std::cout << fmt::format("fixtures: {} passed, {} failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
+
+}  // namespace pb::cli

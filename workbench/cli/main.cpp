@@ -1,0 +1,100 @@
+// `passbench`: the command-line face of the workbench. Argument parsing and error reporting
+// only; the work happens in workbench/workspace.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "ir/assert.h"
+#include "ir/diagnostic.h"
+#include "workbench/cli/commands.h"
+#include "workbench/cli/replay_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"passbench: a pass workbench for the CHI IR of Taichi-family compilers"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "passbench 0.1.0");
+
+  pb::cli::PrintArgs print_args;
+  auto* print = app.add_subcommand("print", "Print a kernel in canonical text or JSON");
+  print->add_option("FILE", print_args.file, "kernel file (text or JSON; - for stdin)")->required();
+  print->add_option("--emit", print_args.emit, "output form")->check(CLI::IsMember({"text", "json"}));
+  print->add_flag("--renumber", print_args.renumber, "number statements densely ($0, $1, ...) in pre-order");
+
+  std::string verify_file;
+  auto* verify = app.add_subcommand("verify", "Check a kernel with the verifier; prints ok or the errors");
+  verify->add_option("FILE", verify_file, "kernel file (- for stdin)")->required();
+
+  pb::cli::RunArgs run_args;
+  auto* run = app.add_subcommand("run", "Run a kernel on the reference interpreter and print the fields as JSON");
+  run->add_option("FILE", run_args.file, "kernel file (- for stdin)")->required();
+  run->add_option("--inputs", run_args.inputs, "inputs JSON: {\"fields\": {NAME: {shape, data, grad}}, \"args\": [...]}");
+  run->add_option("--seed-grad", run_args.seed_grads, "FIELD=VALUE: set every element of FIELD's gradient before running");
+  run->add_flag("--shuffle", run_args.shuffle, "run the parallel loop's iterations in a shuffled order");
+  run->add_option("--seed", run_args.seed, "seed for --shuffle");
+  run->add_flag("--f64", run_args.f64, "compute every f32 value in f64 (for finite differences)");
+
+  pb::cli::ReplayArgs replay_args;
+  std::string print_changed;
+  bool no_verify_each = false;
+  auto* replay = app.add_subcommand("replay", "Run a kernel through a pipeline of passes and show what each pass did");
+  replay->add_option("FILE", replay_args.file, "kernel file, or a fixture/reproducer carrying a pipeline (- for stdin)")->required();
+  auto* passes_opt = replay->add_option("--passes", replay_args.passes, "pipeline, e.g. 'simplify,dce' or 'simplify{max_rounds=4},dce'");
+  replay->add_flag("--print-after-all", replay_args.print_after_all, "print the IR after every pass (stderr)");
+  replay->add_option("--print-after", replay_args.print_after, "print the IR after each run of PASS (repeatable)");
+  replay->add_option("--print-before", replay_args.print_before, "print the IR before each run of PASS (repeatable)");
+  auto* pc = replay->add_option("--print-changed", print_changed, "print the IR after passes that changed it; =diff for a unified diff")
+                 ->expected(0, 1)
+                 ->check(CLI::IsMember({"", "full", "diff"}));
+  replay->add_flag("--time-passes", replay_args.time_passes, "print a table of pass wall times and statement counts");
+  replay->add_flag("--stats", replay_args.stats, "print every pass's statistics");
+  replay->add_flag("--verify-each", replay_args.verify_each, "verify the IR after every pass (the default)");
+  replay->add_flag("--no-verify-each", no_verify_each, "do not verify after every pass");
+  replay->add_option("--emit", replay_args.emit, "form of the resulting IR")->check(CLI::IsMember({"text", "json"}));
+  replay->add_option("-o,--output", replay_args.output, "write the resulting IR here instead of stdout");
+  replay->add_option("--inputs", replay_args.inputs, "inputs JSON; with --run, run the result on the interpreter");
+  replay->add_flag("--run", replay_args.run, "run the resulting kernel on the interpreter and print the fields as JSON");
+  replay->add_option("--stop-after", replay_args.stop_after, "stop after the first run of PASS");
+  replay->add_option("--bisect-limit", replay_args.bisect_limit, "run only the first N pass executions (like opt-bisect-limit)");
+  replay->add_option("--reproducer-dir", replay_args.reproducer_dir, "where to write a reproducer when a pass fails (default: the temp folder)");
+  replay->add_option("--color", replay_args.color, "colour diffs")->check(CLI::IsMember({"auto", "always", "never"}));
+
+  auto* passes_cmd = app.add_subcommand("passes", "List every pass with its options and statistics");
+
+  std::vector<std::string> fixture_paths;
+  auto* fixture = app.add_subcommand("fixture", "Regression fixtures");
+  fixture->require_subcommand(1);
+  auto* check = fixture->add_subcommand("check", "Replay fixtures and compare with their expectations");
+  check->add_option("PATH", fixture_paths, "fixture files or directories")->required();
+  auto* update = fixture->add_subcommand("update", "Rewrite fixtures' expectations from the current output");
+  update->add_option("PATH", fixture_paths, "fixture files or directories")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*print) return pb::cli::cmd_print(print_args);
+    if (*verify) return pb::cli::cmd_verify(verify_file);
+    if (*run) return pb::cli::cmd_run(run_args);
+    if (*replay) {
+      replay_args.passes_given = passes_opt->count() > 0;
+      if (pc->count() > 0) replay_args.print_changed = print_changed.empty() ? "full" : print_changed;
+      if (no_verify_each) replay_args.verify_each = false;
+      return pb::cli::cmd_replay(replay_args);
+    }
+    if (*passes_cmd) return pb::cli::cmd_passes();
+    if (*check) return pb::cli::cmd_fixture(false, fixture_paths);
+    if (*update) return pb::cli::cmd_fixture(true, fixture_paths);
+  } catch (const pb::UserError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const pb::InternalError& e) {
+    std::cerr << "passbench: " << e.what() << "\nThis is a bug in passbench; please report it with the input.\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "passbench: unexpected error: " << e.what() << "\n";
+    return 1;
+  }
+  return 2;
+}

@@ -1,0 +1,32 @@
+// `passbench replay` and `passbench passes`: the pass workbench on the command line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pb::cli {
+
+struct ReplayArgs {
+  std::string file;
+  std::string passes;             // pipeline text; empty: the fixture's pipeline
+  bool passes_given = false;
+  bool print_after_all = false;
+  std::vector<std::string> print_after;
+  std::vector<std::string> print_before;
+  std::string print_changed;      // "", "full" or "diff"
+  bool time_passes = false;
+  bool stats = false;
+  bool verify_each = true;
+  std::string emit = "text";
+  std::string output;             // -o; empty: stdout
+  std::string inputs;
+  bool run = false;
+  std::string stop_after;
+  int64_t bisect_limit = -1;
+  std::string reproducer_dir;     // empty: the system temp folder
+  std::string color = "auto";     // auto|always|never
+};
+int cmd_replay(const ReplayArgs& a);
+int cmd_passes();
+
+}  // namespace pb::cli

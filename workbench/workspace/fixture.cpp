@@ -1,0 +1,310 @@
+#include "workbench/workspace/fixture.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <fstream>
+#include <optional>
+
+#include "ir/diagnostic.h"
+#include "ir/json.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "runtime/interp/interpreter.h"
+#include "runtime/interp/state.h"
+#include "workbench/workspace/fixture_compare.h"
+#include "workbench/workspace/load.h"
+#include "workbench/workspace/replay.h"
+#include "workbench/workspace/run.h"
+
+namespace fs = std::filesystem;
+using ordered_json = nlohmann::ordered_json;
+
+namespace pb::workbench {
+
+std::vector<std::string> expand_fixture_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    if (fs::is_directory(p)) {
+      std::vector<std::string> found;
+      for (const auto& e : fs::recursive_directory_iterator(p)) {
+        std::string name = e.path().filename().string();
+        if (e.is_regular_file() && name.size() > 13 && name.ends_with(".fixture.json")) found.push_back(e.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      out.insert(out.end(), found.begin(), found.end());
+    } else {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// What replaying a fixture produced, stage by stage.
+struct Replay {
+  std::string error_stage;  // "", "parse", "verify", "pass" or "run"
+  std::string error;        // the diagnostic's location and message (no file path)
+  std::string error_pass;   // the failing pass, for stage "pass"
+  std::map<std::string, std::string> ir_after;    // "simplify" (first run) or "simplify#2" -> text
+  std::map<std::string, passes::Statistics> stats;  // same keys
+  std::vector<std::string> differential_failures;
+  std::optional<std::string> ir;
+  std::vector<std::string> verify_errors;
+  std::optional<nlohmann::json> values;
+  std::optional<std::string> printed;
+  std::vector<std::string> roundtrip_failures;
+};
+
+std::string located_message(const UserError& e) {
+  const Diagnostic& d = e.diagnostic();
+  return d.line > 0 ? fmt::format("{}:{}: {}", d.line, d.column, d.message) : d.message;
+}
+
+void check_roundtrip(const ir::Kernel& k, const std::string& text, std::vector<std::string>& failures) {
+  auto reparsed = ir::parse_kernel(text, "<canonical>");
+  std::string again = ir::print_kernel(*reparsed);
+  if (again != text) failures.push_back("printing is not idempotent:\n" + unified_diff(text, again, "print", "print(parse(print))"));
+  auto from_json = ir::from_json(ir::to_json(k));
+  std::string via_json = ir::print_kernel(*from_json);
+  if (via_json != text) failures.push_back("JSON round trip changes the kernel:\n" + unified_diff(text, via_json, "print", "print(from_json(to_json))"));
+}
+
+Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
+  Replay r;
+  fs::path dir = fixture_path.parent_path();
+  std::unique_ptr<ir::Kernel> kernel;
+  try {
+    if (fx.contains("kernel_text")) {
+      kernel = parse_kernel_source(fx["kernel_text"].get<std::string>(), fixture_path.filename().string() + ":kernel_text");
+    } else {
+      auto rel = fx.at("kernel").get<std::string>();
+      kernel = parse_kernel_source(read_file((dir / rel).string()), rel);
+    }
+  } catch (const UserError& e) {
+    r.error_stage = "parse";
+    r.error = located_message(e);
+    return r;
+  }
+  check_roundtrip(*kernel, ir::print_kernel(*kernel), r.roundtrip_failures);
+  for (const auto& e : ir::verify(*kernel)) r.verify_errors.push_back(e.format());
+  if (!r.verify_errors.empty()) {
+    r.ir = ir::print_kernel(*kernel);
+    r.error_stage = "verify";
+    r.error = r.verify_errors.front();
+    return r;
+  }
+  std::string pipeline = fx.value("pipeline", "");
+  std::unique_ptr<ir::Kernel> original;
+  if (!pipeline.empty()) {
+    original = kernel->clone();
+    ReplayResult rr;
+    try {
+      rr = workbench::replay(std::move(kernel), pipeline, passes::RunOptions{});
+    } catch (const UserError& e) {
+      r.error_stage = "pipeline";
+      r.error = e.diagnostic().message;
+      return r;
+    }
+    kernel = std::move(rr.kernel);
+    std::map<std::string, int> seen;
+    for (const auto& rec : rr.run.records) {
+      if (!rec.ran) continue;
+      int n = ++seen[rec.pass];
+      std::string key = n == 1 ? rec.pass : fmt::format("{}#{}", rec.pass, n);
+      r.ir_after[key] = rec.after_text;
+      r.stats[key] = rec.stats;
+    }
+    if (rr.run.failed) {
+      const auto& rec = rr.run.records[rr.run.failed_index];
+      r.error_stage = "pass";
+      r.error_pass = rec.pass;
+      r.error = rec.failure;
+      r.ir = ir::print_kernel(*kernel);
+      return r;
+    }
+  }
+  r.ir = ir::print_kernel(*kernel);
+  if (!pipeline.empty()) check_roundtrip(*kernel, *r.ir, r.roundtrip_failures);
+  bool wants_run = fx.contains("inputs") || fx.contains("inputs_file") || fx.contains("run");
+  if (!wants_run) return r;
+  try {
+    RunRequest req;
+    if (fx.contains("inputs_file"))
+      req.inputs = parse_json_text(read_file((dir / fx["inputs_file"].get<std::string>()).string()), fx["inputs_file"].get<std::string>());
+    else if (fx.contains("inputs"))
+      req.inputs = nlohmann::json::parse(fx["inputs"].dump());
+    if (fx.contains("run")) {
+      const auto& run = fx["run"];
+      req.options.shuffle = run.value("shuffle", false);
+      req.options.seed = run.value("seed", uint64_t{0});
+      req.options.f64 = run.value("f64", false);
+      if (run.contains("seed_grad"))
+        for (const auto& [name, v] : run["seed_grad"].items()) req.seed_grads.emplace_back(name, v.get<double>());
+    }
+    auto out = run_on_interpreter(*kernel, req);
+    r.values = out.values;
+    r.printed = out.printed;
+    if (original) {
+      // The pipeline must not change behaviour: the same inputs give identical results.
+      auto before = run_on_interpreter(*original, req);
+      if (before.values != out.values)
+        r.differential_failures.push_back("the pipeline changed the kernel's results:\n" +
+                                          unified_diff(before.values.dump(1), out.values.dump(1), "before the pipeline", "after the pipeline"));
+      if (before.printed != out.printed)
+        r.differential_failures.push_back("the pipeline changed the printed output:\n" + unified_diff(before.printed, out.printed, "before", "after"));
+    }
+  } catch (const UserError& e) {
+    r.error_stage = "run";
+    r.error = located_message(e);
+  }
+  return r;
+}
+
+ordered_json read_fixture(const std::string& path) {
+  auto text = read_file(path);
+  auto j = parse_json_text(text, path);
+  if (!j.is_object() || (!j.contains("kernel") && !j.contains("kernel_text")))
+    throw UserError(fmt::format("{}: a fixture needs \"kernel\" (a path) or \"kernel_text\"", path), "see docs/fixtures.md");
+  return ordered_json::parse(text);
+}
+
+Tolerance tolerance_of(const ordered_json& expect) {
+  Tolerance t;
+  if (expect.contains("tolerance")) {
+    t.rel = expect["tolerance"].value("rel", t.rel);
+    t.abs = expect["tolerance"].value("abs", t.abs);
+  }
+  return t;
+}
+
+}  // namespace
+
+FixtureOutcome check_fixture(const std::string& path) {
+  FixtureOutcome o;
+  o.path = path;
+  ordered_json fx;
+  try {
+    fx = read_fixture(path);
+  } catch (const UserError& e) {
+    o.failures.push_back(e.what());
+    return o;
+  }
+  Replay r = replay(path, fx);
+  const ordered_json expect = fx.value("expect", ordered_json::object());
+  auto& f = o.failures;
+  f.insert(f.end(), r.roundtrip_failures.begin(), r.roundtrip_failures.end());
+  f.insert(f.end(), r.differential_failures.begin(), r.differential_failures.end());
+  if (expect.contains("ir_after")) {
+    for (const auto& [key, text] : expect["ir_after"].items()) {
+      auto it = r.ir_after.find(key);
+      if (it == r.ir_after.end())
+        f.push_back(fmt::format("ir_after: pass '{}' did not run", key));
+      else if (it->second != text.get<std::string>())
+        f.push_back(fmt::format("IR after {} differs:\n", key) + unified_diff(text.get<std::string>(), it->second));
+    }
+  }
+  if (expect.contains("stats")) {
+    for (const auto& [key, want] : expect["stats"].items()) {
+      auto it = r.stats.find(key);
+      if (it == r.stats.end()) {
+        f.push_back(fmt::format("stats: pass '{}' did not run", key));
+        continue;
+      }
+      for (const auto& [name, value] : want.items()) {
+        auto got = it->second.find(name);
+        if (got == it->second.end() || got->second != value.get<int64_t>())
+          f.push_back(fmt::format("stats: {}.{} expected {}, got {}", key, name, value.dump(),
+                                  got == it->second.end() ? std::string("nothing") : std::to_string(got->second)));
+      }
+    }
+  }
+  if (expect.contains("error")) {
+    auto stage = expect["error"].value("stage", "");
+    auto contains = expect["error"].value("contains", "");
+    if (r.error_stage.empty())
+      f.push_back(fmt::format("expected a {} error containing \"{}\", but everything succeeded", stage, contains));
+    else if (r.error_stage != stage || r.error.find(contains) == std::string::npos)
+      f.push_back(fmt::format("expected a {} error containing \"{}\", got a {} error:\n  {}", stage, contains, r.error_stage, r.error));
+    else if (expect["error"].contains("pass") && expect["error"]["pass"].get<std::string>() != r.error_pass)
+      f.push_back(fmt::format("expected pass '{}' to fail, but '{}' did", expect["error"]["pass"].get<std::string>(), r.error_pass));
+  } else if (!r.error_stage.empty()) {
+    f.push_back(fmt::format("unexpected {} error:\n  {}", r.error_stage, r.error));
+  }
+  if (expect.contains("ir") && r.ir) {
+    auto want = expect["ir"].get<std::string>();
+    if (want != *r.ir) f.push_back("canonical IR differs:\n" + unified_diff(want, *r.ir));
+  }
+  if (expect.contains("verify") && r.error_stage != "parse") {
+    nlohmann::json got = r.verify_errors.empty() ? nlohmann::json("ok") : nlohmann::json(r.verify_errors);
+    if (nlohmann::json::parse(expect["verify"].dump()) != got)
+      f.push_back(fmt::format("verifier result differs: expected {}, got {}", expect["verify"].dump(), got.dump()));
+  }
+  if (expect.contains("values")) {
+    if (!r.values)
+      f.push_back("expected values, but the kernel did not run");
+    else
+      compare_values(nlohmann::json::parse(expect["values"].dump()), *r.values, tolerance_of(expect), f);
+  }
+  if (expect.contains("printed") && r.printed && expect["printed"].get<std::string>() != *r.printed)
+    f.push_back("printed output differs:\n" + unified_diff(expect["printed"].get<std::string>(), *r.printed));
+  o.passed = f.empty();
+  return o;
+}
+
+FixtureOutcome update_fixture(const std::string& path) {
+  FixtureOutcome o;
+  o.path = path;
+  ordered_json fx;
+  try {
+    fx = read_fixture(path);
+  } catch (const UserError& e) {
+    o.failures.push_back(e.what());
+    return o;
+  }
+  Replay r = replay(path, fx);
+  ordered_json expect = fx.value("expect", ordered_json::object());
+  ordered_json fresh = ordered_json::object();
+  if (r.ir) fresh["ir"] = *r.ir;
+  if (expect.contains("ir_after")) {
+    ordered_json after = ordered_json::object();
+    for (const auto& [key, text] : expect["ir_after"].items())
+      if (auto it = r.ir_after.find(key); it != r.ir_after.end()) after[key] = it->second;
+    fresh["ir_after"] = after;
+  }
+  if (!r.stats.empty()) {
+    ordered_json stats = ordered_json::object();
+    for (const auto& [key, values] : r.stats) stats[key] = values;
+    fresh["stats"] = stats;
+  }
+  if (r.error_stage != "parse") fresh["verify"] = r.verify_errors.empty() ? ordered_json("ok") : ordered_json(r.verify_errors);
+  if (r.values) fresh["values"] = ordered_json::parse(r.values->dump());
+  if (r.printed && !r.printed->empty()) fresh["printed"] = *r.printed;
+  if (!r.error_stage.empty()) {
+    // Keep a hand-written substring while it still matches; otherwise pin the whole message.
+    std::string keep = expect.contains("error") ? expect["error"].value("contains", "") : "";
+    bool still = expect.contains("error") && expect["error"].value("stage", "") == r.error_stage && !keep.empty() &&
+                 r.error.find(keep) != std::string::npos;
+    std::string first_line = r.error.substr(0, r.error.find('\n'));
+    fresh["error"] = {{"stage", r.error_stage}, {"contains", still ? keep : first_line}};
+    if (!r.error_pass.empty()) fresh["error"]["pass"] = r.error_pass;
+  }
+  if (expect.contains("tolerance")) fresh["tolerance"] = expect["tolerance"];
+  o.changed = fresh != expect;
+  fx["expect"] = fresh;
+  if (o.changed) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << fx.dump(2) << "\n";
+    if (!out) o.failures.push_back("cannot write " + path);
+  }
+  o.failures.insert(o.failures.end(), r.roundtrip_failures.begin(), r.roundtrip_failures.end());
+  o.failures.insert(o.failures.end(), r.differential_failures.begin(), r.differential_failures.end());
+  o.passed = o.failures.empty();
+  return o;
+}
+
+}  // namespace pb::workbench

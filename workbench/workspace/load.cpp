@@ -1,0 +1,62 @@
+#include "workbench/workspace/load.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "ir/diagnostic.h"
+#include "ir/json.h"
+#include "ir/parser.h"
+
+namespace pb::workbench {
+
+std::string read_file(const std::string& path) {
+  std::ostringstream ss;
+  if (path == "-") {
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(fmt::format("cannot read '{}'", path), "check the path and permissions");
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& name) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // Convert the byte offset into line:col.
+    Diagnostic d;
+    d.file = name;
+    size_t off = e.byte > 0 ? e.byte - 1 : 0;
+    d.line = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < off && i < text.size(); ++i)
+      if (text[i] == '\n') {
+        ++d.line;
+        line_start = i + 1;
+      }
+    d.column = static_cast<int>(off - line_start) + 1;
+    std::string msg = e.what();
+    if (auto p = msg.find("syntax error"); p != std::string::npos) msg = msg.substr(p);
+    d.message = "invalid JSON: " + msg;
+    size_t end = text.find('\n', line_start);
+    d.source_line = text.substr(line_start, std::min<size_t>(end == std::string::npos ? text.size() - line_start : end - line_start, 200));
+    throw UserError(d);
+  }
+}
+
+std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const std::string& name) {
+  size_t first = source.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && source[first] == '{') return ir::from_json(parse_json_text(source, name));
+  return ir::parse_kernel(source, name);
+}
+
+std::unique_ptr<ir::Kernel> load_kernel(const std::string& path) {
+  return parse_kernel_source(read_file(path), path == "-" ? "<stdin>" : path);
+}
+
+}  // namespace pb::workbench

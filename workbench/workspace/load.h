@@ -1,0 +1,23 @@
+// Reading kernels from files: text (Quadrants dumps, passbench .chi) or JSON, detected from
+// the content. "-" reads standard input.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/kernel.h"
+
+namespace pb::workbench {
+
+// Reads a whole file ("-" = stdin). Throws UserError when it cannot be read.
+std::string read_file(const std::string& path);
+// Parses text or JSON (the first non-blank character '{' means JSON). `name` is used in
+// diagnostics (file:line:col).
+std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const std::string& name);
+std::unique_ptr<ir::Kernel> load_kernel(const std::string& path);
+// Parses JSON text, turning syntax errors into located UserErrors.
+nlohmann::json parse_json_text(const std::string& text, const std::string& name);
+
+}  // namespace pb::workbench

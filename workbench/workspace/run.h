@@ -1,0 +1,37 @@
+// Running a kernel on the reference interpreter from workspace-level inputs: the inputs JSON,
+// gradient seeds and run options, with results as the JSON both faces show.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "ir/kernel.h"
+#include "runtime/interp/interpreter.h"
+
+namespace pb::workbench {
+
+struct RunRequest {
+  nlohmann::json inputs = nlohmann::json::object();
+  std::vector<std::pair<std::string, double>> seed_grads;  // FIELD=VALUE: every element of FIELD's gradient
+  runtime::RunOptions options;
+};
+
+struct RunOutput {
+  nlohmann::json values;  // runtime::state_to_json
+  std::string printed;
+};
+
+// A run-time error of the kernel itself (stack overflow, assert, out-of-bounds index), as
+// opposed to bad inputs, which stay plain UserErrors.
+class RunFailure : public UserError {
+ public:
+  explicit RunFailure(const UserError& e) : UserError(e.diagnostic()) {}
+};
+
+// Throws UserError for bad inputs and RunFailure for run-time errors.
+RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req);
+
+}  // namespace pb::workbench
