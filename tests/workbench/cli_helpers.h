@@ -49,6 +49,17 @@ inline std::string write_temp(const std::string& name, const std::string& conten
   return p.string();
 }
 
+// Removes this process's scratch folders when the test binary exits.
+struct ScratchCleanup {
+  ~ScratchCleanup() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    for (const char* prefix : {"pb_cli_test_", "pb_cli_files_", "pb_fixture_test_", "pb_empty_"})
+      fs::remove_all(fs::temp_directory_path() / (prefix + std::to_string(::getpid())), ec);
+  }
+};
+inline ScratchCleanup scratch_cleanup;
+
 inline std::string source_path(const std::string& rel) { return std::string(PASSBENCH_SOURCE_DIR) + "/" + rel; }
 
 }  // namespace pb::test

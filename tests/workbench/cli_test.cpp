@@ -74,6 +74,8 @@ struct BadInput {
   const char* message;  // substring of stderr
 };
 
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.name; }
+
 class CliBadInput : public testing::TestWithParam<BadInput> {};
 
 TEST_P(CliBadInput, IsALocatedErrorWithExit2) {

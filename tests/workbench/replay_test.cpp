@@ -63,6 +63,7 @@ TEST(Reproducer, BrokenPassReplaysToTheSameFailure) {
   // The reproducer is also a fixture whose expected failure holds.
   auto outcome = workbench::check_fixture(path);
   EXPECT_TRUE(outcome.passed) << (outcome.failures.empty() ? "" : outcome.failures[0]);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
