@@ -62,6 +62,13 @@ void Stmt::set_operand(size_t i, Stmt* s) {
   link_use(i);
 }
 
+void Stmt::drop_operands() {
+  for (size_t i = 0; i < operands_.size(); ++i) {
+    unlink_use(i);
+    operands_[i] = nullptr;
+  }
+}
+
 void Stmt::replace_operand(Stmt* from, Stmt* to) {
   for (size_t i = 0; i < operands_.size(); ++i)
     if (operands_[i] == from) set_operand(i, to);

@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "ir/small_vector.h"
 #include "ir/stmt_kinds.h"
 #include "ir/type.h"
 
@@ -36,7 +37,7 @@ class Stmt {
 
   size_t num_operands() const { return operands_.size(); }
   Stmt* operand(size_t i) const { return operands_[i]; }
-  std::span<Stmt* const> operands() const { return operands_; }
+  std::span<Stmt* const> operands() const { return {operands_.data(), operands_.size()}; }
   void set_operand(size_t i, Stmt* s);
   // Replaces every occurrence of `from` among this statement's operands by `to`.
   void replace_operand(Stmt* from, Stmt* to);
@@ -47,12 +48,16 @@ class Stmt {
     Stmt* user;
     uint32_t slot;
   };
-  std::span<const Use> uses() const { return uses_; }
+  std::span<const Use> uses() const { return {uses_.data(), uses_.size()}; }
   size_t num_uses() const { return uses_.size(); }
   bool has_users() const { return !uses_.empty(); }
   // The users, one entry per use (a copy; prefer uses() in hot code).
   std::vector<Stmt*> users() const;
   void replace_all_uses_with(Stmt* replacement);
+
+  // Unlinks every operand (slots become null). For statements being discarded in bulk: their
+  // operands then no longer count them as users.
+  void drop_operands();
 
   // Nested blocks of container statements (if, for, while), in printing order; may hold nullptr
   // for an absent else branch.
@@ -76,9 +81,9 @@ class Stmt {
   Block* parent_ = nullptr;
   Stmt* prev_ = nullptr;
   Stmt* next_ = nullptr;
-  std::vector<Stmt*> operands_;
-  std::vector<uint32_t> use_pos_;  // per operand slot: index of its Use in operands_[slot]->uses_
-  std::vector<Use> uses_;
+  SmallVector<Stmt*, 3> operands_;
+  SmallVector<uint32_t, 3> use_pos_;  // per operand slot: index of its Use in operands_[slot]->uses_
+  SmallVector<Use, 2> uses_;
 };
 
 class Block {

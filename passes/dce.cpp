@@ -1,7 +1,6 @@
 #include "passes/dce.h"
 
 #include <unordered_map>
-#include <unordered_set>
 
 #include "ir/visitor.h"
 
@@ -42,23 +41,23 @@ bool is_removable_container(const Stmt& s) {
 
 bool is_store_to(const Stmt::Use& u) { return isa<LocalStoreStmt>(u.user) && u.slot == 0; }
 
+// Erased statements are detached and kept until the end (a detached statement has no parent),
+// so stale worklist entries stay safe to look at without a hash set of the dead.
 class Dce {
  public:
   explicit Dce(Kernel& k) : k_(k) {}
 
   DceResult run() {
-    // Every statement is a candidate once; erasures re-queue what they may have made dead.
-    auto all = collect_preorder(k_.root());
-    for (Stmt* s : all)
+    work_ = collect_preorder(k_.root());
+    for (Stmt* s : work_)
       if (isa<AllocaStmt>(s))
         for (const auto& u : s->uses())
           if (!is_store_to(u)) ++non_store_uses_[s];
-    for (auto it = all.rbegin(); it != all.rend(); ++it) work_.push_back(*it);
+    // Pop from the back: the last statements first, so chains die in one sweep.
     while (!work_.empty()) {
       Stmt* s = work_.back();
       work_.pop_back();
-      if (erased_.count(s)) continue;
-      visit_candidate(s);
+      if (s->parent()) visit_candidate(s);
     }
     return result_;
   }
@@ -70,7 +69,7 @@ class Dce {
       std::vector<Stmt*> stores;
       for (const auto& u : s->uses()) stores.push_back(u.user);
       for (Stmt* st : stores)
-        if (!erased_.count(st)) erase(st);
+        if (st->parent()) erase(st);
       ++result_.allocas_removed;
     }
     if (s->has_users()) return;
@@ -78,25 +77,23 @@ class Dce {
   }
 
   void erase(Stmt* s) {
-    std::vector<Stmt*> operands(s->operands().begin(), s->operands().end());
     Block* parent = s->parent();
-    // Uses of this statement's operands by it go away with it.
-    for (size_t i = 0; i < operands.size(); ++i) {
-      Stmt* op = operands[i];
-      if (op && isa<AllocaStmt>(op) && !(isa<LocalStoreStmt>(s) && i == 0)) --non_store_uses_[op];
+    for (size_t i = 0; i < s->num_operands(); ++i) {
+      Stmt* op = s->operand(i);
+      if (!op) continue;
+      if (isa<AllocaStmt>(op) && !(isa<LocalStoreStmt>(s) && i == 0)) --non_store_uses_[op];
+      work_.push_back(op);
     }
-    erased_.insert(s);
-    parent->erase(s);
+    s->drop_operands();
+    graveyard_.push_back(parent->detach(s));
     ++result_.removed;
-    for (Stmt* op : operands)
-      if (op && !erased_.count(op)) work_.push_back(op);
     if (parent->empty() && parent->owner()) work_.push_back(parent->owner());
   }
 
   Kernel& k_;
   DceResult result_;
   std::vector<Stmt*> work_;
-  std::unordered_set<const Stmt*> erased_;
+  std::vector<std::unique_ptr<Stmt>> graveyard_;
   std::unordered_map<const Stmt*, int64_t> non_store_uses_;
 };
 

@@ -1,13 +1,10 @@
 #include "passes/simplify.h"
 
-#include <cmath>
-#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ir/builder.h"
-#include "ir/eval.h"
 #include "ir/visitor.h"
+#include "passes/simplify_rules.h"
 
 namespace pb::passes {
 
@@ -15,190 +12,257 @@ using namespace ir;
 
 namespace {
 
-const ConstStmt* as_const(const Stmt* s) { return dyn_cast<ConstStmt>(s); }
+// The identity of a pure statement: kind, type, attributes, up to four operands.
+struct CseKey {
+  StmtKind kind{};
+  DataType type;
+  uint8_t num_operands = 0;
+  int64_t attr = 0;
+  uint64_t bits = 0;
+  const Stmt* operands[4] = {};
+  bool operator==(const CseKey& o) const {
+    if (kind != o.kind || !(type == o.type) || num_operands != o.num_operands || attr != o.attr || bits != o.bits) return false;
+    for (int i = 0; i < num_operands; ++i)
+      if (operands[i] != o.operands[i]) return false;
+    return true;
+  }
+};
 
-bool is_const_value(const Stmt* s, double v) {
-  const ConstStmt* c = as_const(s);
-  return c && c->value.as_f64() == v;
+struct CseKeyHash {
+  size_t operator()(const CseKey& k) const {
+    uint64_t h = static_cast<uint64_t>(k.kind) | static_cast<uint64_t>(k.type.scalar) << 8 | static_cast<uint64_t>(k.type.pointer) << 16;
+    auto mix = [&](uint64_t v) { h = (h ^ v) * 0x9e3779b97f4a7c15ull; h ^= h >> 29; };
+    mix(static_cast<uint64_t>(k.attr));
+    mix(k.bits);
+    for (int i = 0; i < k.num_operands; ++i) mix(reinterpret_cast<uintptr_t>(k.operands[i]));
+    return static_cast<size_t>(h);
+  }
+};
+
+std::optional<CseKey> key_of(const Stmt& s) {
+  if (s.num_operands() > 4) return std::nullopt;
+  CseKey key;
+  key.kind = s.kind();
+  key.type = s.type;
+  key.num_operands = static_cast<uint8_t>(s.num_operands());
+  for (size_t i = 0; i < s.num_operands(); ++i) key.operands[i] = s.operand(i);
+  switch (s.kind()) {
+    case StmtKind::Const:
+      key.bits = static_cast<const ConstStmt&>(s).value.bits();
+      return key;
+    case StmtKind::ArgLoad:
+      key.attr = static_cast<const ArgLoadStmt&>(s).arg_index;
+      return key;
+    case StmtKind::UnaryOp:
+      key.attr = static_cast<int64_t>(static_cast<const UnaryOpStmt&>(s).op);
+      return key;
+    case StmtKind::BinaryOp:
+      key.attr = static_cast<int64_t>(static_cast<const BinaryOpStmt&>(s).op);
+      return key;
+    case StmtKind::TernaryOp:
+      return key;
+    case StmtKind::GlobalPtr: {
+      const auto& g = static_cast<const GlobalPtrStmt&>(s);
+      key.attr = g.field;
+      key.bits = g.activate;
+      return key;
+    }
+    case StmtKind::ExternalPtr: {
+      const auto& e = static_cast<const ExternalPtrStmt&>(s);
+      if (!e.element_shape.empty()) return std::nullopt;
+      key.attr = e.is_grad;
+      key.bits = e.layout == "AOS";
+      return key;
+    }
+    case StmtKind::LoopIndex:
+      key.attr = static_cast<const LoopIndexStmt&>(s).axis;
+      return key;
+    default:
+      return std::nullopt;
+  }
 }
 
-// +0.0 or -0.0 exactly, by bits.
-bool is_float_zero(const Stmt* s, bool negative) {
-  const ConstStmt* c = as_const(s);
-  if (!c || !is_float(c->value.kind()) || c->value.as_f64() != 0.0) return false;
-  return std::signbit(c->value.as_f64()) == negative;
-}
+// Available expressions for CSE: a flat open-addressing table of (hash, statement, scope).
+// Entries of blocks that have ended stay in place but no longer match (their scope is dead), so
+// leaving a block costs nothing and lookups never allocate.
+class AvailableTable {
+ public:
+  AvailableTable() { slots_.resize(1024); }
 
-// Returns the statement `s` is equal to by an exact identity, or nullptr.
-Stmt* identity(Stmt* s) {
-  if (auto* u = dyn_cast<UnaryOpStmt>(s)) {
-    if (u->op == UnaryOp::cast_value && u->x()->type == u->type) return u->x();
-    if (u->op == UnaryOp::neg)
-      if (auto* inner = dyn_cast<UnaryOpStmt>(u->x()); inner && inner->op == UnaryOp::neg) return inner->x();
+  int open_scope() {
+    alive_.push_back(true);
+    return static_cast<int>(alive_.size()) - 1;
+  }
+  void close_scope(int scope) { alive_[static_cast<size_t>(scope)] = false; }
+
+  Stmt* find(const CseKey& key, size_t hash) const {
+    for (size_t i = hash & mask(); slots_[i].stmt; i = (i + 1) & mask()) {
+      const Slot& e = slots_[i];
+      if (e.hash == hash && alive_[e.scope] && key_of(*e.stmt) == key) return e.stmt;
+    }
     return nullptr;
   }
-  if (auto* t = dyn_cast<TernaryOpStmt>(s)) return t->a() == t->b() ? t->a() : nullptr;
-  auto* b = dyn_cast<BinaryOpStmt>(s);
-  if (!b) return nullptr;
-  Stmt* l = b->lhs();
-  Stmt* r = b->rhs();
-  bool integral = is_integral(b->type.scalar) && is_integral(l->type.scalar);
-  switch (b->op) {
-    case BinaryOp::mul:
-      if (is_const_value(r, 1)) return l;
-      if (is_const_value(l, 1)) return r;
-      return nullptr;
-    case BinaryOp::div:
-      return is_const_value(r, 1) ? l : nullptr;
-    case BinaryOp::add:
-      if (integral) return is_const_value(r, 0) ? l : (is_const_value(l, 0) ? r : nullptr);
-      if (is_float_zero(r, true)) return l;  // x + -0.0 == x for every x, -0.0 included
-      if (is_float_zero(l, true)) return r;
-      return nullptr;
-    case BinaryOp::sub:
-      if (integral) return is_const_value(r, 0) ? l : nullptr;
-      return is_float_zero(r, false) ? l : nullptr;  // x - +0.0 == x, -0.0 included
-    case BinaryOp::min:
-    case BinaryOp::max:
-      return l == r ? l : nullptr;
-    case BinaryOp::bit_and:
-    case BinaryOp::bit_or:
-      if (l == r) return l;
-      if (b->op == BinaryOp::bit_or && is_const_value(r, 0)) return l;
-      if (b->op == BinaryOp::bit_or && is_const_value(l, 0)) return r;
-      return nullptr;
-    case BinaryOp::bit_xor:
-      if (is_const_value(r, 0)) return l;
-      if (is_const_value(l, 0)) return r;
-      return nullptr;
-    case BinaryOp::bit_shl:
-    case BinaryOp::bit_shr:
-    case BinaryOp::bit_sar:
-      return is_const_value(r, 0) ? l : nullptr;
-    default:
-      return nullptr;
+
+  void insert(size_t hash, Stmt* s, int scope) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();
+    place(hash, s, static_cast<uint32_t>(scope));
   }
+
+ private:
+  struct Slot {
+    size_t hash = 0;
+    Stmt* stmt = nullptr;
+    uint32_t scope = 0;
+  };
+  size_t mask() const { return slots_.size() - 1; }
+  void place(size_t hash, Stmt* s, uint32_t scope) {
+    size_t i = hash & mask();
+    while (slots_[i].stmt && alive_[slots_[i].scope]) i = (i + 1) & mask();
+    if (!slots_[i].stmt) ++used_;
+    slots_[i] = {hash, s, scope};
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    used_ = 0;
+    for (const Slot& e : old)
+      if (e.stmt && alive_[e.scope]) place(e.hash, e.stmt, e.scope);
+  }
+
+  std::vector<Slot> slots_;
+  std::vector<bool> alive_;
+  size_t used_ = 0;
+};
+
+// Allocas a statement (or anything nested in it) may write.
+void collect_local_writes(const Stmt& s, std::unordered_set<const Stmt*>& out) {
+  if (const auto* st = dyn_cast<LocalStoreStmt>(&s)) out.insert(st->dest());
+  if (const auto* a = dyn_cast<AtomicOpStmt>(&s); a && isa<AllocaStmt>(a->dest())) out.insert(a->dest());
+  if (const auto* w = dyn_cast<WhileControlStmt>(&s)) out.insert(w->mask());
+  for (const Block* b : s.blocks())
+    if (b)
+      for (const Stmt* c : *b) collect_local_writes(*c, out);
 }
 
-// Integer identities that produce a new constant (x*0, x-x, x^x, x&0).
-std::optional<Value> constant_identity(const BinaryOpStmt& b) {
-  if (!is_integral(b.type.scalar) || !is_integral(b.lhs()->type.scalar)) return std::nullopt;
-  ScalarKind k = b.type.scalar;
-  switch (b.op) {
-    case BinaryOp::mul:
-      if (is_const_value(b.lhs(), 0) || is_const_value(b.rhs(), 0)) return Value::zero(k);
-      break;
-    case BinaryOp::sub:
-    case BinaryOp::bit_xor:
-      if (b.lhs() == b.rhs()) return Value::zero(k);
-      break;
-    case BinaryOp::bit_and:
-      if (is_const_value(b.lhs(), 0) || is_const_value(b.rhs(), 0)) return Value::zero(k);
-      break;
-    case BinaryOp::cmp_eq:
-    case BinaryOp::cmp_le:
-    case BinaryOp::cmp_ge:
-      if (b.lhs() == b.rhs()) return Value::from_int(k, 1);
-      break;
-    case BinaryOp::cmp_ne:
-    case BinaryOp::cmp_lt:
-    case BinaryOp::cmp_gt:
-      if (b.lhs() == b.rhs()) return Value::zero(k);
-      break;
-    default:
-      break;
-  }
-  return std::nullopt;
-}
+class Simplifier {
+ public:
+  Simplifier(Kernel& k, SimplifyResult& r) : k_(k), r_(r) {}
 
-std::optional<Value> fold(const Stmt& s) {
-  try {
-    if (const auto* u = dyn_cast<UnaryOpStmt>(&s)) {
-      const ConstStmt* x = as_const(u->x());
-      if (!x) return std::nullopt;
-      if (u->op == UnaryOp::cast_value) return x->value.cast_to(u->type.scalar);
-      if (u->op == UnaryOp::cast_bits) return x->value.bitcast_to(u->type.scalar);
-      return eval_unary(u->op, x->value, u->type.scalar);
+  // One round; returns whether anything changed.
+  bool round() {
+    int64_t before = r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded;
+    available_ = AvailableTable();
+    block(k_.root());
+    return r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded != before;
+  }
+
+ private:
+  // Replaces `s` by `by` everywhere and erases it.
+  static void replace(Stmt* s, Stmt* by) {
+    s->replace_all_uses_with(by);
+    s->parent()->erase(s);
+  }
+
+  // A constant equal to `v` visible at `at`: an existing one, or a new one inserted before it.
+  Stmt* constant_before(Stmt* at, const Value& v, int scope) {
+    CseKey key;
+    key.kind = StmtKind::Const;
+    key.type = DataType::of(v.kind());
+    key.bits = v.bits();
+    size_t h = CseKeyHash()(key);
+    if (Stmt* existing = available_.find(key, h)) return existing;
+    Stmt* raw = at->parent()->insert_before(at, k_.make<ConstStmt>(v));
+    available_.insert(h, raw, scope);
+    return raw;
+  }
+
+  void block(Block& b) {
+    int scope = available_.open_scope();  // what this block makes available ends with it
+    std::unordered_map<const Stmt*, Stmt*> known;  // alloca -> value it holds (nullptr: zero)
+    Stmt* s = b.front();
+    while (s) {
+      Stmt* next = s->next();
+      if (isa<UnaryOpStmt>(s) || isa<BinaryOpStmt>(s) || isa<TernaryOpStmt>(s)) {
+        if (auto* t = dyn_cast<TernaryOpStmt>(s); t && isa<ConstStmt>(t->cond())) {
+          replace(t, static_cast<ConstStmt*>(t->cond())->value.as_bool() ? t->a() : t->b());
+          ++r_.folded;
+          s = next;
+          continue;
+        }
+        if (auto v = simplify_rules::fold(*s)) {
+          replace(s, constant_before(s, *v, scope));
+          ++r_.folded;
+          s = next;
+          continue;
+        }
+        if (Stmt* same = simplify_rules::identity(s)) {
+          replace(s, same);
+          ++r_.identities;
+          s = next;
+          continue;
+        }
+      }
+      if (auto key = key_of(*s)) {
+        size_t h = CseKeyHash()(*key);
+        if (Stmt* existing = available_.find(*key, h)) {
+          replace(s, existing);
+          ++r_.cse;
+        } else {
+          available_.insert(h, s, scope);
+        }
+        s = next;
+        continue;
+      }
+      if (isa<AllocaStmt>(s)) {
+        known[s] = nullptr;
+      } else if (auto* st = dyn_cast<LocalStoreStmt>(s)) {
+        known[st->dest()] = st->val();
+      } else if (auto* ld = dyn_cast<LocalLoadStmt>(s)) {
+        if (auto it = known.find(ld->src()); it != known.end()) {
+          Stmt* v = it->second ? it->second : constant_before(ld, Value::zero(ld->type.scalar), scope);
+          replace(ld, v);
+          ++r_.loads_forwarded;
+        }
+      } else if (auto* i = dyn_cast<IfStmt>(s); i && isa<ConstStmt>(i->cond())) {
+        // Splice the taken branch in place of the if and continue the walk at its first statement.
+        Block* taken = static_cast<ConstStmt*>(i->cond())->value.as_bool() ? i->true_block.get() : i->false_block.get();
+        Stmt* first = nullptr;
+        if (taken)
+          while (!taken->empty()) {
+            Stmt* moved = b.insert_before(i, taken->detach(taken->front()));
+            if (!first) first = moved;
+          }
+        b.erase(i);
+        ++r_.branches_folded;
+        s = first ? first : next;
+        continue;
+      } else if (s->is_container() || isa<AtomicOpStmt>(s) || isa<WhileControlStmt>(s)) {
+        if (!known.empty()) {
+          std::unordered_set<const Stmt*> writes;
+          collect_local_writes(*s, writes);
+          for (const Stmt* a : writes) known.erase(a);
+        }
+        for (Block* child : s->blocks())
+          if (child) block(*child);
+      }
+      s = next;
     }
-    if (const auto* b = dyn_cast<BinaryOpStmt>(&s)) {
-      const ConstStmt* l = as_const(b->lhs());
-      const ConstStmt* r = as_const(b->rhs());
-      if (l && r) return eval_binary(b->op, l->value, r->value, b->type.scalar);
-      return constant_identity(*b);
-    }
-  } catch (const EvalError&) {
-    // Left for run time (integer division by zero, negative integer exponent).
+    available_.close_scope(scope);
   }
-  return std::nullopt;
-}
 
-void replace_with_constant(Kernel& k, Stmt* s, const Value& v) {
-  Builder b(k);
-  b.set_insertion_point_before(*s);
-  Stmt* c = b.constant(v);
-  s->replace_all_uses_with(c);
-  s->parent()->erase(s);
-}
+  Kernel& k_;
+  SimplifyResult& r_;
+  AvailableTable available_;
+};
 
 }  // namespace
 
-int64_t fold_constants_and_identities(Kernel& k, int64_t& identities) {
-  int64_t folded = 0;
-  for (Stmt* s : collect_preorder(k.root())) {
-    if (!isa<UnaryOpStmt>(s) && !isa<BinaryOpStmt>(s) && !isa<TernaryOpStmt>(s)) continue;
-    if (auto* t = dyn_cast<TernaryOpStmt>(s)) {
-      if (const ConstStmt* c = as_const(t->cond())) {
-        t->replace_all_uses_with(c->value.as_bool() ? t->a() : t->b());
-        t->parent()->erase(t);
-        ++folded;
-        continue;
-      }
-    }
-    if (auto v = fold(*s)) {
-      replace_with_constant(k, s, *v);
-      ++folded;
-    } else if (Stmt* same = identity(s)) {
-      s->replace_all_uses_with(same);
-      s->parent()->erase(s);
-      ++identities;
-    }
-  }
-  return folded;
-}
-
-int64_t fold_constant_branches(Kernel& k) {
-  int64_t n = 0;
-  // Reverse pre-order: an inner if is handled before the outer one that may discard it.
-  auto all = collect_preorder(k.root());
-  for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    auto* i = dyn_cast<IfStmt>(*it);
-    if (!i) continue;
-    const ConstStmt* c = as_const(i->cond());
-    if (!c) continue;
-    Block* taken = c->value.as_bool() ? i->true_block.get() : i->false_block.get();
-    if (taken)
-      while (!taken->empty()) i->parent()->insert_before(i, taken->detach(taken->front()));
-    i->parent()->erase(i);
-    ++n;
-  }
-  return n;
-}
-
 SimplifyResult simplify(Kernel& k, int64_t max_rounds) {
   SimplifyResult r;
+  Simplifier s(k, r);
   while (r.rounds < max_rounds) {
     ++r.rounds;
-    int64_t identities = 0;
-    int64_t folded = fold_constants_and_identities(k, identities);
-    int64_t branches = fold_constant_branches(k);
-    int64_t forwarded = forward_local_stores(k);
-    int64_t cse = eliminate_common_subexpressions(k);
-    r.folded += folded;
-    r.identities += identities;
-    r.branches_folded += branches;
-    r.loads_forwarded += forwarded;
-    r.cse += cse;
-    if (folded + identities + branches + forwarded + cse == 0) break;
+    if (!s.round()) break;
   }
   return r;
 }

@@ -11,6 +11,8 @@
 // - `if` with a constant condition is replaced by the taken branch; select likewise.
 // - Store-to-load forwarding for locals within a block (a load after a store, or right after the
 //   alloca, which reads zero).
+// One round is a single pre-order walk that applies all of these (a statement's operands are
+// final when it is visited); rounds repeat until one changes nothing.
 // Pre: a verified kernel. Post: verified, same behaviour; dead statements are left for dce.
 #pragma once
 
@@ -29,12 +31,6 @@ struct SimplifyResult {
 };
 
 SimplifyResult simplify(ir::Kernel& k, int64_t max_rounds = 16);
-
-// Stages, exposed for tests and for passes that want only one of them. Each returns the count.
-int64_t fold_constants_and_identities(ir::Kernel& k, int64_t& identities);
-int64_t fold_constant_branches(ir::Kernel& k);
-int64_t forward_local_stores(ir::Kernel& k);
-int64_t eliminate_common_subexpressions(ir::Kernel& k);
 
 class SimplifyPass final : public Pass {
  public:
