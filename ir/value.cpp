@@ -242,9 +242,26 @@ bool Value::is_one() const {
 }
 
 namespace {
+// NaNs keep their sign and payload: the default quiet NaN is "nan" ("-nan" with the sign bit),
+// any other NaN is written by its bits, "nan:0x7f800001".
+template <class F, class Bits>
+std::string nan_text(F v) {
+  Bits bits = std::bit_cast<Bits>(v);
+  Bits quiet = std::bit_cast<Bits>(std::numeric_limits<F>::quiet_NaN());
+  Bits sign = Bits{1} << (sizeof(Bits) * 8 - 1);
+  if (bits == quiet) return "nan";
+  if (bits == (quiet | sign)) return "-nan";
+  return fmt::format("nan:0x{:0{}x}", bits, sizeof(Bits) * 2);
+}
+
 template <class F>
 std::string float_text(F v) {
-  if (std::isnan(v)) return "nan";
+  if (std::isnan(v)) {
+    if constexpr (sizeof(F) == 4)
+      return nan_text<F, uint32_t>(v);
+    else
+      return nan_text<F, uint64_t>(v);
+  }
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   return fmt::format("{}", v);  // shortest round-trip, as the reference printer writes it
 }
@@ -281,6 +298,16 @@ std::optional<Value> Value::parse(ScalarKind k, std::string_view text) {
   }
   const char* first = text.data();
   const char* last = text.data() + text.size();
+  if (is_float(k) && text.rfind("nan:0x", 0) == 0) {
+    uint64_t bits = 0;
+    auto [p, ec] = std::from_chars(text.data() + 6, text.data() + text.size(), bits, 16);
+    if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
+    Value raw = k == ScalarKind::f32 ? make_u32(static_cast<uint32_t>(bits)) : make_u64(bits);
+    if (k == ScalarKind::f32 && bits > 0xffffffffu) return std::nullopt;
+    Value v = raw.bitcast_to(k);
+    if (!std::isnan(v.as_f64())) return std::nullopt;
+    return v;
+  }
   if (is_float(k)) {
     std::string_view t = text;
     bool neg = false;

@@ -3,6 +3,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <fmt/format.h>
+
+#include "ir/diagnostic.h"
 #include "ir/visitor.h"
 #include "passes/simplify_rules.h"
 
@@ -277,7 +280,9 @@ PassInfo SimplifyPass::info() {
 }
 
 PassResult SimplifyPass::run(Kernel& k, const PassOptions& options) {
-  SimplifyResult r = simplify(k, options.get_int("max_rounds"));
+  int64_t rounds = options.get_int("max_rounds");
+  if (rounds < 1) throw UserError(fmt::format("simplify{{max_rounds={}}}: max_rounds must be at least 1", rounds), "use simplify{max_rounds=1} or more");
+  SimplifyResult r = simplify(k, rounds);
   return {r.changed(),
           {{"folded", r.folded},
            {"identities", r.identities},

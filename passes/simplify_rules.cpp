@@ -79,8 +79,14 @@ Stmt* identity(Stmt* s) {
 namespace {
 // Integer identities that produce a new constant (x*0, x-x, x^x, x&0).
 std::optional<Value> constant_identity(const BinaryOpStmt& b) {
-  if (!is_integral(b.type.scalar) || !is_integral(b.lhs()->type.scalar)) return std::nullopt;
   ScalarKind k = b.type.scalar;
+  if (is_float(b.lhs()->type.scalar)) {
+    // Ordered comparisons: x != x, x < x and x > x are false for every x, NaN included.
+    bool never = b.op == BinaryOp::cmp_ne || b.op == BinaryOp::cmp_lt || b.op == BinaryOp::cmp_gt;
+    if (never && b.lhs() == b.rhs()) return Value::zero(k);
+    return std::nullopt;
+  }
+  if (!is_integral(k) || !is_integral(b.lhs()->type.scalar)) return std::nullopt;
   switch (b.op) {
     case BinaryOp::mul:
       if (is_const_value(b.lhs(), 0) || is_const_value(b.rhs(), 0)) return Value::zero(k);

@@ -23,6 +23,8 @@ case "$mode" in
     "$pb" verify "$dump"
     echo "== passbench run $(basename "$dump") --inputs $(basename "$inputs")"
     "$pb" run "$dump" --inputs "$inputs"
+    echo "== passbench replay $(basename "$dump") --passes=simplify,dce,renumber --time-passes --stats"
+    "$pb" replay "$dump" --passes=simplify,dce,renumber --time-passes --stats
     ;;
   test)
     cd "$build"

@@ -287,7 +287,9 @@ class Interpreter {
       set(op, x.cast_to(op.kind));
     } else if (s.op == ir::UnaryOp::cast_bits) {
       // Bit casts see the declared widths, also when f32 is computed as f64.
-      Value bits = s.x()->type.scalar == ScalarKind::f32 ? Value::make_f32(static_cast<float>(x.as_f64())) : x;
+      // Narrow only a widened (f64-mode) value: a float conversion would quiet a signalling NaN.
+      bool widened = s.x()->type.scalar == ScalarKind::f32 && x.kind() != ScalarKind::f32;
+      Value bits = widened ? Value::make_f32(static_cast<float>(x.as_f64())) : x;
       Value r = bits.bitcast_to(s.type.scalar);
       set(op, r.cast_to(op.kind));
     } else {

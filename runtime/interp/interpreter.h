@@ -11,6 +11,11 @@
 // computed as f64, for finite-difference checks. f32 buffers are widened on entry and stay f64
 // afterwards (their dtype says so) so results keep double precision; a later run without `f64`
 // narrows them back to f32.
+//
+// With `trace_decisions`, the run also hashes every branch decision it takes (comparison
+// results, select and if conditions, min/max sides, abs/sgn signs, floor/ceil/round and
+// float-to-int results, float floordiv/mod quotients, loop trip counts): runs with equal
+// hashes took the same path through every kink, which is what finite differences need.
 #pragma once
 
 #include <cstdint>
@@ -26,10 +31,13 @@ struct RunOptions {
   uint64_t seed = 0;       // the permutation's seed
   bool f64 = false;        // compute f32 as f64
   uint64_t max_steps = 0;  // executed statements before giving up (0: no limit); guards `while true`
+  bool trace_decisions = false;  // fill RunResult::decision_hash
 };
 
 struct RunResult {
-  std::string printed;  // the text of print statements, in execution order
+  std::string printed;        // the text of print statements, in execution order
+  uint64_t decision_hash = 0;  // with trace_decisions: hash of the decisions, in execution order
+  uint64_t decisions = 0;      // with trace_decisions: how many were taken
 };
 
 // Verifies `k` (a kernel that does not verify is a UserError) and runs it against `state`.

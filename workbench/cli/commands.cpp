@@ -81,11 +81,12 @@ int cmd_run(const RunArgs& a) {
 int cmd_fixture(bool update, const std::vector<std::string>& paths) {
   auto files = workbench::expand_fixture_paths(paths);
   if (files.empty()) throw UserError("no fixtures found", "pass fixture files or directories holding *.fixture.json");
-  int passed = 0, failed = 0, changed = 0;
+  int passed = 0, failed = 0, changed = 0, unchanged = 0;
   for (const auto& f : files) {
     auto o = update ? workbench::update_fixture(f) : workbench::check_fixture(f);
     if (update) {
       changed += o.changed;
+      unchanged += o.passed && !o.changed;
       std::cout << (o.passed ? (o.changed ? "UPDATED " : "unchanged ") : "ERROR ") << f << "\n";
     } else {
       std::cout << (o.passed ? "PASS " : "FAIL ") << f << "\n";
@@ -97,7 +98,7 @@ int cmd_fixture(bool update, const std::vector<std::string>& paths) {
     }
     (o.passed ? passed : failed)++;
   }
-  if (update) std::cout << fmt::format("fixtures: {} updated, {} unchanged, {} with errors\n", changed, passed - changed, failed);
+  if (update) std::cout << fmt::format("fixtures: {} updated, {} unchanged, {} with errors\n", changed, unchanged, failed);
   std::cout << fmt::format("fixtures: {} passed, {} failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -74,6 +74,36 @@ void check_roundtrip(const ir::Kernel& k, const std::string& text, std::vector<s
   if (via_json != text) failures.push_back("JSON round trip changes the kernel:\n" + unified_diff(text, via_json, "print", "print(from_json(to_json))"));
 }
 
+// A pipeline must not change what the kernel computes: the same inputs give bit-identical
+// results before and after it. It may remove a run-time failure (dead code that would have
+// divided by zero), but never introduce one. f32 runs without --f64 here: folding is exact f32
+// arithmetic, which widened f64 execution would not reproduce.
+void differential_check(const ir::Kernel& before_k, const ir::Kernel& after_k, RunRequest req, Replay& r) {
+  req.options.f64 = false;
+  std::optional<RunOutput> before, after;
+  std::string before_error, after_error;
+  try {
+    before = run_on_interpreter(before_k, req);
+  } catch (const UserError& e) {
+    before_error = located_message(e);
+  }
+  try {
+    after = run_on_interpreter(after_k, req);
+  } catch (const UserError& e) {
+    after_error = located_message(e);
+  }
+  if (before && !after) {
+    r.differential_failures.push_back("the pipeline introduced a run-time error:\n  " + after_error);
+    return;
+  }
+  if (!before || !after) return;
+  if (before->values.dump() != after->values.dump())
+    r.differential_failures.push_back("the pipeline changed the kernel's results:\n" +
+                                      unified_diff(before->values.dump(1), after->values.dump(1), "before the pipeline", "after the pipeline"));
+  if (before->printed != after->printed)
+    r.differential_failures.push_back("the pipeline changed the printed output:\n" + unified_diff(before->printed, after->printed, "before", "after"));
+}
+
 Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
   Replay r;
   fs::path dir = fixture_path.parent_path();
@@ -132,8 +162,8 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
   if (!pipeline.empty()) check_roundtrip(*kernel, *r.ir, r.roundtrip_failures);
   bool wants_run = fx.contains("inputs") || fx.contains("inputs_file") || fx.contains("run");
   if (!wants_run) return r;
+  RunRequest req;
   try {
-    RunRequest req;
     if (fx.contains("inputs_file"))
       req.inputs = parse_json_text(read_file((dir / fx["inputs_file"].get<std::string>()).string()), fx["inputs_file"].get<std::string>());
     else if (fx.contains("inputs"))
@@ -149,19 +179,11 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
     auto out = run_on_interpreter(*kernel, req);
     r.values = out.values;
     r.printed = out.printed;
-    if (original) {
-      // The pipeline must not change behaviour: the same inputs give identical results.
-      auto before = run_on_interpreter(*original, req);
-      if (before.values != out.values)
-        r.differential_failures.push_back("the pipeline changed the kernel's results:\n" +
-                                          unified_diff(before.values.dump(1), out.values.dump(1), "before the pipeline", "after the pipeline"));
-      if (before.printed != out.printed)
-        r.differential_failures.push_back("the pipeline changed the printed output:\n" + unified_diff(before.printed, out.printed, "before", "after"));
-    }
   } catch (const UserError& e) {
     r.error_stage = "run";
     r.error = located_message(e);
   }
+  if (original) differential_check(*original, *kernel, req, r);
   return r;
 }
 

@@ -76,8 +76,9 @@ void compare_array(const std::string& what, const nlohmann::json& e, const nlohm
       failures.push_back(fmt::format("{}[{}]: not a number", what, i));
       return;
     }
+    bool integers = ev[i].is_number_integer() && av[i].is_number_integer();
     double x = as_number(ev[i]), y = as_number(av[i]);
-    if (close(x, y, tol)) continue;
+    if (integers ? ev[i] == av[i] : close(x, y, tol)) continue;  // integers compare exactly
     ++bad;
     if (shown++ < 5)
       failures.push_back(fmt::format("{}[{}]: expected {}, got {} (|diff| {:.3g}, tolerance abs {} rel {})", what, i, ev[i].dump(),
