@@ -12,6 +12,7 @@
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "ir/eval.h"
+#include "runtime/interp/decision_trace.h"
 #include "runtime/interp/interp_ops.h"
 #include "runtime/interp/program.h"
 
@@ -31,7 +32,8 @@ struct Stack {
 
 class Interpreter {
  public:
-  Interpreter(const ir::Kernel& k, State& st, const RunOptions& o) : k_(k), st_(st), opt_(o) {}
+  Interpreter(const ir::Kernel& k, State& st, const RunOptions& o)
+      : k_(k), st_(st), opt_(o), trace_(o.trace_decisions) {}
 
   RunResult run() {
     check_verifies();
@@ -45,6 +47,8 @@ class Interpreter {
     rng_.seed(opt_.seed);
     Flow f = exec_block(0);
     PB_ASSERT(f == Flow::next, "continue or while control escaped to the kernel root");
+    result_.decision_hash = trace_.hash();
+    result_.decisions = trace_.count();
     return std::move(result_);
   }
 
@@ -268,6 +272,7 @@ class Interpreter {
     Value* cell = ptr(op, 0);
     Value old = *cell;
     *cell = evaluate(op, [&] { return ir::eval_atomic(s.op, old, in(op, 1)); });
+    trace_.atomic(op.slot, s.op, old, in(op, 1));
     set(op, old);
     return Flow::next;
   }
@@ -285,6 +290,7 @@ class Interpreter {
     const Value& x = in(op, 0);
     if (s.op == ir::UnaryOp::cast_value) {
       set(op, x.cast_to(op.kind));
+      trace_.unary(op.slot, s.op, x, values_[op.slot]);
     } else if (s.op == ir::UnaryOp::cast_bits) {
       // Bit casts see the declared widths, also when f32 is computed as f64.
       // Narrow only a widened (f64-mode) value: a float conversion would quiet a signalling NaN.
@@ -294,24 +300,29 @@ class Interpreter {
       set(op, r.cast_to(op.kind));
     } else {
       set(op, evaluate(op, [&] { return ir::eval_unary(s.op, x, op.kind); }));
+      trace_.unary(op.slot, s.op, x, values_[op.slot]);
     }
     return Flow::next;
   }
   Flow exec(const ir::BinaryOpStmt& s, const Op& op) {
     set(op, evaluate(op, [&] { return ir::eval_binary(s.op, in(op, 0), in(op, 1), op.kind); }));
+    trace_.binary(op.slot, s.op, in(op, 0), in(op, 1), values_[op.slot]);
     return Flow::next;
   }
   Flow exec(const ir::TernaryOpStmt&, const Op& op) {
+    trace_.condition(op.slot, in(op, 0));
     set(op, in(op, 0).is_zero() ? in(op, 2) : in(op, 1));
     return Flow::next;
   }
   Flow exec(const ir::IfStmt&, const Op& op) {
+    trace_.condition(op.slot, in(op, 0));
     if (!in(op, 0).is_zero()) return exec_block(op.body);
     return op.else_body >= 0 ? exec_block(op.else_body) : Flow::next;
   }
   Flow exec(const ir::RangeForStmt& s, const Op& op) {
     int64_t begin = in(op, 0).as_i64(), end = in(op, 1).as_i64();
     int64_t count = end > begin ? end - begin : 0;
+    trace_.record(op.slot, static_cast<uint64_t>(count));
     int64_t& index = coords_[static_cast<size_t>(op.aux)];
     return loop(op, count, s.parent() == &k_.root(), [&](int64_t t) { index = s.reversed ? end - 1 - t : begin + t; });
   }
@@ -329,8 +340,10 @@ class Interpreter {
     return Flow::next;
   }
   Flow exec(const ir::WhileStmt&, const Op& op) {
-    do tick(op);
+    uint64_t trips = 0;
+    do tick(op), ++trips;
     while (exec_block(op.body) != Flow::exit_while);
+    trace_.record(op.slot, trips);
     return Flow::next;
   }
   Flow exec(const ir::WhileControlStmt&, const Op& op) {
@@ -424,6 +437,7 @@ class Interpreter {
   const ir::Kernel& k_;
   State& st_;
   RunOptions opt_;
+  detail::DecisionTrace trace_;
   detail::Program prog_;
   std::vector<Buffer*> field_bufs_;  // by field id; null when the state has no buffer
   std::vector<Value> values_;        // by slot; an alloca's slot holds its variable
