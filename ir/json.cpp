@@ -74,7 +74,10 @@ struct Writer {
   }
   void attributes(const LoopIndexStmt& s, json& j) const { j["axis"] = s.axis; }
   void attributes(const WhileStmt& s, json& j) const { j["body"] = block(*s.body); }
-  void attributes(const AdStackAllocaStmt& s, json& j) const { j["max_size"] = s.max_size; }
+  void attributes(const AdStackAllocaStmt& s, json& j) const {
+    j["max_size"] = s.max_size;
+    if (s.size) j["size"] = to_string(*s.size);
+  }
   void attributes(const PrintStmt& s, json& j) const {
     json items = json::array();
     for (const auto& it : s.items) {
@@ -234,7 +237,15 @@ struct Reader {
     } else if (kind == "continue") {
       s = std::make_unique<ContinueStmt>();
     } else if (kind == "stack_alloc") {
-      s = std::make_unique<AdStackAllocaStmt>(type.scalar, get<int64_t>(j, "max_size", path));
+      auto a = std::make_unique<AdStackAllocaStmt>(type.scalar, get<int64_t>(j, "max_size", path));
+      if (j.contains("size")) {
+        try {
+          a->size = parse_size_expr(get<std::string>(j, "size", path));
+        } catch (const UserError& e) {
+          bad(path + ".size", e.diagnostic().message);
+        }
+      }
+      s = std::move(a);
     } else if (kind == "stack_push") {
       need(2);
       s = std::make_unique<AdStackPushStmt>(ops[0], ops[1]);

@@ -299,8 +299,13 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
       cur_.expect("(");
       cur_.expect("max_size=");
       int64_t n = cur_.read_int();
-      cur_.expect(")");
-      return std::make_unique<AdStackAllocaStmt>(hint.scalar, n);
+      auto s = std::make_unique<AdStackAllocaStmt>(hint.scalar, n);
+      if (cur_.try_consume(",")) {  // `(max_size=0, size=2 + n[])`
+        cur_.expect("size=", "after ',' in a stack alloc");
+        s->size = parse_size_expr(cur_);
+      }
+      cur_.expect(")", "to close the stack alloc's attributes");
+      return s;
     }
     if (cur_.try_keyword("load")) {
       cur_.expect("top");

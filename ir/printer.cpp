@@ -101,7 +101,10 @@ struct LineBody {
     return fmt::format(" : while control {}, {}", name(s.mask()), name(s.cond()));
   }
   std::string operator()(const ContinueStmt&) const { return " continue"; }
-  std::string operator()(const AdStackAllocaStmt& s) const { return fmt::format(" = stack alloc (max_size={})", s.max_size); }
+  std::string operator()(const AdStackAllocaStmt& s) const {
+    if (s.size) return fmt::format(" = stack alloc (max_size={}, size={})", s.max_size, to_string(*s.size));
+    return fmt::format(" = stack alloc (max_size={})", s.max_size);
+  }
   std::string operator()(const AdStackPushStmt& s) const {
     return fmt::format(" : stack push {}, val = {}", name(s.stack()), name(s.val()));
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/ops.h"
+#include "ir/size_expr.h"
 #include "ir/stmt.h"
 #include "ir/value.h"
 
@@ -238,11 +239,14 @@ class ContinueStmt : public StmtOf<ContinueStmt, StmtKind::Continue> {
 };
 
 // A per-thread autodiff stack of (primal, adjoint) entries. max_size 0 means "adaptive": to be
-// sized by determine_ad_stack_size. The statement's type is the element type.
+// sized by determine_ad_stack_size, which sets either max_size or (with max_size 0) `size`, a
+// capacity evaluated when the alloc executes. The statement's type is the element type.
 class AdStackAllocaStmt : public StmtOf<AdStackAllocaStmt, StmtKind::AdStackAlloca> {
  public:
   AdStackAllocaStmt(ScalarKind k, int64_t max) : max_size(max) { type = DataType::of(k); }
+  bool is_sized() const { return max_size > 0 || size != nullptr; }
   int64_t max_size;
+  SizeExprPtr size;  // null: none
 };
 
 template <class Derived, StmtKind K>

@@ -20,7 +20,7 @@ namespace {
 
 class Verifier {
  public:
-  explicit Verifier(const Kernel& k) : k_(k) {}
+  Verifier(const Kernel& k, const VerifyOptions& opts) : k_(k), opts_(opts) {}
 
   std::vector<VerifyError> run() {
     if (k_.root().owner() != nullptr) kernel_error("the root block has an owner");
@@ -62,7 +62,7 @@ class Verifier {
         return;
       }
       if (isa<LoopIndexStmt>(&s)) continue;  // checked against the enclosing loops below
-      if (!visible_.count(op))
+      if (opts_.dominance && !visible_.count(op))
         error(s, fmt::format("operand ${} does not dominate this use (it is not defined earlier in this block or an enclosing one)", op->id));
     }
     auto rule = type_rule(s, k_);
@@ -99,9 +99,39 @@ class Verifier {
   void check_specific(const GlobalPtrStmt& s) {
     if (s.field < 0 || static_cast<size_t>(s.field) >= k_.fields().size()) error(s, "global ptr refers to a field that does not exist");
   }
+  void check_specific(const AdStackAllocaStmt& s) {
+    if (!s.size) return;
+    if (s.max_size != 0) error(s, "a stack with a size expression must have max_size=0");
+    for (const std::string& v : free_variables(*s.size)) error(s, fmt::format("size variable '{}' is not bound", v));
+    for (const SizeExpr* e : nodes(*s.size)) {
+      if (e->op() == SizeOp::Field) check_size_field(s, *e);
+      if (e->op() == SizeOp::Arg) check_size_arg(s, static_cast<int>(e->value()));
+    }
+  }
+  void check_size_field(const AdStackAllocaStmt& s, const SizeExpr& e) {
+    auto id = k_.find_field(e.name());
+    if (!id) return error(s, fmt::format("size reads field '{}', which does not exist", e.name()));
+    const Field& f = k_.field(*id);
+    if (f.dtype != ScalarKind::unknown && !is_integral(f.dtype))
+      error(s, fmt::format("size reads field '{}' of type {}; sizes read integer fields", e.name(), scalar_name(f.dtype)));
+    if (f.shape && f.shape->size() != e.operands().size())
+      error(s, fmt::format("size reads field '{}' with {} index(es), but it has {} dimension(s)", e.name(), e.operands().size(), f.shape->size()));
+  }
+  void check_size_arg(const AdStackAllocaStmt& s, int index) {
+    if (const ArgDecl* a = k_.find_arg(index)) {
+      if (a->ndarray || !is_integral(a->dtype)) error(s, fmt::format("size reads argument {}, which is not an integer scalar", index));
+      return;
+    }
+    bool loaded = false;
+    walk(k_.root(), [&](Stmt& x) {
+      if (auto* l = dyn_cast<ArgLoadStmt>(&x); l && l->arg_index == index) loaded = true;
+    });
+    if (!loaded) error(s, fmt::format("size reads argument {}, which the kernel neither declares nor loads", index));
+  }
   void check_specific(const Stmt&) {}
 
   const Kernel& k_;
+  VerifyOptions opts_;
   std::vector<VerifyError> errors_;
   std::unordered_set<const Stmt*> visible_;
   std::unordered_map<int, const Stmt*> ids_;
@@ -110,6 +140,6 @@ class Verifier {
 
 }  // namespace
 
-std::vector<VerifyError> verify(const Kernel& k) { return Verifier(k).run(); }
+std::vector<VerifyError> verify(const Kernel& k, const VerifyOptions& opts) { return Verifier(k, opts).run(); }
 
 }  // namespace pb::ir

@@ -2,7 +2,9 @@
 // Checks: operands defined earlier in a dominating position (same block or an enclosing one);
 // no reference to an erased statement; types agree with the typing rules; loop index refers to
 // an enclosing loop; stack ops refer to a stack alloc; local load/store to an alloca; parent
-// links; unique ids; continue/while control inside a loop; struct fors at the top level.
+// links; unique ids; continue/while control inside a loop; struct fors at the top level; a stack
+// size expression names existing integer fields (with their rank) and arguments, and binds its
+// variables.
 #pragma once
 
 #include <string>
@@ -19,6 +21,11 @@ struct VerifyError {
   std::string format() const;  // "in `<f32> $5 = add $3 $4`: message"
 };
 
-std::vector<VerifyError> verify(const Kernel& k);
+struct VerifyOptions {
+  // Off only between make_adjoint and backup_ssa, whose contract is to restore dominance.
+  bool dominance = true;
+};
+
+std::vector<VerifyError> verify(const Kernel& k, const VerifyOptions& opts = {});
 
 }  // namespace pb::ir

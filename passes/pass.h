@@ -65,6 +65,9 @@ struct PassInfo {
   std::vector<OptionSpec> options;
   std::vector<std::string> statistics;  // names the pass reports, in display order
   std::function<std::unique_ptr<Pass>()> create;
+  // The output may use values that do not dominate their uses yet (make_adjoint); the verifier
+  // after it skips the dominance check, and a later pass (backup_ssa) must restore it.
+  bool may_break_dominance = false;
 };
 
 // A named pipeline (`reverse_ad`): options of its own, expanded to a pipeline string.

@@ -61,7 +61,9 @@ PipelineRun run_pipeline(ir::Kernel& k, const Pipeline& pipeline, const RunOptio
     rec.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     run.total_ms += rec.wall_ms;
     if (rec.failure.empty() && opts.verify_each) {
-      for (const auto& e : ir::verify(k)) rec.verify_errors.push_back(e.format());
+      ir::VerifyOptions vo;
+      vo.dominance = !entry.info->may_break_dominance;
+      for (const auto& e : ir::verify(k, vo)) rec.verify_errors.push_back(e.format());
       if (!rec.verify_errors.empty())
         rec.failure = "the pass produced IR the verifier rejects: " + rec.verify_errors.front();
     }

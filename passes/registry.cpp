@@ -1,7 +1,13 @@
 #include "passes/registry.h"
 
 #include "ir/assert.h"
+#include "passes/autodiff/backup_ssa.h"
+#include "passes/autodiff/check_global_raw.h"
+#include "passes/autodiff/independent_blocks.h"
+#include "passes/autodiff/make_adjoint.h"
+#include "passes/autodiff/reverse_outer_loops.h"
 #include "passes/dce.h"
+#include "passes/determine_ad_stack_size.h"
 #include "passes/renumber.h"
 #include "passes/simplify.h"
 
@@ -11,7 +17,13 @@ namespace {
 
 std::vector<PassInfo>& passes() {
   static std::vector<PassInfo> list = {
+      BackupSsaPass::info(),
+      CheckGlobalRawPass::info(),
       DcePass::info(),
+      DetermineAdStackSizePass::info(),
+      IdentifyIndependentBlocksPass::info(),
+      MakeAdjointPass::info(),
+      ReverseOuterLoopsPass::info(),
       RenumberPass::info(),
       SimplifyPass::info(),
   };
@@ -21,6 +33,12 @@ std::vector<PassInfo>& passes() {
 std::vector<NamedPipelineInfo>& pipelines() {
   static std::vector<NamedPipelineInfo> list = {
       {.name = "cleanup", .summary = "simplify then dce", .options = {}, .expand = [](const PassOptions&) { return std::string("simplify,dce"); }},
+      {.name = "reverse_ad",
+       .summary = "Reverse-mode autodiff: the forward kernel becomes the reverse kernel (docs/autodiff.md)",
+       .options = {},
+       .expand = [](const PassOptions&) {
+         return std::string("check_global_raw,identify_independent_blocks,reverse_outer_loops,make_adjoint,backup_ssa,simplify,dce");
+       }},
   };
   return list;
 }

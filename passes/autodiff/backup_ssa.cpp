@@ -1,0 +1,151 @@
+#include "passes/autodiff/backup_ssa.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/builder.h"
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
+#include "ir/visitor.h"
+#include "passes/autodiff/independent_blocks.h"
+
+namespace pb::passes {
+
+using namespace ir;
+
+namespace {
+
+class Backup {
+ public:
+  Backup(Kernel& k, Block& ib, BackupSsaResult& r) : k_(k), b_(k), ib_(ib), r_(r) {
+    size_t i = 0;
+    walk(k.root(), [&](Stmt& s) { order_[&s] = i++; });
+    walk(ib, [&](Stmt& s) {
+      const Stmt* ptr = nullptr;
+      if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
+      if (auto* at = dyn_cast<AtomicOpStmt>(&s)) ptr = at->dest();
+      if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) written_.insert(g->field);
+    });
+  }
+
+  void run() {
+    for (Stmt* user : collect_preorder(ib_))
+      for (size_t i = 0; i < user->num_operands(); ++i) {
+        Stmt* op = user->operand(i);
+        if (!op || dominates(op, user) || isa<LoopIndexStmt>(user)) continue;
+        user->set_operand(i, materialize(op, user));
+      }
+  }
+
+ private:
+  bool dominates(const Stmt* op, const Stmt* anchor) const {
+    auto a = order_.find(op), u = order_.find(anchor);
+    if (a == order_.end() || u == order_.end()) return false;
+    return block_encloses(op->parent(), anchor->parent()) && a->second < u->second;
+  }
+
+  bool recomputable(const Stmt* s) const {
+    switch (s->kind()) {
+      case StmtKind::Const:
+      case StmtKind::ArgLoad:
+      case StmtKind::UnaryOp:
+      case StmtKind::BinaryOp:
+      case StmtKind::TernaryOp:
+      case StmtKind::GlobalPtr:
+      case StmtKind::ExternalPtr:
+      case StmtKind::LoopIndex:
+        return true;
+      case StmtKind::GlobalLoad: {
+        auto* g = dyn_cast<GlobalPtrStmt>(static_cast<const GlobalLoadStmt*>(s)->src());
+        return g && !written_.count(g->field);
+      }
+      default:
+        return false;
+    }
+  }
+
+  // The nearest loop enclosing `anchor` that iterates `loop`'s range the other way.
+  const RangeForStmt* reversed_clone_of(const Stmt* loop, const Stmt* anchor) const {
+    const auto* f = dyn_cast<RangeForStmt>(loop);
+    if (!f) return nullptr;
+    for (const Stmt* o = anchor->parent_stmt(); o; o = o->parent_stmt())
+      if (auto* r = dyn_cast<RangeForStmt>(o); r && r != f && r->begin() == f->begin() && r->end() == f->end() && r->reversed != f->reversed)
+        return r;
+    return nullptr;
+  }
+
+  // The first loop between `s` and the IB, or nullptr when `s` runs once per IB execution.
+  const Stmt* enclosing_loop(const Stmt* s) const {
+    for (const Stmt* o = s->parent_stmt(); o && o->parent() && block_encloses(&ib_, o->parent()); o = o->parent_stmt())
+      if (isa<RangeForStmt>(o) || isa<StructForStmt>(o) || isa<WhileStmt>(o)) return o;
+    return nullptr;
+  }
+
+  Stmt* materialize(Stmt* op, Stmt* anchor) {
+    if (recomputable(op)) {
+      if (auto* li = dyn_cast<LoopIndexStmt>(op)) {
+        if (const RangeForStmt* r = reversed_clone_of(li->loop(), anchor)) {
+          b_.set_insertion_point_before(*anchor);
+          ++r_.cloned;
+          return b_.loop_index(const_cast<RangeForStmt*>(r), li->axis);
+        }
+      } else {
+        auto copy = clone_tree(*op, &k_);
+        for (size_t i = 0; i < copy->num_operands(); ++i) {
+          Stmt* o = copy->operand(i);
+          if (o && !dominates(o, anchor)) copy->set_operand(i, materialize(o, anchor));
+        }
+        ++r_.cloned;
+        return anchor->parent()->insert_before(anchor, std::move(copy));
+      }
+    }
+    if (const Stmt* loop = enclosing_loop(op))
+      throw UserError(fmt::format("the reverse code needs `{}` from every iteration of `{}`, which a single spilled value cannot hold",
+                                  print_stmt(*op, k_), print_stmt(*loop, k_)),
+                      "this value needs an autodiff stack; stack promotion (promote_ssa_to_local, replace_locals_with_stacks) "
+                      "is not implemented in this build yet");
+    auto [it, fresh] = spills_.emplace(op, nullptr);
+    if (fresh) {
+      b_.set_insertion_point_before(*ib_.front());
+      it->second = b_.alloca(op->type.scalar);
+      b_.set_insertion_point_after(*op);
+      b_.local_store(it->second, op);
+    }
+    b_.set_insertion_point_before(*anchor);
+    ++r_.spilled;
+    return b_.local_load(it->second);
+  }
+
+  Kernel& k_;
+  Builder b_;
+  Block& ib_;
+  BackupSsaResult& r_;
+  std::unordered_map<const Stmt*, size_t> order_;
+  std::unordered_set<FieldId> written_;
+  std::unordered_map<const Stmt*, Stmt*> spills_;
+};
+
+}  // namespace
+
+BackupSsaResult backup_ssa(Kernel& k) {
+  BackupSsaResult r;
+  for (Block* ib : find_independent_blocks(k)) Backup(k, *ib, r).run();
+  return r;
+}
+
+PassInfo BackupSsaPass::info() {
+  return declare_pass<BackupSsaPass>({.name = "backup_ssa",
+                                      .summary = "Makes forward values used by reverse code dominate it (recompute or spill)",
+                                      .options = {},
+                                      .statistics = {"cloned", "spilled"},
+                                      .create = {}});
+}
+
+PassResult BackupSsaPass::run(Kernel& k, const PassOptions&) {
+  BackupSsaResult r = backup_ssa(k);
+  return {r.cloned + r.spilled > 0, {{"cloned", r.cloned}, {"spilled", r.spilled}}};
+}
+
+}  // namespace pb::passes

@@ -1,0 +1,115 @@
+#include "passes/autodiff/independent_blocks.h"
+
+#include <algorithm>
+
+#include "ir/visitor.h"
+
+namespace pb::passes {
+
+using namespace ir;
+
+bool is_differentiable_field(const Kernel& k, FieldId f) {
+  const Field& field = k.field(f);
+  return field.grad.has_value() && is_float(field.dtype);
+}
+
+namespace {
+
+bool touches_outer_alloca(const Block& b) {
+  bool found = false;
+  walk(b, [&](Stmt& s) {
+    const Stmt* a = nullptr;
+    if (auto* ld = dyn_cast<LocalLoadStmt>(&s)) a = ld->src();
+    if (auto* st = dyn_cast<LocalStoreStmt>(&s)) a = st->dest();
+    if (auto* at = dyn_cast<AtomicOpStmt>(&s); at && isa<AllocaStmt>(at->dest())) a = at->dest();
+    if (a && a->parent() != &b && block_encloses(a->parent(), &b)) found = true;
+  });
+  return found;
+}
+
+// Reads or atomics on differentiable globals, not counting those inside nested range-fors.
+bool has_global_ad_access(const Kernel& k, const Block& b) {
+  for (const Stmt* s : b) {
+    const Stmt* ptr = nullptr;
+    if (auto* ld = dyn_cast<GlobalLoadStmt>(s)) ptr = ld->src();
+    if (auto* at = dyn_cast<AtomicOpStmt>(s)) ptr = at->dest();
+    if (auto* g = dyn_cast<GlobalPtrStmt>(ptr); g && is_differentiable_field(k, g->field)) return true;
+    if (auto* e = dyn_cast<ExternalPtrStmt>(ptr); e && !e->is_grad) return true;
+    if (isa<RangeForStmt>(s)) continue;
+    for (const Block* child : s->blocks())
+      if (child && has_global_ad_access(k, *child)) return true;
+  }
+  return false;
+}
+
+bool contains_range_for(const Block& b) {
+  bool found = false;
+  walk(b, [&](Stmt& s) { found = found || isa<RangeForStmt>(&s); });
+  return found;
+}
+
+// The loops directly reachable from `b` without entering another loop (ifs are entered).
+void child_loops(const Block& b, std::vector<Stmt*>& out) {
+  for (Stmt* s : b) {
+    if (isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s)) {
+      out.push_back(s);
+      continue;
+    }
+    for (const Block* child : s->blocks())
+      if (child) child_loops(*child, out);
+  }
+}
+
+struct Finder {
+  const Kernel& k;
+  std::vector<Block*> found;
+
+  void visit(Stmt* loop, int depth) {
+    Block* body = loop->blocks()[0];
+    bool independent = !touches_outer_alloca(*body);
+    bool smallest = independent && (has_global_ad_access(k, *body) || !contains_range_for(*body));
+    if (smallest) {
+      found.push_back(body);
+    } else if (independent) {
+      std::vector<Stmt*> loops;
+      child_loops(*body, loops);
+      for (Stmt* l : loops) visit(l, depth + 1);
+    } else {
+      found.push_back(depth == 1 ? body : loop->parent());
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<Block*> find_independent_blocks(Kernel& k) {
+  std::vector<Stmt*> top;
+  child_loops(k.root(), top);
+  if (top.empty()) return {&k.root()};
+  Finder f{k, {}};
+  for (Stmt* l : top) f.visit(l, 1);
+  std::vector<Block*> out;
+  for (Block* b : f.found) {
+    if (std::find(out.begin(), out.end(), b) != out.end()) continue;
+    bool nested = std::any_of(f.found.begin(), f.found.end(), [&](Block* o) { return o != b && block_encloses(o, b); });
+    if (!nested) out.push_back(b);
+  }
+  return out;
+}
+
+PassInfo IdentifyIndependentBlocksPass::info() {
+  return declare_pass<IdentifyIndependentBlocksPass>(
+      {.name = "identify_independent_blocks",
+       .summary = "Analysis: the independent blocks that hold forward and reverse code (see replay --annotate-ib)",
+       .options = {},
+       .statistics = {"independent_blocks", "root_is_block"},
+       .create = {}});
+}
+
+PassResult IdentifyIndependentBlocksPass::run(Kernel& k, const PassOptions&) {
+  auto blocks = find_independent_blocks(k);
+  bool root = blocks.size() == 1 && blocks[0] == &k.root();
+  return {false, {{"independent_blocks", static_cast<int64_t>(blocks.size())}, {"root_is_block", root ? 1 : 0}}};
+}
+
+}  // namespace pb::passes

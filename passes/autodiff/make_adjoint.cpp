@@ -1,0 +1,336 @@
+#include "passes/autodiff/make_adjoint.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "ir/builder.h"
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
+#include "ir/visitor.h"
+#include "passes/autodiff/independent_blocks.h"
+
+namespace pb::passes {
+
+using namespace ir;
+
+namespace {
+
+bool is_real(const Stmt* s) { return s && s->type.known() && is_float(s->type.scalar); }
+
+[[noreturn]] void reject(const Kernel& k, const Stmt& s, const std::string& why, const std::string& remedy) {
+  throw UserError(fmt::format("cannot differentiate `{}`: {}", print_stmt(s, k), why), remedy);
+}
+
+const GlobalPtrStmt* differentiable_ptr(const Kernel& k, const Stmt* ptr) {
+  auto* g = dyn_cast<GlobalPtrStmt>(ptr);
+  return g && is_differentiable_field(k, g->field) ? g : nullptr;
+}
+
+class Adjointer {
+ public:
+  Adjointer(Kernel& k, Block& ib, MakeAdjointResult& r) : k_(k), b_(k), ib_(ib), r_(r) { reverse_of_[&ib] = &ib; }
+
+  void run() {
+    std::vector<Stmt*> forward = ib_.statements();
+    b_.set_insertion_point_end(ib_);
+    size_t before = k_.count_statements();
+    reverse_block(forward);
+    for (Stmt* s : erase_) s->parent()->erase(s);
+    r_.forward_writes_removed += static_cast<int64_t>(erase_.size());
+    r_.adjoint_statements += static_cast<int64_t>(k_.count_statements() + erase_.size()) - static_cast<int64_t>(before);
+  }
+
+ private:
+  // The block that holds a primal's adjoint: the reverse counterpart of the nearest enclosing
+  // loop body (or the IB), never an if branch, so the adjoint is visible to the reverse if too.
+  Block* adjoint_home(const Stmt* primal) {
+    for (Block* blk = primal->parent(); blk; blk = blk->owner() ? blk->owner()->parent() : nullptr)
+      if (auto it = reverse_of_.find(blk); it != reverse_of_.end()) return it->second;
+    return &ib_;
+  }
+
+  Stmt* adjoint_alloca(const Stmt* primal) {
+    if (auto it = adj_.find(primal); it != adj_.end()) return it->second;
+    Block* home = adjoint_home(primal);
+    InsertionGuard guard(b_);
+    if (home->empty())
+      b_.set_insertion_point_end(*home);
+    else
+      b_.set_insertion_point_before(*home->front());
+    Stmt* a = b_.alloca(primal->type.scalar);
+    // Start from -0.0 rather than the alloca's +0.0: -0.0 + v == v exactly, so simplify can drop
+    // the first accumulation's add.
+    b_.local_store(a, b_.constant(Value::from_double(primal->type.scalar, -0.0)));
+    adj_[primal] = a;
+    return a;
+  }
+
+  // The current adjoint of `s`, or nullptr when nothing flowed into it (zero).
+  Stmt* adjoint_value(const Stmt* s) {
+    auto it = adj_.find(s);
+    return it == adj_.end() ? nullptr : b_.local_load(it->second);
+  }
+
+  void accumulate(const Stmt* primal, Stmt* v) {
+    if (!v || !is_real(primal) || isa<ConstStmt>(primal)) return;
+    Stmt* a = adjoint_alloca(primal);
+    Stmt* cur = b_.local_load(a);
+    b_.local_store(a, b_.binary(BinaryOp::add, cur, v));
+  }
+
+  Stmt* constant(const Stmt* like, double v) { return b_.constant(Value::from_double(like->type.scalar, v)); }
+  Stmt* mul(Stmt* a, Stmt* c) { return b_.binary(BinaryOp::mul, a, c); }
+  Stmt* div(Stmt* a, Stmt* c) { return b_.binary(BinaryOp::div, a, c); }
+  Stmt* neg(Stmt* a) { return b_.unary(UnaryOp::neg, a); }
+  Stmt* un(UnaryOp op, Stmt* a) { return b_.unary(op, a); }
+
+  void reverse_block(const std::vector<Stmt*>& forward) {
+    for (auto it = forward.rbegin(); it != forward.rend(); ++it) reverse(*it);
+  }
+
+  void reverse_unary(UnaryOpStmt& s, Stmt* a) {
+    Stmt* x = s.x();
+    switch (s.op) {
+      case UnaryOp::neg:
+        return accumulate(x, neg(a));
+      case UnaryOp::abs:
+        return accumulate(x, mul(a, un(UnaryOp::sgn, x)));
+      case UnaryOp::sin:
+        return accumulate(x, mul(a, un(UnaryOp::cos, x)));
+      case UnaryOp::cos:
+        return accumulate(x, neg(mul(a, un(UnaryOp::sin, x))));
+      case UnaryOp::tan: {
+        Stmt* t = un(UnaryOp::tan, x);
+        return accumulate(x, mul(a, b_.binary(BinaryOp::add, constant(x, 1), mul(t, t))));
+      }
+      case UnaryOp::tanh: {
+        Stmt* t = un(UnaryOp::tanh, x);
+        return accumulate(x, mul(a, b_.binary(BinaryOp::sub, constant(x, 1), mul(t, t))));
+      }
+      case UnaryOp::asin:
+      case UnaryOp::acos: {
+        Stmt* d = div(a, un(UnaryOp::sqrt, b_.binary(BinaryOp::sub, constant(x, 1), mul(x, x))));
+        return accumulate(x, s.op == UnaryOp::asin ? d : neg(d));
+      }
+      case UnaryOp::exp:
+        return accumulate(x, mul(a, un(UnaryOp::exp, x)));
+      case UnaryOp::log:
+        return accumulate(x, div(a, x));
+      case UnaryOp::sqrt:
+        return accumulate(x, div(mul(a, constant(x, 0.5)), un(UnaryOp::sqrt, x)));
+      case UnaryOp::rsqrt: {
+        Stmt* r = un(UnaryOp::rsqrt, x);
+        return accumulate(x, mul(mul(a, constant(x, -0.5)), mul(r, mul(r, r))));
+      }
+      case UnaryOp::cast_value:
+        if (is_real(x)) accumulate(x, b_.cast(a, x->type.scalar));
+        return;
+      default:
+        return;  // sgn, floor, ceil, round, logic_not, bit_not, bit casts: no gradient
+    }
+  }
+
+  void reverse_binary(BinaryOpStmt& s, Stmt* a) {
+    Stmt* l = s.lhs();
+    Stmt* r = s.rhs();
+    switch (s.op) {
+      case BinaryOp::add:
+        accumulate(l, a);
+        return accumulate(r, a);
+      case BinaryOp::sub:
+        accumulate(l, a);
+        return accumulate(r, neg(a));
+      case BinaryOp::mul:
+        accumulate(l, mul(a, r));
+        return accumulate(r, mul(a, l));
+      case BinaryOp::div:
+        accumulate(l, div(a, r));
+        return accumulate(r, neg(div(mul(a, l), mul(r, r))));
+      case BinaryOp::pow: {
+        // d/dx x^y = y x^(y-1); d/dy x^y = log(x) x^y
+        Stmt* ym1 = b_.binary(BinaryOp::sub, r, constant(r, 1));
+        accumulate(l, mul(a, mul(r, b_.binary(BinaryOp::pow, l, ym1))));
+        return accumulate(r, mul(a, mul(un(UnaryOp::log, l), b_.binary(BinaryOp::pow, l, r))));
+      }
+      case BinaryOp::atan2: {
+        // atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
+        Stmt* n = b_.binary(BinaryOp::add, mul(l, l), mul(r, r));
+        accumulate(l, div(mul(a, r), n));
+        return accumulate(r, neg(div(mul(a, l), n)));
+      }
+      case BinaryOp::min:
+      case BinaryOp::max: {
+        // The gradient goes to the operand the forward op chose (lhs on ties).
+        Stmt* other_wins = b_.binary(s.op == BinaryOp::min ? BinaryOp::cmp_lt : BinaryOp::cmp_gt, r, l);
+        Stmt* zero = constant(&s, 0);
+        accumulate(l, b_.select(other_wins, zero, a));
+        return accumulate(r, b_.select(other_wins, a, zero));
+      }
+      default:
+        return;  // comparisons, integer, bit and logical ops: no gradient
+    }
+  }
+
+  void reverse(Stmt* s) {
+    if (auto* u = dyn_cast<UnaryOpStmt>(s)) {
+      if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) reverse_unary(*u, a);
+    } else if (auto* bin = dyn_cast<BinaryOpStmt>(s)) {
+      if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) reverse_binary(*bin, a);
+    } else if (auto* t = dyn_cast<TernaryOpStmt>(s)) {
+      if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) {
+        Stmt* zero = constant(s, 0);
+        accumulate(t->a(), b_.select(t->cond(), a, zero));
+        accumulate(t->b(), b_.select(t->cond(), zero, a));
+      }
+    } else if (auto* ld = dyn_cast<LocalLoadStmt>(s)) {
+      if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) accumulate(ld->src(), a);
+    } else if (auto* st = dyn_cast<LocalStoreStmt>(s)) {
+      auto it = adj_.find(st->dest());
+      if (it != adj_.end() && is_real(st->val())) {
+        accumulate(st->val(), b_.local_load(it->second));
+        b_.local_store(it->second, constant(st->val(), 0));
+      }
+    } else if (auto* gl = dyn_cast<GlobalLoadStmt>(s)) {
+      reverse_global_load(*gl);
+    } else if (auto* gs = dyn_cast<GlobalStoreStmt>(s)) {
+      if (const GlobalPtrStmt* p = differentiable_ptr(k_, gs->dest())) {
+        Stmt* gp = b_.global_ptr(*k_.field(p->field).grad, {p->indices().begin(), p->indices().end()});
+        accumulate(gs->val(), b_.global_load(gp));
+        b_.global_store(gp, constant(gs->val(), 0));
+        erase_.push_back(gs);
+      }
+    } else if (auto* at = dyn_cast<AtomicOpStmt>(s)) {
+      reverse_atomic(*at);
+    } else if (auto* i = dyn_cast<IfStmt>(s)) {
+      reverse_if(*i);
+    } else if (auto* f = dyn_cast<RangeForStmt>(s)) {
+      reverse_loop(*f);
+    } else if (isa<StructForStmt>(s)) {
+      reject(k_, *s, "a struct for inside an independent block", "struct fors are the kernel's parallel dimension: keep them at the top level");
+    } else if (isa<WhileStmt>(s) || isa<WhileControlStmt>(s) || isa<ContinueStmt>(s)) {
+      reject(k_, *s, "while loops and continue have no reverse (their trip count is data-dependent)",
+             "rewrite the loop as a range-for with a bound, and continue as an if around the rest of the body");
+    } else if (isa<AdStackAllocaStmt>(s) || isa<AdStackPushStmt>(s) || isa<AdStackPopStmt>(s) || isa<AdStackLoadTopStmt>(s) ||
+               isa<AdStackLoadTopAdjStmt>(s) || isa<AdStackAccAdjointStmt>(s)) {
+      reject(k_, *s, "the forward kernel already contains autodiff stack statements", "give make_adjoint the forward kernel");
+    }
+    // const, argload, alloca, pointers, loop index, print, assert: nothing to do
+  }
+
+  void reverse_global_load(GlobalLoadStmt& s) {
+    Stmt* a = is_real(&s) ? adjoint_value(&s) : nullptr;
+    if (!a) return;
+    if (const GlobalPtrStmt* p = differentiable_ptr(k_, s.src())) {
+      Stmt* gp = b_.global_ptr(*k_.field(p->field).grad, {p->indices().begin(), p->indices().end()});
+      b_.atomic(AtomicOp::add, gp, a);
+    } else if (auto* e = dyn_cast<ExternalPtrStmt>(s.src()); e && !e->is_grad) {
+      auto g = k_.make<ExternalPtrStmt>(e->base(), std::vector<Stmt*>(e->indices().begin(), e->indices().end()));
+      g->layout = e->layout;
+      g->is_grad = true;
+      b_.atomic(AtomicOp::add, b_.insert(std::move(g)), a);
+    }
+  }
+
+  void reverse_atomic(AtomicOpStmt& s) {
+    const GlobalPtrStmt* p = differentiable_ptr(k_, s.dest());
+    if (!p) {
+      if (isa<AllocaStmt>(s.dest()) && is_real(s.val())) {
+        // A local accumulation x op= v: only add and sub are linear in v.
+        if (s.op != AtomicOp::add && s.op != AtomicOp::sub)
+          reject(k_, s, fmt::format("atomic {} on a local is not differentiable", op_name(s.op)), "use add or sub, or a plain store");
+        auto it = adj_.find(s.dest());
+        if (it != adj_.end()) {
+          Stmt* g = b_.local_load(it->second);
+          accumulate(s.val(), s.op == AtomicOp::add ? g : neg(g));
+        }
+      }
+      return;
+    }
+    if (s.op != AtomicOp::add && s.op != AtomicOp::sub)
+      reject(k_, s, fmt::format("atomic {} on the differentiable field '{}' (the reference compiler silently differentiates it as add)",
+                                op_name(s.op), k_.field(p->field).name),
+             "use atomic add/sub, or compute the value with min/max/mul on locals and store it");
+    if (s.has_users())
+      reject(k_, s, "the old value an atomic on a differentiable field returns is used", "read the field with a global load instead");
+    Stmt* gp = b_.global_ptr(*k_.field(p->field).grad, {p->indices().begin(), p->indices().end()});
+    Stmt* g = b_.global_load(gp);
+    accumulate(s.val(), s.op == AtomicOp::add ? g : neg(g));
+    erase_.push_back(&s);
+  }
+
+  void reverse_if(IfStmt& s) {
+    IfStmt* rev = b_.if_(s.cond());
+    {
+      InsertionGuard guard(b_);
+      b_.set_insertion_point_end(*rev->true_block);
+      reverse_block(s.true_block->statements());
+    }
+    if (s.false_block) {
+      InsertionGuard guard(b_);
+      b_.set_insertion_point_end(rev->ensure_false_block());
+      reverse_block(s.false_block->statements());
+    }
+  }
+
+  void reverse_loop(RangeForStmt& s) {
+    RangeForStmt* rev = b_.range_for(s.begin(), s.end(), !s.reversed);
+    rev->block_dim = s.block_dim;
+    reverse_of_[s.body.get()] = rev->body.get();
+    InsertionGuard guard(b_);
+    b_.set_insertion_point_end(*rev->body);
+    reverse_block(s.body->statements());
+  }
+
+  Kernel& k_;
+  Builder b_;
+  Block& ib_;
+  MakeAdjointResult& r_;
+  std::unordered_map<const Stmt*, Stmt*> adj_;             // primal -> adjoint alloca
+  std::unordered_map<const Block*, Block*> reverse_of_;    // forward loop body -> reverse body
+  std::vector<Stmt*> erase_;                               // forward writes to differentiable fields
+};
+
+// Differentiable writes must be inside an IB, where their reverse code goes.
+void check_writes_inside(const Kernel& k, const std::vector<Block*>& ibs) {
+  walk(k.root(), [&](Stmt& s) {
+    const Stmt* ptr = nullptr;
+    if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
+    if (auto* at = dyn_cast<AtomicOpStmt>(&s)) ptr = at->dest();
+    if (!differentiable_ptr(k, ptr)) return;
+    for (const Block* ib : ibs)
+      if (block_encloses(ib, s.parent())) return;
+    reject(k, s, "it writes a differentiable field outside every loop body that holds reverse code",
+           "move it into the loop that computes its value, or into a `for _ in range(1)` loop");
+  });
+}
+
+}  // namespace
+
+MakeAdjointResult make_adjoint(Kernel& k) {
+  MakeAdjointResult r;
+  auto ibs = find_independent_blocks(k);
+  check_writes_inside(k, ibs);
+  for (Block* ib : ibs) {
+    Adjointer(k, *ib, r).run();
+    ++r.blocks;
+  }
+  return r;
+}
+
+PassInfo MakeAdjointPass::info() {
+  return declare_pass<MakeAdjointPass>(
+      {.name = "make_adjoint",
+       .summary = "Appends the reverse code of each independent block after its forward code",
+       .options = {},
+       .statistics = {"blocks", "adjoint_statements", "forward_writes_removed"},
+       .create = {},
+       .may_break_dominance = true});
+}
+
+PassResult MakeAdjointPass::run(Kernel& k, const PassOptions&) {
+  MakeAdjointResult r = make_adjoint(k);
+  return {r.blocks > 0, {{"blocks", r.blocks}, {"adjoint_statements", r.adjoint_statements}, {"forward_writes_removed", r.forward_writes_removed}}};
+}
+
+}  // namespace pb::passes

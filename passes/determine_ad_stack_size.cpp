@@ -1,0 +1,203 @@
+#include "passes/determine_ad_stack_size.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
+#include "ir/visitor.h"
+#include "passes/ad_stack_bounds.h"
+
+namespace pb::passes {
+
+using namespace ir;
+using detail::BoundBuilder;
+using detail::BoundError;
+using detail::Depth;
+
+namespace {
+
+using OptDepth = std::optional<Depth>;  // nullopt: no path reaches this point
+
+OptDepth join(const OptDepth& a, const OptDepth& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return detail::max(*a, *b);
+}
+
+// Paths that leave a loop body early: `continue` goes to the next iteration, a while control
+// leaves the innermost while loop.
+struct Exits {
+  OptDepth next_iteration;
+  OptDepth leave_while;
+};
+
+// The paths through a region: the depth at its end and the highest depth on the way.
+struct Paths {
+  OptDepth end;
+  OptDepth peak;
+};
+
+const char* kRemedy =
+    "give a fixed ad_stack_size (replace_locals_with_stacks{ad_stack_size=N}) or bound the loop by a constant, arg or "
+    "field";
+
+const Block* body_of(const Stmt& loop) { return loop.blocks()[0]; }
+
+// The longest path of one stack's depth over the structured control flow, from its alloc.
+class StackSizer {
+ public:
+  StackSizer(const Kernel& k, const AdStackAllocaStmt& stack, BoundBuilder& bounds)
+      : k_(k), stack_(stack), bounds_(bounds) {}
+
+  SizeExprPtr run() {
+    Exits outside;  // leaving the alloc's own block ends the stack's life
+    Depth peak = walk(stack_.next(), Depth{}, outside).peak.value_or(Depth{});
+    for (const Stmt* p = stack_.parent_stmt(); p; p = p->parent_stmt())
+      if (isa<RangeForStmt>(p) || isa<StructForStmt>(p)) peak = bind_loop_vars(peak, *p);
+    return detail::to_expr(peak);
+  }
+
+ private:
+  Paths walk(const Stmt* first, OptDepth d, Exits& exits) {
+    OptDepth peak = d;
+    for (const Stmt* s = first; s && d; s = s->next()) {
+      if (auto* push = dyn_cast<AdStackPushStmt>(s); push && push->stack() == &stack_) {
+        d->offset += 1;
+        peak = join(peak, d);
+      } else if (auto* pop = dyn_cast<AdStackPopStmt>(s); pop && pop->stack() == &stack_) {
+        d->offset -= 1;
+      } else if (auto* i = dyn_cast<IfStmt>(s)) {
+        Paths t = walk(i->true_block->front(), d, exits);
+        Paths f = i->false_block ? walk(i->false_block->front(), d, exits) : Paths{d, d};
+        d = join(t.end, f.end);
+        peak = join(peak, join(t.peak, f.peak));
+      } else if (isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s)) {
+        Paths l = loop(*s, *d, exits);
+        d = l.end;
+        peak = join(peak, l.peak);
+      } else if (isa<ContinueStmt>(s)) {
+        exits.next_iteration = join(exits.next_iteration, d);
+        d.reset();
+      } else if (isa<WhileControlStmt>(s)) {
+        exits.leave_while = join(exits.leave_while, d);
+      }
+    }
+    return {d, peak};
+  }
+
+  Paths loop(const Stmt& s, const Depth& d, Exits& outer) {
+    std::optional<SizeExprPtr> trips;
+    std::string trips_error;
+    if (const auto* f = dyn_cast<RangeForStmt>(&s)) {
+      try {
+        trips = bounds_.trip_count(*f);
+      } catch (const BoundError& e) {
+        trips_error = e.what();
+      }
+    }
+    if (trips && (*trips)->is_const() && (*trips)->value() == 0) return {d, d};
+
+    Exits inner;
+    Paths body = walk(body_of(s)->front(), Depth{}, inner);
+    Depth net = bind_loop_vars(join(body.end, inner.next_iteration).value_or(Depth{}), s);
+    Depth peak = bind_loop_vars(body.peak.value_or(Depth{}), s);
+    OptDepth leave = inner.leave_while;
+    if (leave) leave = bind_loop_vars(*leave, s);
+
+    Depth loop_peak = peak, after = d;
+    if (!net.is_constant() || net.offset > 0) {  // a positive cycle: bound it by the trip count
+      SizeExprPtr n = trip_count_or_fail(s, trips, trips_error);
+      Depth total = detail::times(n, net);
+      loop_peak = detail::same(peak, net) ? total : plus(detail::times(fold_sub(n, SizeExpr::constant(1)), net), peak);
+      after = plus(d, total);
+    } else if (net.offset < 0 && trips) {  // pops of earlier pushes: exact for a constant count
+      if ((*trips)->is_const())
+        after.offset += (*trips)->value() * net.offset;
+      else
+        detail::cancel_term(after, fold_mul(*trips, SizeExpr::constant(-net.offset)));
+    }
+    Paths out{after, plus(d, loop_peak)};
+    if (isa<WhileStmt>(&s)) {
+      out.end = leave ? OptDepth(plus(d, *leave)) : std::nullopt;
+    } else if (leave) {  // a while control inside a for leaves the enclosing while
+      outer.leave_while = join(outer.leave_while, out.peak);
+    }
+    return out;
+  }
+
+  SizeExprPtr trip_count_or_fail(const Stmt& loop, const std::optional<SizeExprPtr>& trips, const std::string& why) {
+    if (trips) return *trips;
+    if (isa<WhileStmt>(&loop)) fail(loop, "a while loop, whose trip count is unknown");
+    if (isa<StructForStmt>(&loop)) fail(loop, "a struct for, whose iterations would all push onto the one stack");
+    fail(loop, "whose bound is outside the size grammar: " + why);
+  }
+
+  // Replaces a loop's index variables by their maximum over the loop's range.
+  Depth bind_loop_vars(Depth d, const Stmt& loop) {
+    for (int axis = 0; axis < bounds_.rank(loop); ++axis) {
+      std::string v = BoundBuilder::var_name(loop, axis);
+      if (!d.mentions(v)) continue;
+      try {
+        auto [begin, end] = bounds_.index_range(loop, axis);
+        SizeExprPtr e = fold_max_over_range(v, begin, end, detail::to_expr(d));
+        d = e->is_const() ? Depth{{}, e->value()} : Depth{{e}, 0};
+      } catch (const BoundError& e) {
+        fail(loop, fmt::format("whose index the bound uses, and {}", e.what()));
+      }
+    }
+    return d;
+  }
+
+  [[noreturn]] void fail(const Stmt& loop, const std::string& why) const {
+    std::string loop_text = print_stmt(loop, k_);
+    if (loop_text.size() > 2 && loop_text.ends_with(" {")) loop_text.resize(loop_text.size() - 2);
+    throw UserError(fmt::format("cannot size autodiff stack `{}`: its depth grows with each iteration of `{}`, {}",
+                                print_stmt(stack_, k_), loop_text, why),
+                    kRemedy);
+  }
+
+  const Kernel& k_;
+  const AdStackAllocaStmt& stack_;
+  BoundBuilder& bounds_;
+};
+
+}  // namespace
+
+AdStackSizeResult determine_ad_stack_sizes(Kernel& k) {
+  AdStackSizeResult r;
+  BoundBuilder bounds(k);
+  for (Stmt* s : collect_preorder(k.root())) {
+    auto* stack = dyn_cast<AdStackAllocaStmt>(s);
+    if (!stack || stack->is_sized()) continue;
+    SizeExprPtr bound = StackSizer(k, *stack, bounds).run();
+    if (bound->is_const()) {
+      stack->max_size = std::max<int64_t>(bound->value(), 1);
+      r.bounds.push_back({stack->id, fmt::format("max_size={}", stack->max_size)});
+      ++r.constant;
+    } else {
+      stack->size = bound;
+      r.bounds.push_back({stack->id, "size=" + to_string(*bound)});
+      ++r.symbolic;
+    }
+    ++r.stacks_sized;
+  }
+  return r;
+}
+
+PassInfo DetermineAdStackSizePass::info() {
+  return declare_pass<DetermineAdStackSizePass>(
+      {.name = "determine_ad_stack_size",
+       .summary = "Sizes adaptive autodiff stacks: a constant max_size, or a size expression over args and fields",
+       .options = {},
+       .statistics = {"stacks_sized", "constant", "symbolic"},
+       .create = {}});
+}
+
+PassResult DetermineAdStackSizePass::run(Kernel& k, const PassOptions&) {
+  AdStackSizeResult r = determine_ad_stack_sizes(k);
+  return {r.stacks_sized > 0, {{"stacks_sized", r.stacks_sized}, {"constant", r.constant}, {"symbolic", r.symbolic}}};
+}
+
+}  // namespace pb::passes
