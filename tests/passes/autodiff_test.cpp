@@ -1,0 +1,242 @@
+// The reverse-mode stages one at a time: IR in, IR or error out. Gradient values are checked
+// against finite differences by the autodiff fixtures (passbench fixture check).
+#include <gtest/gtest.h>
+
+#include "ir/diagnostic.h"
+#include "pass_test_util.h"
+#include "passes/autodiff/independent_blocks.h"
+#include "passes/pass_manager.h"
+
+using namespace pb;
+
+namespace {
+
+std::string error_of(const std::string& text, const std::string& pipeline) {
+  auto k = test::parse(text);
+  auto run = passes::run_pipeline(*k, passes::parse_pipeline(pipeline));
+  return run.failed ? run.records[run.failed_index].failure : "";
+}
+
+std::string through(const std::string& text, const std::string& pipeline) {
+  auto k = test::parse(text);
+  auto run = passes::run_pipeline(*k, passes::parse_pipeline(pipeline));
+  EXPECT_FALSE(run.failed) << (run.failed ? run.records[run.failed_index].failure : "");
+  return test::print(*k);
+}
+
+const char* kRaw = R"(field out : f32[8] grad out_grad
+kernel {
+  <i32> $0 = const 1
+  <i32> $1 = const 8
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <i32> $4 = sub $3 $0
+    <*f32> $5 = global ptr [out], index [$4] activate=true
+    <f32> $6 = global load $5
+    <*f32> $7 = global ptr [out], index [$3] activate=true
+    $8 : global store [$7 <- $6]
+  }
+}
+)";
+
+TEST(CheckGlobalRaw, ReadAtAnotherIndexOfTheWrittenFieldIsAnError) {
+  auto e = error_of(kRaw, "check_global_raw");
+  EXPECT_NE(e.find("field 'out' is written at one index and read at another"), std::string::npos) << e;
+  EXPECT_NE(e.find("write: `$8 : global store [$7 <- $6]`"), std::string::npos) << e;
+  EXPECT_NE(e.find("read:  `<f32> $6 = global load $5`"), std::string::npos) << e;
+}
+
+TEST(CheckGlobalRaw, SameIndexAndConstantIndicesAreFine) {
+  std::string same = kRaw;
+  same.replace(same.find("index [$4]"), 10, "index [$3]");
+  EXPECT_EQ(error_of(same, "check_global_raw"), "");
+  // A field without a gradient is not checked.
+  std::string nograd = kRaw;
+  nograd.replace(nograd.find(" grad out_grad"), 14, "");
+  EXPECT_EQ(error_of(nograd, "check_global_raw"), "");
+}
+
+const char* kSiblings = R"(field n : i32[]
+field a : f32[4] grad a_grad
+field s : f32[4] grad s_grad
+field w : f32[4] grad w_grad
+field o : f32[4] grad o_grad
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 1
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <*i32> $3 = global ptr [n], index [] activate=true
+    <i32> $4 = global load $3
+    $5 : for in range($0, $4) block_dim=adaptive {
+      <i32> $6 = loop $5 index 0
+      <*f32> $7 = global ptr [a], index [$6] activate=true
+      <f32> $8 = global load $7
+      <*f32> $9 = global ptr [s], index [$6] activate=true
+      $10 : global store [$9 <- $8]
+    }
+    <i32> $11 = global load $3
+    $12 : for in range($0, $11) block_dim=adaptive {
+      <i32> $13 = loop $12 index 0
+      <*f32> $14 = global ptr [s], index [$13] activate=true
+      <f32> $15 = global load $14
+      <*f32> $16 = global ptr [w], index [$13] activate=true
+      <f32> $17 = global load $16
+      <f32> $18 = mul $15 $17
+      <*f32> $19 = global ptr [o], index [$13] activate=true
+      $20 : global store [$19 <- $18]
+    }
+  }
+}
+)";
+
+TEST(IndependentBlocks, RootWithoutLoopsAndLoopBodies) {
+  auto root = test::parse("field y : f32[] grad g\nkernel {\n  <f32> $0 = const 1\n}\n");
+  auto ibs = passes::find_independent_blocks(*root);
+  ASSERT_EQ(ibs.size(), 1u);
+  EXPECT_EQ(ibs[0], &root->root());
+  auto k = test::parse(kSiblings);
+  ibs = passes::find_independent_blocks(*k);
+  ASSERT_EQ(ibs.size(), 2u);  // the two inner loop bodies, not the outer range(1) body
+  EXPECT_EQ(ibs[0]->owner()->id, 5);
+  EXPECT_EQ(ibs[1]->owner()->id, 12);
+}
+
+TEST(IndependentBlocks, ABodyTouchingAnOuterLocalIsNotIndependent) {
+  auto k = test::parse(R"(field x : f32[4] grad x_grad
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <*f32> $3 = alloca
+    $4 : for in range($0, $1) block_dim=adaptive {
+      <i32> $5 = loop $4 index 0
+      <*f32> $6 = global ptr [x], index [$5] activate=true
+      <f32> $7 = global load $6
+      <f32> $8 : local store [$3 <- $7]
+    }
+  }
+}
+)");
+  auto ibs = passes::find_independent_blocks(*k);
+  ASSERT_EQ(ibs.size(), 1u);
+  EXPECT_EQ(ibs[0]->owner()->id, 2);
+}
+
+TEST(ReverseOuterLoops, SiblingLoopsAreSwappedWithTheirBoundsHoisted) {
+  auto out = through(kSiblings, "reverse_outer_loops");
+  auto l12 = out.find("$12 : reversed for in range($0, $11)");
+  auto l5 = out.find("$5 : reversed for in range($0, $4)");
+  auto b11 = out.find("<i32> $11 = global load $3");
+  ASSERT_NE(l12, std::string::npos) << out;
+  ASSERT_NE(l5, std::string::npos) << out;
+  ASSERT_NE(b11, std::string::npos) << out;
+  EXPECT_LT(b11, l12) << out;  // the second loop's bound is hoisted before it
+  EXPECT_LT(l12, l5) << out;   // the second loop now runs first
+  EXPECT_NE(out.find("$2 : for in range($0, $1)"), std::string::npos) << "top-level loops are never flipped";
+}
+
+const char* kSquare = R"(field x : f32[4] grad x_grad
+field y : f32[4] grad y_grad
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = global load $4
+    <f32> $6 = mul $5 $5
+    <*f32> $7 = global ptr [y], index [$3] activate=true
+    $8 : global store [$7 <- $6]
+  }
+}
+)";
+
+TEST(ReverseAd, SquareGivesTwoXTimesTheSeed) {
+  EXPECT_EQ(through(kSquare, "reverse_ad,renumber"), R"(field x : f32[4] grad x_grad
+field y : f32[4] grad y_grad
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = global load $4
+    <*f32> $6 = global ptr [y_grad], index [$3] activate=true
+    <f32> $7 = global load $6
+    <f32> $8 = const 0
+    $9 : global store [$6 <- $8]
+    <f32> $10 = mul $7 $5
+    <f32> $11 = add $10 $10
+    <*f32> $12 = global ptr [x_grad], index [$3] activate=true
+    <f32> $13 = atomic add($12, $11)
+  }
+}
+)");
+}
+
+TEST(MakeAdjoint, OutputVerifiesExceptDominanceWhichBackupSsaRestores) {
+  auto k = test::parse(kSiblings);
+  auto run = passes::run_pipeline(*k, passes::parse_pipeline("reverse_outer_loops,make_adjoint,backup_ssa"));
+  EXPECT_FALSE(run.failed) << (run.failed ? run.records[run.failed_index].failure : "");
+  EXPECT_EQ(test::verify_text(*k), "");
+}
+
+struct Rejected {
+  const char* name;
+  std::string body;  // statements inside `for i in range(4)` with x, y (grad) and i = $3
+  const char* message;
+};
+
+class MakeAdjointRejects : public testing::TestWithParam<Rejected> {};
+
+TEST_P(MakeAdjointRejects, WithAClearMessage) {
+  std::string text = "field x : f32[4] grad x_grad\nfield y : f32[] grad y_grad\nkernel {\n  <i32> $0 = const 0\n  <i32> $1 = const 4\n"
+                     "  $2 : for in range($0, $1) block_dim=adaptive {\n    <i32> $3 = loop $2 index 0\n"
+                     "    <*f32> $4 = global ptr [x], index [$3] activate=true\n    <f32> $5 = global load $4\n"
+                     "    <*f32> $6 = global ptr [y], index [] activate=true\n" +
+                     GetParam().body + "  }\n}\n";
+  auto e = error_of(text, "reverse_ad");
+  EXPECT_NE(e.find(GetParam().message), std::string::npos) << e;
+}
+
+void PrintTo(const Rejected& r, std::ostream* os) { *os << r.name; }
+
+INSTANTIATE_TEST_SUITE_P(
+    Constructs, MakeAdjointRejects,
+    testing::Values(Rejected{"atomic_max", "    <f32> $7 = atomic max($6, $5)\n", "atomic max on the differentiable field 'y'"},
+                    Rejected{"atomic_mul", "    <f32> $7 = atomic mul($6, $5)\n", "atomic mul on the differentiable field 'y'"},
+                    Rejected{"atomic_old_value", "    <f32> $7 = atomic add($6, $5)\n    <f32> $8 = mul $7 $5\n    $9 : global store [$4 <- $8]\n",
+                             "the old value an atomic on a differentiable field returns is used"},
+                    Rejected{"while", "    $7 : while true {\n      <*i32> $8 = alloca\n      $9 : while control $8, $3\n    }\n",
+                             "while loops and continue have no reverse"},
+                    Rejected{"continue", "    $7 continue\n", "while loops and continue have no reverse"},
+                    Rejected{"needs_stack",
+                             "    <*f32> $7 = alloca\n    <f32> $8 : local store [$7 <- $5]\n    $9 : for in range($0, $1) block_dim=adaptive {\n"
+                             "      <f32> $10 = local load [$7]\n      <f32> $11 = sin $10\n      <f32> $12 : local store [$7 <- $11]\n    }\n"
+                             "    <f32> $13 = local load [$7]\n    <f32> $14 = atomic add($6, $13)\n",
+                             "needs an autodiff stack"}),
+    [](const testing::TestParamInfo<Rejected>& p) { return std::string(p.param.name); });
+
+TEST(MakeAdjoint, DifferentiableWriteOutsideEveryBlockIsRejected) {
+  auto e = error_of(R"(field x : f32[4] grad x_grad
+field y : f32[] grad y_grad
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  <f32> $2 = const 1
+  <*f32> $3 = global ptr [y], index [] activate=true
+  $4 : global store [$3 <- $2]
+  $5 : for in range($0, $1) block_dim=adaptive {
+    <i32> $6 = loop $5 index 0
+    <*f32> $7 = global ptr [x], index [$6] activate=true
+    <f32> $8 = global load $7
+    <f32> $9 = atomic add($3, $8)
+  }
+}
+)",
+                    "reverse_ad");
+  EXPECT_NE(e.find("cannot differentiate `$4 : global store [$3 <- $2]`"), std::string::npos) << e;
+  EXPECT_NE(e.find("outside every loop body"), std::string::npos) << e;
+}
+
+}  // namespace
