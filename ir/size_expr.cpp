@@ -28,7 +28,8 @@ SizeExprPtr SizeExpr::binary(SizeOp op, SizeExprPtr lhs, SizeExprPtr rhs) {
   return SizeExprPtr(new SizeExpr(op, 0, {}, {std::move(lhs), std::move(rhs)}));
 }
 SizeExprPtr SizeExpr::max_over_range(std::string var, SizeExprPtr begin, SizeExprPtr end, SizeExprPtr body) {
-  return SizeExprPtr(new SizeExpr(SizeOp::MaxOverRange, 0, std::move(var), {std::move(begin), std::move(end), std::move(body)}));
+  return SizeExprPtr(
+      new SizeExpr(SizeOp::MaxOverRange, 0, std::move(var), {std::move(begin), std::move(end), std::move(body)}));
 }
 
 namespace {
@@ -75,7 +76,8 @@ SizeExprPtr fold_add(SizeExprPtr a, SizeExprPtr b) {
   if (is_const(b, 0)) return a;
   if (b->is_const()) std::swap(a, b);
   if (a->is_const() && b->op() == SizeOp::Add && b->operands()[0]->is_const())
-    return SizeExpr::binary(SizeOp::Add, SizeExpr::constant(sat_add(a->value(), b->operands()[0]->value())), b->operands()[1]);
+    return SizeExpr::binary(SizeOp::Add, SizeExpr::constant(sat_add(a->value(), b->operands()[0]->value())),
+                            b->operands()[1]);
   return SizeExpr::binary(SizeOp::Add, std::move(a), std::move(b));
 }
 
@@ -93,7 +95,8 @@ SizeExprPtr fold_mul(SizeExprPtr a, SizeExprPtr b) {
   if (is_const(b, 1)) return a;
   if (b->is_const()) std::swap(a, b);
   if (a->is_const() && b->op() == SizeOp::Mul && b->operands()[0]->is_const())
-    return SizeExpr::binary(SizeOp::Mul, SizeExpr::constant(sat_mul(a->value(), b->operands()[0]->value())), b->operands()[1]);
+    return SizeExpr::binary(SizeOp::Mul, SizeExpr::constant(sat_mul(a->value(), b->operands()[0]->value())),
+                            b->operands()[1]);
   return SizeExpr::binary(SizeOp::Mul, std::move(a), std::move(b));
 }
 
@@ -144,12 +147,15 @@ SizeExprPtr substitute(const SizeExprPtr& e, std::string_view var, const SizeExp
       return SizeExpr::field(e->name(), std::move(idx));
     }
     case SizeOp::Add:
+      return fold_add(sub(0), sub(1));
     case SizeOp::Sub:
+      return fold_sub(sub(0), sub(1));
     case SizeOp::Mul:
+      return fold_mul(sub(0), sub(1));
     case SizeOp::Max:
-      return SizeExpr::binary(e->op(), sub(0), sub(1));
+      return fold_max(sub(0), sub(1));
     case SizeOp::MaxOverRange:
-      return SizeExpr::max_over_range(e->name(), sub(0), sub(1), e->name() == var ? ops[2] : sub(2));
+      return fold_max_over_range(e->name(), sub(0), sub(1), e->name() == var ? ops[2] : sub(2));
     default:
       return e;
   }
@@ -234,7 +240,8 @@ std::string to_string(const SizeExpr& e) {
     case SizeOp::Max:
       return fmt::format("max({}, {})", to_string(*ops[0]), to_string(*ops[1]));
     case SizeOp::MaxOverRange:
-      return fmt::format("max({} in range({}, {}): {})", e.name(), to_string(*ops[0]), to_string(*ops[1]), to_string(*ops[2]));
+      return fmt::format("max({} in range({}, {}): {})", e.name(), to_string(*ops[0]), to_string(*ops[1]),
+                         to_string(*ops[2]));
   }
   return "?";
 }
@@ -245,7 +252,8 @@ constexpr std::string_view kNameStops = " \t\r[](),+-*:#";
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 class SizeParser {
@@ -359,7 +367,8 @@ SizeExprPtr parse_size_expr(std::string_view text, const std::string& file) {
   Cursor cur(text, file);
   SizeExprPtr e = parse_size_expr(cur);
   cur.skip_blanks();
-  if (!cur.at_end()) cur.fail(fmt::format("unexpected '{}' after the size expression", std::string(cur.rest_of_line())));
+  if (!cur.at_end())
+    cur.fail(fmt::format("unexpected '{}' after the size expression", std::string(cur.rest_of_line())));
   return e;
 }
 
@@ -398,8 +407,9 @@ class Evaluator {
       case SizeOp::MaxOverRange: {
         int64_t begin = eval(*ops[0]), end = eval(*ops[1]), best = 0;
         if (end > begin && end - begin > kMaxSizeIterations - iterations_)
-          throw UserError(fmt::format("size expression `{}` iterates over more than {} values", to_string(e), kMaxSizeIterations),
-                          "bound the loop by a smaller range or give a fixed ad_stack_size");
+          throw UserError(
+              fmt::format("size expression `{}` iterates over more than {} values", to_string(e), kMaxSizeIterations),
+              "bound the loop by a smaller range or give a fixed ad_stack_size");
         for (int64_t v = begin; v < end; ++v) {
           ++iterations_;
           vars_.emplace_back(e.name(), v);

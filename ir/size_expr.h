@@ -34,10 +34,12 @@ class SizeExpr {
   static SizeExprPtr max_over_range(std::string var, SizeExprPtr begin, SizeExprPtr end, SizeExprPtr body);
 
   SizeOp op() const { return op_; }
-  int64_t value() const { return value_; }              // Const: the value; Arg: the index
-  const std::string& name() const { return name_; }     // Field, Var; MaxOverRange: its variable
-  std::span<const SizeExprPtr> operands() const { return operands_; }  // Field: indices;
-  // binary: lhs, rhs; MaxOverRange: begin, end, body
+  // Const: the value; Arg: the index.
+  int64_t value() const { return value_; }
+  // Field and Var: the name; MaxOverRange: its variable.
+  const std::string& name() const { return name_; }
+  // Field: the indices; Add, Sub, Mul, Max: lhs, rhs; MaxOverRange: begin, end, body.
+  std::span<const SizeExprPtr> operands() const { return operands_; }
   bool is_const() const { return op_ == SizeOp::Const; }
 
  private:
@@ -51,7 +53,8 @@ class SizeExpr {
 
 // Builders that fold constants and identities (0 + x, x - 0, 1 * x, max(0, x), ...); constants
 // go first in sums and products (`2 + n[]`). fold_max_over_range drops an unused variable and
-// replaces the maximum of a body non-decreasing in its variable by the body at `end - 1`.
+// replaces the maximum of a body non-decreasing in its variable by the body at `end - 1`; both
+// are upper bounds that differ from the maximum only on an empty range.
 SizeExprPtr fold_add(SizeExprPtr a, SizeExprPtr b);
 SizeExprPtr fold_sub(SizeExprPtr a, SizeExprPtr b);
 SizeExprPtr fold_mul(SizeExprPtr a, SizeExprPtr b);
@@ -60,6 +63,7 @@ SizeExprPtr fold_max_over_range(const std::string& var, SizeExprPtr begin, SizeE
 
 bool equal(const SizeExpr& a, const SizeExpr& b);
 bool mentions(const SizeExpr& e, std::string_view var);  // `var` occurs free in `e`
+// `e` with `replacement` for the free occurrences of `var`, re-folded with the builders above.
 SizeExprPtr substitute(const SizeExprPtr& e, std::string_view var, const SizeExprPtr& replacement);
 // Every node, pre-order (for checks such as "every field named exists").
 std::vector<const SizeExpr*> nodes(const SizeExpr& e);

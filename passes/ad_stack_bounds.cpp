@@ -232,7 +232,8 @@ BoundBuilder::Built BoundBuilder::field_load(const GlobalLoadStmt& s) {
   for (const Stmt* i : ptr->indices()) {
     Built b = value(i);
     if (!b.exact)
-      throw BoundError(fmt::format("`{}` indexes field '{}' with a value known only up to a bound", print_stmt(s, k_), f.name), &s);
+      throw BoundError(
+          fmt::format("`{}` indexes field '{}' with a value known only up to a bound", print_stmt(s, k_), f.name), &s);
     idx.push_back(b.expr);
   }
   return {SizeExpr::field(f.name, std::move(idx)), true};
@@ -248,7 +249,8 @@ BoundBuilder::Built BoundBuilder::local_load(const LocalLoadStmt& s) {
     if (isa<LocalLoadStmt>(u.user)) continue;
     const auto* st = dyn_cast<LocalStoreStmt>(u.user);
     if (!st || u.slot != 0)
-      throw BoundError(fmt::format("`{}` reads a variable that `{}` modifies", print_stmt(s, k_), print_stmt(*u.user, k_)), &s);
+      throw BoundError(
+          fmt::format("`{}` reads a variable that `{}` modifies", print_stmt(s, k_), print_stmt(*u.user, k_)), &s);
     out = fold_max(out, over_loops_not_enclosing(value(st->val()).expr, st, &s));
   }
   in_progress_.erase(var);

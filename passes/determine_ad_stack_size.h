@@ -26,8 +26,8 @@ struct StackBound {
 
 struct AdStackSizeResult {
   int64_t stacks_sized = 0;
-  int64_t constant = 0;  // sized with a constant max_size
-  int64_t symbolic = 0;  // sized with a size expression
+  int64_t constant = 0;            // sized with a constant max_size
+  int64_t symbolic = 0;            // sized with a size expression
   std::vector<StackBound> bounds;  // one per stack sized, in program order
 };
 

@@ -15,6 +15,7 @@
 #include "runtime/interp/decision_trace.h"
 #include "runtime/interp/interp_ops.h"
 #include "runtime/interp/program.h"
+#include "runtime/interp/stack_capacity.h"
 
 namespace pb::runtime {
 namespace {
@@ -28,6 +29,9 @@ enum class Flow : uint8_t { next, continue_loop, exit_while };
 
 struct Stack {
   std::vector<std::pair<Value, Value>> entries;  // (primal, adjoint), top at the back
+  int64_t capacity = 0;                          // set by the alloc; 0: unlimited
+  int alloc_id = -1;                             // the alloc's statement id, once it has run
+  int64_t max_depth = 0;                         // deepest depth in this run
 };
 
 class Interpreter {
@@ -47,6 +51,8 @@ class Interpreter {
     rng_.seed(opt_.seed);
     Flow f = exec_block(0);
     PB_ASSERT(f == Flow::next, "continue or while control escaped to the kernel root");
+    for (const Stack& st : stacks_)
+      if (st.alloc_id >= 0) result_.max_stack_depth[st.alloc_id] = st.max_depth;
     result_.decision_hash = trace_.hash();
     result_.decisions = trace_.count();
     return std::move(result_);
@@ -341,8 +347,10 @@ class Interpreter {
   }
   Flow exec(const ir::WhileStmt&, const Op& op) {
     uint64_t trips = 0;
-    do tick(op), ++trips;
-    while (exec_block(op.body) != Flow::exit_while);
+    do {
+      tick(op);
+      ++trips;
+    } while (exec_block(op.body) != Flow::exit_while);
     trace_.record(op.slot, trips);
     return Flow::next;
   }
@@ -376,25 +384,34 @@ class Interpreter {
   }
 
   Flow exec(const ir::AdStackAllocaStmt& s, const Op& op) {
-    if (s.max_size == 0)
+    Stack& st = stacks_[static_cast<size_t>(op.aux)];
+    st.capacity = detail::stack_capacity(s, k_, st_, field_bufs_, stack_text(s));
+    if (st.capacity == 0 && !opt_.unsized_stacks_unlimited)
       throw UserError(
           fmt::format("stack ${} has no size (max_size=0): run determine_ad_stack_size or give a fixed "
                       "ad_stack_size (`{}` in {})",
                       s.id, ir::print_stmt(s, k_), kernel_label()),
           "run the determine_ad_stack_size pass before running the kernel, or compile with a fixed ad_stack_size");
-    stacks_[static_cast<size_t>(op.aux)].entries.clear();
+    st.entries.clear();
+    st.alloc_id = s.id;
+    int64_t& cap = result_.stack_capacity[s.id];
+    cap = std::max(cap, st.capacity);
     set(op, Value::zero(op.kind));
     return Flow::next;
   }
   Flow exec(const ir::AdStackPushStmt&, const Op& op) {
     const auto& a = alloc_of(op);
     Stack& st = stacks_[static_cast<size_t>(op.aux)];
-    if (static_cast<int64_t>(st.entries.size()) >= a.max_size)
-      throw UserError(fmt::format("autodiff stack overflow: {} exceeded max_size={} at `{}`", stack_text(a), a.max_size,
+    if (st.capacity > 0 && static_cast<int64_t>(st.entries.size()) >= st.capacity)
+      throw UserError(fmt::format("autodiff stack overflow: {} exceeded {} at `{}`", stack_text(a),
+                                  a.size ? fmt::format("max_size=0, size {} evaluated to {} at the stack alloc",
+                                                       ir::to_string(*a.size), st.capacity)
+                                         : fmt::format("max_size={}", a.max_size),
                                   ir::print_stmt(*op.stmt, k_)),
                       "raise ad_stack_size, or leave the stack adaptive (max_size=0) and run determine_ad_stack_size; "
                       "if the stack was sized by that pass, its bound is wrong");
     st.entries.emplace_back(in(op, 1), Value::zero(op.kind));
+    st.max_depth = std::max(st.max_depth, static_cast<int64_t>(st.entries.size()));
     return Flow::next;
   }
   Flow exec(const ir::AdStackPopStmt&, const Op& op) {

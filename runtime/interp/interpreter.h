@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "ir/kernel.h"
@@ -32,12 +33,20 @@ struct RunOptions {
   bool f64 = false;        // compute f32 as f64
   uint64_t max_steps = 0;  // executed statements before giving up (0: no limit); guards `while true`
   bool trace_decisions = false;  // fill RunResult::decision_hash
+  // Run stacks that have neither max_size nor a size without a capacity limit (instead of
+  // failing), to measure how deep they get.
+  bool unsized_stacks_unlimited = false;
 };
 
 struct RunResult {
   std::string printed;        // the text of print statements, in execution order
   uint64_t decision_hash = 0;  // with trace_decisions: hash of the decisions, in execution order
   uint64_t decisions = 0;      // with trace_decisions: how many were taken
+  // Per stack alloc id, for every stack whose alloc ran: the deepest it got, and the largest
+  // capacity its alloc gave it (0: unlimited). A size expression is evaluated each time the
+  // alloc executes, against the argument and field values of that moment.
+  std::map<int, int64_t> max_stack_depth;
+  std::map<int, int64_t> stack_capacity;
 };
 
 // Verifies `k` (a kernel that does not verify is a UserError) and runs it against `state`.

@@ -24,8 +24,6 @@ int cmd_print(const PrintArgs& a) {
   return 0;
 }
 
-namespace {
-// Prints verifier errors; returns true when there were none.
 bool report_verify(const ir::Kernel& k, const std::string& file) {
   auto errors = ir::verify(k);
   for (const auto& e : errors) std::cerr << fmt::format("{}: verifier error: {}\n", file, e.format());
@@ -33,7 +31,6 @@ bool report_verify(const ir::Kernel& k, const std::string& file) {
     std::cerr << fmt::format("{}: {} verifier error(s); the kernel is not valid CHI IR\n", file, errors.size());
   return errors.empty();
 }
-}  // namespace
 
 int cmd_verify(const std::string& file) {
   auto k = workbench::load_kernel(file);
@@ -42,9 +39,7 @@ int cmd_verify(const std::string& file) {
   return 0;
 }
 
-int cmd_run(const RunArgs& a) {
-  auto k = workbench::load_kernel(a.file);
-  if (!report_verify(*k, a.file)) return 1;
+workbench::RunRequest make_run_request(const RunArgs& a) {
   workbench::RunRequest req;
   if (!a.inputs.empty()) req.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
   for (const auto& s : a.seed_grads) {
@@ -66,6 +61,13 @@ int cmd_run(const RunArgs& a) {
   req.options.shuffle = a.shuffle;
   req.options.seed = a.seed;
   req.options.f64 = a.f64;
+  return req;
+}
+
+int cmd_run(const RunArgs& a) {
+  auto k = workbench::load_kernel(a.file);
+  if (!report_verify(*k, a.file)) return 1;
+  workbench::RunRequest req = make_run_request(a);
   workbench::RunOutput out;
   try {
     out = workbench::run_on_interpreter(*k, req);

@@ -7,7 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include "ir/kernel.h"
+#include "workbench/workspace/gradient.h"
+#include "workbench/workspace/run.h"
+
 namespace pb::cli {
+
+// Prints the verifier's errors for `k` on stderr; returns true when there were none.
+bool report_verify(const ir::Kernel& k, const std::string& file);
 
 struct PrintArgs {
   std::string file;
@@ -25,8 +32,12 @@ struct RunArgs {
   bool shuffle = false;
   uint64_t seed = 0;
   bool f64 = false;
+  bool grad = false;  // forward + reverse (gradient_command.cpp)
+  std::string passes = workbench::kDefaultReversePipeline;  // with grad: makes the reverse kernel
 };
 int cmd_run(const RunArgs& a);
+// The inputs, seeds and options of `run`. Throws UserError for unreadable inputs or bad seeds.
+workbench::RunRequest make_run_request(const RunArgs& a);
 
 int cmd_fixture(bool update, const std::vector<std::string>& paths);
 

@@ -6,6 +6,7 @@
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "workbench/cli/commands.h"
+#include "workbench/cli/gradient_command.h"
 #include "workbench/cli/replay_command.h"
 
 int main(int argc, char** argv) {
@@ -31,6 +32,21 @@ int main(int argc, char** argv) {
   run->add_flag("--shuffle", run_args.shuffle, "run the parallel loop's iterations in a shuffled order");
   run->add_option("--seed", run_args.seed, "seed for --shuffle");
   run->add_flag("--f64", run_args.f64, "compute every f32 value in f64 (for finite differences)");
+  auto* run_grad = run->add_flag("--grad", run_args.grad, "run forward, seed the gradients, then run the reverse kernel");
+  run->add_option("--passes", run_args.passes, "with --grad: the pipeline that makes the reverse kernel")
+      ->capture_default_str()
+      ->needs(run_grad);
+
+  pb::cli::GradcheckArgs gc_args;
+  auto* gradcheck = app.add_subcommand("gradcheck", "Compare reverse-mode gradients with central finite differences");
+  gradcheck->add_option("FILE", gc_args.file, "kernel file (- for stdin)")->required();
+  gradcheck->add_option("--loss", gc_args.options.loss, "the output field; the loss is the sum of its elements")->required();
+  gradcheck->add_option("--wrt", gc_args.options.wrt, "a field to differentiate by (repeatable; default: every field with a gradient field but the loss)");
+  gradcheck->add_option("--inputs", gc_args.inputs, "inputs JSON, as for run");
+  gradcheck->add_option("--eps", gc_args.options.eps, "finite-difference step, relative: h = eps * max(1, |x|)")->capture_default_str();
+  gradcheck->add_option("--rel", gc_args.options.rel, "relative tolerance")->capture_default_str();
+  gradcheck->add_option("--abs", gc_args.options.abs, "absolute tolerance")->capture_default_str();
+  gradcheck->add_option("--passes", gc_args.options.pipeline, "the pipeline that makes the reverse kernel")->capture_default_str();
 
   pb::cli::ReplayArgs replay_args;
   std::string print_changed;
@@ -76,7 +92,8 @@ int main(int argc, char** argv) {
   try {
     if (*print) return pb::cli::cmd_print(print_args);
     if (*verify) return pb::cli::cmd_verify(verify_file);
-    if (*run) return pb::cli::cmd_run(run_args);
+    if (*run) return run_args.grad ? pb::cli::cmd_run_grad(run_args) : pb::cli::cmd_run(run_args);
+    if (*gradcheck) return pb::cli::cmd_gradcheck(gc_args);
     if (*replay) {
       replay_args.passes_given = passes_opt->count() > 0;
       if (pc->count() > 0) replay_args.print_changed = print_changed.empty() ? "full" : print_changed;

@@ -16,6 +16,7 @@
 #include "runtime/interp/interpreter.h"
 #include "runtime/interp/state.h"
 #include "workbench/workspace/fixture_compare.h"
+#include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
 #include "workbench/workspace/replay.h"
 #include "workbench/workspace/run.h"
@@ -53,6 +54,7 @@ struct Replay {
   std::map<std::string, std::string> ir_after;    // "simplify" (first run) or "simplify#2" -> text
   std::map<std::string, passes::Statistics> stats;  // same keys
   std::vector<std::string> differential_failures;
+  std::vector<std::string> gradcheck_failures;
   std::optional<std::string> ir;
   std::vector<std::string> verify_errors;
   std::optional<nlohmann::json> values;
@@ -77,9 +79,11 @@ void check_roundtrip(const ir::Kernel& k, const std::string& text, std::vector<s
 // A pipeline must not change what the kernel computes: the same inputs give bit-identical
 // results before and after it. It may remove a run-time failure (dead code that would have
 // divided by zero), but never introduce one. f32 runs without --f64 here: folding is exact f32
-// arithmetic, which widened f64 execution would not reproduce.
+// arithmetic, which widened f64 execution would not reproduce. Unsized autodiff stacks run
+// without a limit here, so a sizing pipeline has a baseline; the fixture's own run checks sizes.
 void differential_check(const ir::Kernel& before_k, const ir::Kernel& after_k, RunRequest req, Replay& r) {
   req.options.f64 = false;
+  req.options.unsized_stacks_unlimited = true;
   std::optional<RunOutput> before, after;
   std::string before_error, after_error;
   try {
@@ -102,6 +106,52 @@ void differential_check(const ir::Kernel& before_k, const ir::Kernel& after_k, R
                                       unified_diff(before->values.dump(1), after->values.dump(1), "before the pipeline", "after the pipeline"));
   if (before->printed != after->printed)
     r.differential_failures.push_back("the pipeline changed the printed output:\n" + unified_diff(before->printed, after->printed, "before", "after"));
+}
+
+nlohmann::json fixture_inputs(const ordered_json& fx, const fs::path& dir) {
+  if (fx.contains("inputs_file"))
+    return parse_json_text(read_file((dir / fx["inputs_file"].get<std::string>()).string()), fx["inputs_file"].get<std::string>());
+  if (fx.contains("inputs")) return nlohmann::json::parse(fx["inputs"].dump());
+  return nlohmann::json::object();
+}
+
+// Autodiff fixtures: the pipeline makes a reverse kernel, so instead of the differential run,
+// "grad" runs forward + reverse with seeds (values are compared with expect.values) and
+// "gradcheck" compares every gradient element with finite differences (it must pass).
+void gradient_checks(const ir::Kernel& forward, const std::string& pipeline, const ordered_json& fx, const fs::path& dir, Replay& r) {
+  try {
+    if (fx.contains("grad")) {
+      RunRequest req;
+      req.inputs = fixture_inputs(fx, dir);
+      const ordered_json seeds = fx["grad"].value("seed", ordered_json::object());  // items() must not outlive it
+      for (const auto& [name, v] : seeds.items()) req.seed_grads.emplace_back(name, v.get<double>());
+      auto out = run_with_gradients(forward, pipeline, req);
+      r.values = out.values;
+    }
+    if (fx.contains("gradcheck")) {
+      const auto& g = fx["gradcheck"];
+      GradcheckOptions o;
+      o.loss = g.at("loss").get<std::string>();
+      if (g.contains("wrt")) o.wrt = g["wrt"].get<std::vector<std::string>>();
+      o.eps = g.value("eps", o.eps);
+      o.rel = g.value("rel", o.rel);
+      o.abs = g.value("abs", o.abs);
+      o.inputs = fixture_inputs(fx, dir);
+      o.pipeline = pipeline;
+      auto result = gradcheck(forward, o);
+      if (!result.passed()) {
+        std::string msg = fmt::format("gradcheck: {} of {} gradient elements differ from finite differences:", result.mismatches, result.compared);
+        int shown = 0;
+        for (const auto& e : result.elements)
+          if (e.status == GradStatus::mismatch && shown++ < 5)
+            msg += fmt::format("\n  {}: analytic {:.9g}, numeric {:.9g} (rel {:.2e})", element_name(e), e.analytic, e.numeric, e.rel_error);
+        r.gradcheck_failures.push_back(msg);
+      }
+    }
+  } catch (const UserError& e) {
+    r.error_stage = "run";
+    r.error = located_message(e);
+  }
 }
 
 Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
@@ -160,6 +210,10 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
   }
   r.ir = ir::print_kernel(*kernel);
   if (!pipeline.empty()) check_roundtrip(*kernel, *r.ir, r.roundtrip_failures);
+  if (original && (fx.contains("gradcheck") || fx.contains("grad"))) {
+    gradient_checks(*original, pipeline, fx, dir, r);
+    return r;
+  }
   bool wants_run = fx.contains("inputs") || fx.contains("inputs_file") || fx.contains("run");
   if (!wants_run) return r;
   RunRequest req;
@@ -221,6 +275,7 @@ FixtureOutcome check_fixture(const std::string& path) {
   auto& f = o.failures;
   f.insert(f.end(), r.roundtrip_failures.begin(), r.roundtrip_failures.end());
   f.insert(f.end(), r.differential_failures.begin(), r.differential_failures.end());
+  f.insert(f.end(), r.gradcheck_failures.begin(), r.gradcheck_failures.end());
   if (expect.contains("ir_after")) {
     for (const auto& [key, text] : expect["ir_after"].items()) {
       auto it = r.ir_after.find(key);
@@ -325,6 +380,7 @@ FixtureOutcome update_fixture(const std::string& path) {
   }
   o.failures.insert(o.failures.end(), r.roundtrip_failures.begin(), r.roundtrip_failures.end());
   o.failures.insert(o.failures.end(), r.differential_failures.begin(), r.differential_failures.end());
+  o.failures.insert(o.failures.end(), r.gradcheck_failures.begin(), r.gradcheck_failures.end());
   o.passed = o.failures.empty();
   return o;
 }

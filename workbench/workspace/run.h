@@ -10,6 +10,7 @@
 #include "ir/diagnostic.h"
 #include "ir/kernel.h"
 #include "runtime/interp/interpreter.h"
+#include "runtime/interp/state.h"
 
 namespace pb::workbench {
 
@@ -30,6 +31,11 @@ class RunFailure : public UserError {
  public:
   explicit RunFailure(const UserError& e) : UserError(e.diagnostic()) {}
 };
+
+// Sets every element of each seeded field's gradient field. Throws UserError naming a field
+// that does not exist or has no gradient field.
+void seed_gradients(const ir::Kernel& k, runtime::State& state,
+                    const std::vector<std::pair<std::string, double>>& seeds);
 
 // Throws UserError for bad inputs and RunFailure for run-time errors.
 RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req);

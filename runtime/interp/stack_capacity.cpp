@@ -1,0 +1,47 @@
+#include "runtime/interp/stack_capacity.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
+
+namespace pb::runtime::detail {
+
+int64_t stack_capacity(const ir::AdStackAllocaStmt& s, const ir::Kernel& k, const State& st,
+                       std::span<Buffer* const> field_bufs, const std::string& stack_text) {
+  if (s.max_size > 0 || !s.size) return s.max_size;
+  ir::SizeEnv env;
+  env.arg = [&](int index) -> int64_t {
+    if (index < 0 || static_cast<size_t>(index) >= st.args.size() || st.args[static_cast<size_t>(index)].is_ndarray)
+      throw UserError(fmt::format("argument {} is not given as a scalar", index), "add it to the inputs' \"args\"");
+    return st.args[static_cast<size_t>(index)].scalar.as_i64();
+  };
+  env.field = [&](const std::string& name, std::span<const int64_t> idx) -> int64_t {
+    auto id = k.find_field(name);
+    const Buffer* b = id ? field_bufs[static_cast<size_t>(*id)] : nullptr;
+    if (!b)
+      throw UserError(fmt::format("field '{}' has no data in the state", name), "give the field a shape and data");
+    if (idx.size() != b->shape.size())
+      throw UserError(fmt::format("field '{}' has shape {} but is read with {} index(es)", name,
+                                  ir::shape_to_string(b->shape), idx.size()));
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      if (idx[d] >= b->shape[d])
+        throw UserError(fmt::format("index {} is out of bounds for axis {} of field '{}' of shape {}", idx[d], d, name,
+                                    ir::shape_to_string(b->shape)));
+      off = off * b->shape[d] + idx[d];
+    }
+    return b->data[static_cast<size_t>(off)].as_i64();
+  };
+  try {
+    return std::max<int64_t>(ir::evaluate(*s.size, env), 1);
+  } catch (const UserError& e) {
+    throw UserError(
+        fmt::format("cannot evaluate the size of {}: {}", stack_text, e.diagnostic().message),
+        e.diagnostic().remedy.empty() ? "check the inputs the size expression reads" : e.diagnostic().remedy);
+  }
+}
+
+}  // namespace pb::runtime::detail

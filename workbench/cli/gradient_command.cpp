@@ -1,0 +1,105 @@
+#include "workbench/cli/gradient_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include "ir/diagnostic.h"
+#include "workbench/workspace/gradient.h"
+#include "workbench/workspace/load.h"
+
+namespace pb::cli {
+
+namespace {
+
+constexpr size_t kWorstShown = 10;
+constexpr size_t kKinksNamed = 8;
+
+// Every mismatch plus the kWorstShown compared elements with the largest relative error,
+// largest first (NaN errors first of all).
+std::vector<const workbench::GradElement*> rows_to_show(const workbench::GradcheckResult& r) {
+  std::vector<const workbench::GradElement*> compared;
+  for (const auto& e : r.elements)
+    if (e.status != workbench::GradStatus::kink) compared.push_back(&e);
+  auto key = [](const workbench::GradElement* e) { return std::isnan(e->rel_error) ? INFINITY : e->rel_error; };
+  std::stable_sort(compared.begin(), compared.end(), [&](auto* a, auto* b) { return key(a) > key(b); });
+  std::vector<const workbench::GradElement*> rows;
+  for (size_t i = 0; i < compared.size(); ++i)
+    if (i < kWorstShown || compared[i]->status == workbench::GradStatus::mismatch) rows.push_back(compared[i]);
+  return rows;
+}
+
+void print_table(const std::vector<const workbench::GradElement*>& rows) {
+  size_t width = 7;
+  for (const auto* e : rows) width = std::max(width, workbench::element_name(*e).size());
+  std::cout << fmt::format("  {:<{}}  {:>16}  {:>16}  {:>9}  {:>9}  {}\n", "element", width, "analytic", "numeric",
+                           "abs err", "rel err", "status");
+  for (const auto* e : rows)
+    std::cout << fmt::format("  {:<{}}  {:>16.10g}  {:>16.10g}  {:>9.2e}  {:>9.2e}  {}\n", workbench::element_name(*e),
+                             width, e->analytic, e->numeric, e->abs_error, e->rel_error,
+                             e->status == workbench::GradStatus::mismatch ? "MISMATCH" : "ok");
+}
+
+void print_kinks(const workbench::GradcheckResult& r) {
+  if (r.kinks == 0) return;
+  std::string names;
+  size_t named = 0;
+  for (const auto& e : r.elements) {
+    if (e.status != workbench::GradStatus::kink || named == kKinksNamed) continue;
+    names += (named++ ? ", " : "") + workbench::element_name(e);
+  }
+  if (r.kinks > named) names += ", ...";
+  std::cout << fmt::format("kinks: {} element(s) not compared, their x+h and x-h runs branch differently: {}\n",
+                           r.kinks, names);
+}
+
+}  // namespace
+
+int cmd_run_grad(const RunArgs& a) {
+  auto k = workbench::load_kernel(a.file);
+  if (!report_verify(*k, a.file)) return 1;
+  workbench::RunRequest req = make_run_request(a);
+  workbench::GradientOutput out;
+  try {
+    out = workbench::run_with_gradients(*k, a.passes, req);
+  } catch (const workbench::RunFailure& e) {
+    std::cerr << a.file << ": " << e.what() << "\n";
+    return 1;
+  }
+  std::cerr << out.printed;
+  std::cout << out.values.dump(2) << "\n";
+  return 0;
+}
+
+int cmd_gradcheck(const GradcheckArgs& a) {
+  auto k = workbench::load_kernel(a.file);
+  if (!report_verify(*k, a.file)) return 1;
+  workbench::GradcheckOptions o = a.options;
+  if (!a.inputs.empty()) o.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
+  workbench::GradcheckResult r;
+  try {
+    r = workbench::gradcheck(*k, o);
+  } catch (const workbench::RunFailure& e) {
+    std::cerr << a.file << ": " << e.what() << "\n";
+    return 1;
+  }
+  std::string wrt;
+  for (const auto& w : r.wrt) wrt += (wrt.empty() ? "" : ", ") + w;
+  std::cout << fmt::format(
+      "gradcheck {}: d({} = {:.10g}) / d({}); reverse kernel from '{}'; ok when |a - n| <= {:g} + {:g} * max(|a|, "
+      "|n|); eps {:g}; f64\n",
+      a.file, o.loss, r.loss, wrt, o.pipeline, o.abs, o.rel, o.eps);
+  auto rows = rows_to_show(r);
+  if (!rows.empty()) print_table(rows);
+  print_kinks(r);
+  std::cout << fmt::format(
+      "gradcheck: {}: {} element(s), {} compared, {} mismatch(es), {} kink(s); max abs err {:.2e}, max rel err "
+      "{:.2e}\n",
+      r.passed() ? "PASS" : "FAIL", r.elements.size(), r.compared, r.mismatches, r.kinks, r.max_abs_error,
+      r.max_rel_error);
+  return r.passed() ? 0 : 1;
+}
+
+}  // namespace pb::cli

@@ -1,0 +1,22 @@
+// `passbench run --grad` and `passbench gradcheck`: gradients on the command line.
+#pragma once
+
+#include <string>
+
+#include "workbench/cli/commands.h"
+
+namespace pb::cli {
+
+// Forward + reverse run; prints the fields with their gradients as JSON, like `run`.
+int cmd_run_grad(const RunArgs& a);
+
+struct GradcheckArgs {
+  std::string file;
+  std::string inputs;                   // path of the inputs JSON; empty: all fields zero
+  workbench::GradcheckOptions options;  // loss, wrt, eps, rel, abs, pipeline (inputs are read here)
+};
+// Prints the worst elements, the kinks and a summary line; 0 when every compared element is
+// within tolerance, 1 on a mismatch or a run-time error.
+int cmd_gradcheck(const GradcheckArgs& a);
+
+}  // namespace pb::cli

@@ -1,0 +1,238 @@
+#include "workbench/workspace/gradient.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "ir/assert.h"
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
+#include "runtime/interp/state.h"
+#include "workbench/workspace/replay.h"
+
+namespace pb::workbench {
+
+namespace {
+
+using Seeds = std::vector<std::pair<std::string, double>>;
+
+// Runs `k` on `state`; a run-time error becomes a RunFailure whose message starts with `what`.
+runtime::RunResult run_step(const ir::Kernel& k, runtime::State& state, const runtime::RunOptions& options,
+                            const std::string& what) {
+  try {
+    return runtime::run_kernel(k, state, options);
+  } catch (const UserError& e) {
+    Diagnostic d = e.diagnostic();
+    d.message = what + ": " + d.message;
+    throw RunFailure(UserError(d));
+  }
+}
+
+// Forward run, seeds, reverse run; returns what both printed.
+std::string forward_then_reverse(const ir::Kernel& forward, const ir::Kernel& reverse, runtime::State& state,
+                                 const Seeds& seeds, const runtime::RunOptions& options) {
+  std::string printed = run_step(forward, state, options, "in the forward run").printed;
+  seed_gradients(forward, state, seeds);
+  return printed + run_step(reverse, state, options, "in the reverse kernel").printed;
+}
+
+const ir::Field& float_field(const ir::Kernel& k, const std::string& name, const char* role) {
+  auto id = k.find_field(name);
+  if (!id) throw UserError(fmt::format("{}: no field named '{}'", role, name), "name a field of the kernel");
+  const ir::Field& f = k.field(*id);
+  if (!ir::is_float(f.dtype))
+    throw UserError(fmt::format("{}: field '{}' is {}, not a float field", role, name, ir::scalar_name(f.dtype)),
+                    "gradients exist only for f32 and f64 fields");
+  if (!f.grad)
+    throw UserError(fmt::format("{}: field '{}' has no gradient field", role, name),
+                    fmt::format("declare it in the header: `field {} : f32[N] grad {}_grad`", name, name));
+  return f;
+}
+
+const runtime::Buffer& buffer(const runtime::State& s, const std::string& name) {
+  auto it = s.fields.find(name);
+  if (it == s.fields.end())
+    throw UserError(fmt::format("the shape of field '{}' is unknown", name),
+                    "declare its shape in the header or give it in the inputs");
+  return it->second;
+}
+
+double sum(const runtime::Buffer& b) {
+  double s = 0;
+  for (const ir::Value& v : b.data) s += v.as_f64();
+  return s;
+}
+
+// Widens every f32 buffer to f64 so perturbed values keep double precision.
+void widen(runtime::State& s) {
+  for (auto& [name, b] : s.fields) {
+    if (b.dtype != ir::ScalarKind::f32) continue;
+    for (ir::Value& v : b.data) v = v.cast_to(ir::ScalarKind::f64);
+    b.dtype = ir::ScalarKind::f64;
+  }
+}
+
+std::vector<int64_t> unflatten(size_t flat, const ir::Shape& shape) {
+  std::vector<int64_t> index(shape.size());
+  auto rest = static_cast<int64_t>(flat);
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = rest % shape[d];
+    rest /= shape[d];
+  }
+  return index;
+}
+
+std::vector<std::string> fields_to_check(const ir::Kernel& k, const GradcheckOptions& o) {
+  if (!o.wrt.empty()) {
+    for (const auto& name : o.wrt) float_field(k, name, "--wrt");
+    return o.wrt;
+  }
+  std::vector<std::string> wrt;
+  for (const ir::Field& f : k.fields())
+    if (f.grad && !f.primal && f.name != o.loss && ir::is_float(f.dtype)) wrt.push_back(f.name);
+  if (wrt.empty())
+    throw UserError(fmt::format("no field to differentiate with respect to: no float field other than '{}' has "
+                                "a gradient field",
+                                o.loss),
+                    "declare a gradient field for an input (`field x : f32[N] grad x_grad`) or name it with --wrt");
+  return wrt;
+}
+
+void check_options(const GradcheckOptions& o) {
+  auto positive = [](double v) { return std::isfinite(v) && v > 0; };
+  auto non_negative = [](double v) { return std::isfinite(v) && v >= 0; };
+  if (!positive(o.eps))
+    throw UserError(fmt::format("--eps {} must be a positive number", o.eps), "for example --eps 1e-6");
+  if (!non_negative(o.rel))
+    throw UserError(fmt::format("--rel {} must be a number >= 0", o.rel), "for example --rel 1e-5");
+  if (!non_negative(o.abs))
+    throw UserError(fmt::format("--abs {} must be a number >= 0", o.abs), "for example --abs 1e-8");
+}
+
+// The decisions of a traced run (runtime::RunOptions::trace_decisions).
+struct Path {
+  uint64_t hash = 0;
+  uint64_t count = 0;
+  explicit Path(const runtime::RunResult& r) : hash(r.decision_hash), count(r.decisions) {}
+  bool operator==(const Path&) const = default;
+};
+
+void compare(GradElement& e, const GradcheckOptions& o) {
+  double scale = std::max(std::abs(e.analytic), std::abs(e.numeric));
+  e.abs_error = std::abs(e.analytic - e.numeric);
+  e.rel_error = scale > 0 ? e.abs_error / scale : (e.abs_error == 0 ? 0 : INFINITY);
+  // Written so that a NaN on either side is a mismatch.
+  e.status = e.abs_error <= o.abs + o.rel * scale ? GradStatus::ok : GradStatus::mismatch;
+}
+
+}  // namespace
+
+std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const std::string& pipeline) {
+  passes::RunOptions opts;
+  opts.capture_ir = false;
+  auto r = replay(forward.clone(), pipeline, opts);
+  if (!r.run.failed) return std::move(r.kernel);
+  const auto& rec = r.run.records.at(r.run.failed_index);
+  std::string msg = fmt::format("making the reverse kernel: pass '{}' (pass {} of '{}') failed: {}", rec.pass,
+                                rec.index + 1, pipeline, rec.failure);
+  if (rec.internal_error) throw InternalError(msg);
+  throw UserError(msg,
+                  fmt::format("`passbench replay FILE --passes='{}'` shows the IR before the failing pass", pipeline));
+}
+
+GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& pipeline, const RunRequest& req) {
+  auto reverse = make_reverse_kernel(forward, pipeline);
+  runtime::State state = runtime::make_state(forward, req.inputs);
+  GradientOutput out;
+  out.printed = forward_then_reverse(forward, *reverse, state, req.seed_grads, req.options);
+  out.values = runtime::state_to_json(forward, state);
+  out.reverse_text = ir::print_kernel(*reverse);
+  return out;
+}
+
+std::string_view status_name(GradStatus s) {
+  switch (s) {
+    case GradStatus::ok:
+      return "ok";
+    case GradStatus::mismatch:
+      return "mismatch";
+    case GradStatus::kink:
+      return "kink";
+  }
+  return "?";
+}
+
+std::string element_name(const GradElement& e) {
+  if (e.index.empty()) return e.field;
+  std::string s = e.field + "[";
+  for (size_t d = 0; d < e.index.size(); ++d) s += (d ? ", " : "") + std::to_string(e.index[d]);
+  return s + "]";
+}
+
+GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) {
+  check_options(o);
+  const ir::Field& loss = float_field(forward, o.loss, "--loss");
+  GradcheckResult result;
+  result.wrt = fields_to_check(forward, o);
+  auto reverse = make_reverse_kernel(forward, o.pipeline);
+  result.reverse_text = ir::print_kernel(*reverse);
+
+  runtime::State base = runtime::make_state(forward, o.inputs);
+  buffer(base, loss.name);
+  for (const ir::Field& f : forward.fields())  // the analytic gradient accumulates from zero
+    if (f.grad)
+      if (auto it = base.fields.find(forward.field(*f.grad).name); it != base.fields.end())
+        for (ir::Value& v : it->second.data) v = ir::Value::zero(v.kind());
+  widen(base);
+
+  runtime::RunOptions run_opts;
+  run_opts.f64 = true;
+  run_opts.trace_decisions = true;
+  runtime::State analytic = base;
+  Path at_x(run_step(forward, analytic, run_opts, "in the forward run"));
+  result.loss = sum(buffer(analytic, loss.name));
+  seed_gradients(forward, analytic, {{o.loss, 1.0}});
+  run_step(*reverse, analytic, run_opts, "in the reverse kernel");
+
+  for (const auto& name : result.wrt) {
+    const ir::Field& f = forward.field(*forward.find_field(name));
+    const runtime::Buffer& x = buffer(base, name);
+    const runtime::Buffer& grad = buffer(analytic, forward.field(*f.grad).name);
+    for (size_t i = 0; i < x.size(); ++i) {
+      GradElement e;
+      e.field = name;
+      e.index = unflatten(i, x.shape);
+      e.analytic = grad.data[i].as_f64();
+      double xi = x.data[i].as_f64(), h = o.eps * std::max(1.0, std::abs(xi));
+      double loss_at[2];
+      std::optional<Path> path[2];
+      for (int side = 0; side < 2; ++side) {
+        runtime::State s = base;
+        double xs = side == 0 ? xi + h : xi - h;
+        s.fields.at(name).data[i] = ir::Value::make_f64(xs);
+        auto what = fmt::format("in the forward run at {} = {} (x {} h)", element_name(e), xs, side == 0 ? "+" : "-");
+        path[side].emplace(run_step(forward, s, run_opts, what));
+        loss_at[side] = sum(buffer(s, loss.name));
+      }
+      // The actual step (x+h) - (x-h), which rounding may make differ from 2h.
+      e.numeric = (loss_at[0] - loss_at[1]) / ((xi + h) - (xi - h));
+      compare(e, o);
+      // A kink between x-h and x+h, or x itself on an exceptional point (x == c).
+      if (*path[0] != *path[1] || *path[0] != at_x) {
+        e.status = GradStatus::kink;
+        ++result.kinks;
+      } else {
+        ++result.compared;
+        result.mismatches += e.status == GradStatus::mismatch;
+        result.max_abs_error = std::max(result.max_abs_error, e.abs_error);
+        result.max_rel_error = std::max(result.max_rel_error, e.rel_error);
+      }
+      result.elements.push_back(std::move(e));
+    }
+  }
+  return result;
+}
+
+}  // namespace pb::workbench
