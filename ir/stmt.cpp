@@ -98,6 +98,18 @@ Block::~Block() {
   }
 }
 
+size_t Stmt::subtree_size() const {
+  size_t n = 1;
+  if (is_container())
+    for (const Block* b : blocks())
+      if (b) n += b->total_size();
+  return n;
+}
+
+void Block::add_to_totals(std::ptrdiff_t n) {
+  for (Block* b = this; b; b = b->owner() ? b->owner()->parent() : nullptr) b->total_ = static_cast<size_t>(static_cast<std::ptrdiff_t>(b->total_) + n);
+}
+
 void Block::link(Stmt* before_this, Stmt* s) {
   PB_ASSERT(s->parent_ == nullptr, "statement is already in a block");
   s->parent_ = this;
@@ -112,6 +124,7 @@ void Block::link(Stmt* before_this, Stmt* s) {
   else
     last_ = s;
   ++size_;
+  add_to_totals(static_cast<std::ptrdiff_t>(s->subtree_size()));
 }
 
 Stmt* Block::push_back(std::unique_ptr<Stmt> s) { return insert_before(nullptr, std::move(s)); }
@@ -142,6 +155,7 @@ std::unique_ptr<Stmt> Block::detach(Stmt* s) {
   s->prev_ = s->next_ = nullptr;
   s->parent_ = nullptr;
   --size_;
+  add_to_totals(-static_cast<std::ptrdiff_t>(s->subtree_size()));
   return std::unique_ptr<Stmt>(s);
 }
 

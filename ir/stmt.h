@@ -59,10 +59,16 @@ class Stmt {
   // operands then no longer count them as users.
   void drop_operands();
 
+  // 1 plus the statements nested in this one's blocks.
+  size_t subtree_size() const;
+
   // Nested blocks of container statements (if, for, while), in printing order; may hold nullptr
   // for an absent else branch.
   virtual std::vector<Block*> blocks() const { return {}; }
-  bool is_container() const { return !blocks().empty(); }
+  // If, range for, struct for and while hold blocks; nothing else does (a kind check, no allocation).
+  bool is_container() const {
+    return kind_ == StmtKind::If || kind_ == StmtKind::RangeFor || kind_ == StmtKind::StructFor || kind_ == StmtKind::While;
+  }
   // Copies attributes and operands (registering uses) but not nested statements: containers
   // come back with empty blocks. The id is copied; callers give clones a fresh one.
   virtual std::unique_ptr<Stmt> clone_shallow() const = 0;
@@ -98,6 +104,9 @@ class Block {
   Stmt* front() const { return first_; }
   Stmt* back() const { return last_; }
   size_t size() const { return size_; }
+  // Statements in this block and every block nested in it, kept up to date on insert and
+  // detach (O(nesting depth) each), so counting a kernel costs nothing.
+  size_t total_size() const { return total_; }
   bool empty() const { return size_ == 0; }
 
   Stmt* push_back(std::unique_ptr<Stmt> s);
@@ -142,7 +151,9 @@ class Block {
 
  private:
   void link(Stmt* before_this, Stmt* s);
+  void add_to_totals(std::ptrdiff_t n);
   Stmt* owner_;
+  size_t total_ = 0;
   Stmt* first_ = nullptr;
   Stmt* last_ = nullptr;
   size_t size_ = 0;

@@ -43,7 +43,8 @@ class Verifier {
       check_stmt(*s);
       visible_.insert(s);
       defined_here.push_back(s);
-      for (const Block* child : s->blocks())
+      if (s->is_container())
+        for (const Block* child : s->blocks())
         if (child) {
           enclosing_.push_back(s);
           check_block(*child, s);

@@ -47,8 +47,9 @@ void walk(const Block& b, F&& f) {
       s = next;
       continue;
     }
-    for (Block* child : s->blocks())
-      if (child) walk(*child, f);
+    if (s->is_container())
+      for (Block* child : s->blocks())
+        if (child) walk(*child, f);
     s = next;
   }
 }

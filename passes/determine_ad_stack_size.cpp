@@ -144,18 +144,19 @@ class StackSizer {
         SizeExprPtr e = fold_max_over_range(v, begin, end, detail::to_expr(d));
         d = e->is_const() ? Depth{{}, e->value()} : Depth{{e}, 0};
       } catch (const BoundError& e) {
-        fail(loop, fmt::format("whose index the bound uses, and {}", e.what()));
+        fail(loop, e.what(), "its bound uses the index of");
       }
     }
     return d;
   }
 
-  [[noreturn]] void fail(const Stmt& loop, const std::string& why) const {
+  [[noreturn]] void fail(const Stmt& loop, const std::string& why,
+                         const char* relation = "its depth grows with each iteration of") const {
     std::string loop_text = print_stmt(loop, k_);
     if (loop_text.size() > 2 && loop_text.ends_with(" {")) loop_text.resize(loop_text.size() - 2);
-    throw UserError(fmt::format("cannot size autodiff stack `{}`: its depth grows with each iteration of `{}`, {}",
-                                print_stmt(stack_, k_), loop_text, why),
-                    kRemedy);
+    throw UserError(
+        fmt::format("cannot size autodiff stack `{}`: {} `{}`, {}", print_stmt(stack_, k_), relation, loop_text, why),
+        kRemedy);
   }
 
   const Kernel& k_;

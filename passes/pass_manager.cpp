@@ -12,7 +12,10 @@ namespace pb::passes {
 namespace {
 std::string remaining(const Pipeline& p, size_t from) {
   std::string out;
-  for (size_t i = from; i < p.entries.size(); ++i) out += (i > from ? "," : "") + p.entries[i].to_string();
+  for (size_t i = from; i < p.entries.size(); ++i) {
+    if (i > from) out += ',';
+    out += p.entries[i].to_string();
+  }
   return out;
 }
 }  // namespace

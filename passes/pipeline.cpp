@@ -226,7 +226,10 @@ std::string PipelineEntry::to_string() const {
 
 std::string Pipeline::to_string() const {
   std::string out;
-  for (size_t i = 0; i < entries.size(); ++i) out += (i ? "," : "") + entries[i].to_string();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i) out += ',';
+    out += entries[i].to_string();
+  }
   return out;
 }
 

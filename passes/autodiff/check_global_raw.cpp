@@ -33,7 +33,8 @@ void collect(const Block& b, std::vector<const Stmt*>& loads, std::vector<const 
     if (isa<GlobalLoadStmt>(s)) loads.push_back(s);
     if (isa<GlobalStoreStmt>(s)) stores.push_back(s);
     if (isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s)) continue;
-    for (const Block* child : s->blocks())
+    if (s->is_container())
+      for (const Block* child : s->blocks())
       if (child) collect(*child, loads, stores);
   }
 }

@@ -373,6 +373,25 @@ kernel {
   EXPECT_TRUE(has(e, "`$2 : struct for in S block_dim=adaptive`, a struct for")) << e;
 }
 
+TEST(DetermineAdStackSize, IndexOfAStructForOfUnknownShapeIsAnError) {
+  std::string e = size_error(R"(kernel {
+  <i32> $0 = const 0
+  <f32> $1 = const 1
+  $2 : struct for in S block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <f32> $4 = stack alloc (max_size=0)
+    $5 : for in range($0, $3) block_dim=adaptive {
+      <f32> $6 : stack push $4, val = $1
+    }
+  }
+}
+)");
+  EXPECT_TRUE(has(e,
+                  "its bound uses the index of `$2 : struct for in S block_dim=adaptive`, struct for over 'S', "
+                  "whose shape is not declared"))
+      << e;
+}
+
 TEST(DetermineAdStackSize, BoundOutsideTheGrammarIsAnError) {
   std::string in = R"(field n : i32[]
 kernel {
