@@ -9,6 +9,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "workbench/workspace/fixture.h"
+#include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
 #include "workbench/workspace/run.h"
 
@@ -68,15 +69,25 @@ int cmd_run(const RunArgs& a) {
   auto k = workbench::load_kernel(a.file);
   if (!report_verify(*k, a.file)) return 1;
   workbench::RunRequest req = make_run_request(a);
-  workbench::RunOutput out;
+  nlohmann::json values;
+  std::string printed;
   try {
-    out = workbench::run_on_interpreter(*k, req);
+    if (a.grad) {
+      // Forward, seed, then the reverse kernel the pipeline makes (docs/autodiff.md).
+      auto out = workbench::run_with_gradients(*k, a.passes, req);
+      values = std::move(out.values);
+      printed = std::move(out.printed);
+    } else {
+      auto out = workbench::run_on_interpreter(*k, req);
+      values = std::move(out.values);
+      printed = std::move(out.printed);
+    }
   } catch (const workbench::RunFailure& e) {
     std::cerr << a.file << ": " << e.what() << "\n";
     return 1;
   }
-  std::cerr << out.printed;
-  std::cout << out.values.dump(2) << "\n";
+  std::cerr << printed;
+  std::cout << values.dump(2) << "\n";
   return 0;
 }
 

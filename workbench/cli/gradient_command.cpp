@@ -57,22 +57,6 @@ void print_kinks(const workbench::GradcheckResult& r) {
 
 }  // namespace
 
-int cmd_run_grad(const RunArgs& a) {
-  auto k = workbench::load_kernel(a.file);
-  if (!report_verify(*k, a.file)) return 1;
-  workbench::RunRequest req = make_run_request(a);
-  workbench::GradientOutput out;
-  try {
-    out = workbench::run_with_gradients(*k, a.passes, req);
-  } catch (const workbench::RunFailure& e) {
-    std::cerr << a.file << ": " << e.what() << "\n";
-    return 1;
-  }
-  std::cerr << out.printed;
-  std::cout << out.values.dump(2) << "\n";
-  return 0;
-}
-
 int cmd_gradcheck(const GradcheckArgs& a) {
   auto k = workbench::load_kernel(a.file);
   if (!report_verify(*k, a.file)) return 1;

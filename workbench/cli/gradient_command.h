@@ -1,4 +1,4 @@
-// `passbench run --grad` and `passbench gradcheck`: gradients on the command line.
+// `passbench gradcheck`: gradient checking on the command line (`run --grad` is in commands.cpp).
 #pragma once
 
 #include <string>
@@ -8,7 +8,6 @@
 namespace pb::cli {
 
 // Forward + reverse run; prints the fields with their gradients as JSON, like `run`.
-int cmd_run_grad(const RunArgs& a);
 
 struct GradcheckArgs {
   std::string file;

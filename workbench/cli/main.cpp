@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
   try {
     if (*print) return pb::cli::cmd_print(print_args);
     if (*verify) return pb::cli::cmd_verify(verify_file);
-    if (*run) return run_args.grad ? pb::cli::cmd_run_grad(run_args) : pb::cli::cmd_run(run_args);
+    if (*run) return pb::cli::cmd_run(run_args);
     if (*gradcheck) return pb::cli::cmd_gradcheck(gc_args);
     if (*replay) {
       replay_args.passes_given = passes_opt->count() > 0;
