@@ -8,6 +8,8 @@ packages=(
   cmake ninja-build g++ pkg-config
   # libraries used by ir/, passes/, runtime/, workbench/
   nlohmann-json3-dev libcli11-dev libfmt-dev libdtl-dev
+  # codegen/: SPIR-V builder, validator and optimizer; MSL/GLSL through SPIRV-Cross
+  spirv-tools spirv-headers spirv-cross libspirv-cross-c-shared-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
 )
