@@ -3,8 +3,12 @@
 #include "ir/assert.h"
 #include "passes/autodiff/backup_ssa.h"
 #include "passes/autodiff/check_global_raw.h"
+#include "passes/autodiff/coalesce_stack_loads.h"
+#include "passes/autodiff/eliminate_recomputable_pushes.h"
 #include "passes/autodiff/independent_blocks.h"
 #include "passes/autodiff/make_adjoint.h"
+#include "passes/autodiff/promote_ssa_to_local.h"
+#include "passes/autodiff/replace_locals_with_stacks.h"
 #include "passes/autodiff/reverse_outer_loops.h"
 #include "passes/dce.h"
 #include "passes/determine_ad_stack_size.h"
@@ -19,10 +23,14 @@ std::vector<PassInfo>& passes() {
   static std::vector<PassInfo> list = {
       BackupSsaPass::info(),
       CheckGlobalRawPass::info(),
+      CoalesceStackLoadsPass::info(),
       DcePass::info(),
       DetermineAdStackSizePass::info(),
+      EliminateRecomputablePushesPass::info(),
       IdentifyIndependentBlocksPass::info(),
       MakeAdjointPass::info(),
+      PromoteSsaToLocalPass::info(),
+      ReplaceLocalsWithStacksPass::info(),
       ReverseOuterLoopsPass::info(),
       RenumberPass::info(),
       SimplifyPass::info(),
@@ -35,9 +43,22 @@ std::vector<NamedPipelineInfo>& pipelines() {
       {.name = "cleanup", .summary = "simplify then dce", .options = {}, .expand = [](const PassOptions&) { return std::string("simplify,dce"); }},
       {.name = "reverse_ad",
        .summary = "Reverse-mode autodiff: the forward kernel becomes the reverse kernel (docs/autodiff.md)",
-       .options = {},
-       .expand = [](const PassOptions&) {
-         return std::string("check_global_raw,identify_independent_blocks,reverse_outer_loops,make_adjoint,backup_ssa,simplify,dce");
+       .options = {{.name = "use_stack",
+                    .type = OptionType::Bool,
+                    .default_value = "true",
+                    .help = "back per-iteration values with autodiff stacks; false: no stacks (kernels that need them fail)",
+                    .choices = {}},
+                   {.name = "ad_stack_size",
+                    .type = OptionType::Int,
+                    .default_value = "0",
+                    .help = "capacity of every stack; 0 = adaptive (determine_ad_stack_size computes exact bounds)",
+                    .choices = {}}},
+       .expand = [](const PassOptions& o) {
+         std::string stages = "check_global_raw,identify_independent_blocks,reverse_outer_loops";
+         if (o.get_bool("use_stack"))
+           stages += ",promote_ssa_to_local,replace_locals_with_stacks{ad_stack_size=" + std::to_string(o.get_int("ad_stack_size")) +
+                     "},eliminate_recomputable_pushes";
+         return stages + ",make_adjoint,backup_ssa,coalesce_stack_loads,simplify,dce,determine_ad_stack_size";
        }},
   };
   return list;

@@ -9,6 +9,7 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
+#include "passes/autodiff/ad_support.h"
 #include "passes/autodiff/independent_blocks.h"
 
 namespace pb::passes {
@@ -21,7 +22,10 @@ class Backup {
  public:
   Backup(Kernel& k, Block& ib, BackupSsaResult& r) : k_(k), b_(k), ib_(ib), r_(r) {
     size_t i = 0;
-    walk(k.root(), [&](Stmt& s) { order_[&s] = i++; });
+    walk(k.root(), [&](Stmt& s) {
+      order_[&s] = i++;
+      if (auto* f = dyn_cast<RangeForStmt>(&s)) bounds_[f] = {f->begin(), f->end()};
+    });
     walk(ib, [&](Stmt& s) {
       const Stmt* ptr = nullptr;
       if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
@@ -56,6 +60,7 @@ class Backup {
       case StmtKind::GlobalPtr:
       case StmtKind::ExternalPtr:
       case StmtKind::LoopIndex:
+      case StmtKind::AdStackLoadTop:  // make_adjoint snapshots reads whose stack changes before their reverse
         return true;
       case StmtKind::GlobalLoad: {
         auto* g = dyn_cast<GlobalPtrStmt>(static_cast<const GlobalLoadStmt*>(s)->src());
@@ -66,20 +71,20 @@ class Backup {
     }
   }
 
-  // The nearest loop enclosing `anchor` that iterates `loop`'s range the other way.
+  // The reversed clone of `loop` that encloses `anchor`: make_adjoint mirrors loop nesting, so it
+  // is the range-for around `anchor` at `loop`'s depth in the IB; it must iterate the same
+  // (original) bounds the other way.
   const RangeForStmt* reversed_clone_of(const Stmt* loop, const Stmt* anchor) const {
     const auto* f = dyn_cast<RangeForStmt>(loop);
-    if (!f) return nullptr;
-    for (const Stmt* o = anchor->parent_stmt(); o; o = o->parent_stmt())
-      if (auto* r = dyn_cast<RangeForStmt>(o); r && r != f && r->begin() == f->begin() && r->end() == f->end() && r->reversed != f->reversed)
-        return r;
-    return nullptr;
-  }
-
-  // The first loop between `s` and the IB, or nullptr when `s` runs once per IB execution.
-  const Stmt* enclosing_loop(const Stmt* s) const {
-    for (const Stmt* o = s->parent_stmt(); o && o->parent() && block_encloses(&ib_, o->parent()); o = o->parent_stmt())
-      if (isa<RangeForStmt>(o) || isa<StructForStmt>(o) || isa<WhileStmt>(o)) return o;
+    if (!f || !block_encloses(&ib_, f->parent())) return nullptr;
+    int depth = ad::loop_depth_in(*f, ib_);
+    for (const Stmt* o = anchor->parent_stmt(); o && block_encloses(&ib_, o->parent()); o = o->parent_stmt()) {
+      auto* r = dyn_cast<RangeForStmt>(o);
+      if (!r || ad::loop_depth_in(*r, ib_) != depth) continue;
+      auto fb = bounds_.find(f), rb = bounds_.find(r);
+      if (r == f || r->reversed == f->reversed || fb == bounds_.end() || rb == bounds_.end() || fb->second != rb->second) return nullptr;
+      return r;
+    }
     return nullptr;
   }
 
@@ -101,11 +106,11 @@ class Backup {
         return anchor->parent()->insert_before(anchor, std::move(copy));
       }
     }
-    if (const Stmt* loop = enclosing_loop(op))
+    if (const Stmt* loop = ad::enclosing_loop_in(*op, ib_))
       throw UserError(fmt::format("the reverse code needs `{}` from every iteration of `{}`, which a single spilled value cannot hold",
                                   print_stmt(*op, k_), print_stmt(*loop, k_)),
-                      "this value needs an autodiff stack; stack promotion (promote_ssa_to_local, replace_locals_with_stacks) "
-                      "is not implemented in this build yet");
+                      "this value needs an autodiff stack: use reverse_ad (use_stack=true, the default), or run "
+                      "promote_ssa_to_local and replace_locals_with_stacks before make_adjoint");
     auto [it, fresh] = spills_.emplace(op, nullptr);
     if (fresh) {
       b_.set_insertion_point_before(*ib_.front());
@@ -125,6 +130,7 @@ class Backup {
   std::unordered_map<const Stmt*, size_t> order_;
   std::unordered_set<FieldId> written_;
   std::unordered_map<const Stmt*, Stmt*> spills_;
+  std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>> bounds_;  // range-for bounds before any rewrite
 };
 
 }  // namespace

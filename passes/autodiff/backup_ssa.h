@@ -4,8 +4,11 @@
 // or if branch that does not enclose it. For each such operand (if conditions and loop bounds
 // included), within each independent block:
 // - a recomputable value (constants, argloads, arithmetic, pointers, loads of fields the block
-//   never writes, and loop indices, which map to the index of the enclosing reversed clone of
-//   their loop) is cloned, with its own non-dominating operands, right before the use;
+//   never writes, `stack load top`, and loop indices, which map to the index of the enclosing
+//   reversed clone of their loop) is cloned, with its own non-dominating operands, right before
+//   the use. A cloned stack read sees the forward value because the reverse code pops exactly
+//   what the forward code pushed after the read (make_adjoint snapshots reads for which that
+//   does not hold);
 // - any other value (a local load, an atomic's result) is spilled: one alloca at the block's top,
 //   a store right after the definition, a load before the use. A spill holds one value, so it is
 //   only correct when the definition runs once per execution of the block: a definition inside a

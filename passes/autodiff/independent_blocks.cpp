@@ -22,6 +22,9 @@ bool touches_outer_alloca(const Block& b) {
     if (auto* ld = dyn_cast<LocalLoadStmt>(&s)) a = ld->src();
     if (auto* st = dyn_cast<LocalStoreStmt>(&s)) a = st->dest();
     if (auto* at = dyn_cast<AtomicOpStmt>(&s); at && isa<AllocaStmt>(at->dest())) a = at->dest();
+    // Autodiff stacks are locals too: a body that uses an outer stack stays dependent, so the
+    // blocks found do not change once replace_locals_with_stacks has run.
+    if (isa<AdStackAllocaStmt>(s.num_operands() ? s.operand(0) : nullptr) && !isa<AdStackAllocaStmt>(&s)) a = s.operand(0);
     if (a && a->parent() != &b && block_encloses(a->parent(), &b)) found = true;
   });
   return found;

@@ -8,6 +8,7 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
+#include "passes/autodiff/ad_support.h"
 #include "passes/autodiff/independent_blocks.h"
 
 namespace pb::passes {
@@ -16,7 +17,7 @@ using namespace ir;
 
 namespace {
 
-bool is_real(const Stmt* s) { return s && s->type.known() && is_float(s->type.scalar); }
+using ad::is_real;
 
 [[noreturn]] void reject(const Kernel& k, const Stmt& s, const std::string& why, const std::string& remedy) {
   throw UserError(fmt::format("cannot differentiate `{}`: {}", print_stmt(s, k), why), remedy);
@@ -32,6 +33,7 @@ class Adjointer {
   Adjointer(Kernel& k, Block& ib, MakeAdjointResult& r) : k_(k), b_(k), ib_(ib), r_(r) { reverse_of_[&ib] = &ib; }
 
   void run() {
+    snapshot_clobbered_stack_reads();
     std::vector<Stmt*> forward = ib_.statements();
     b_.set_insertion_point_end(ib_);
     size_t before = k_.count_statements();
@@ -211,9 +213,16 @@ class Adjointer {
     } else if (isa<WhileStmt>(s) || isa<WhileControlStmt>(s) || isa<ContinueStmt>(s)) {
       reject(k_, *s, "while loops and continue have no reverse (their trip count is data-dependent)",
              "rewrite the loop as a range-for with a bound, and continue as an if around the rest of the body");
-    } else if (isa<AdStackAllocaStmt>(s) || isa<AdStackPushStmt>(s) || isa<AdStackPopStmt>(s) || isa<AdStackLoadTopStmt>(s) ||
-               isa<AdStackLoadTopAdjStmt>(s) || isa<AdStackAccAdjointStmt>(s)) {
-      reject(k_, *s, "the forward kernel already contains autodiff stack statements", "give make_adjoint the forward kernel");
+    } else if (auto* top = dyn_cast<AdStackLoadTopStmt>(s)) {
+      if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) b_.stack_acc_adj(top->stack(), a);
+    } else if (auto* push = dyn_cast<AdStackPushStmt>(s)) {
+      // The pushed value's adjoint is what accumulated at the top; then the top goes away, so
+      // the reverse code before this point sees the stack as the forward code did.
+      if (is_real(push->val()) && !isa<ConstStmt>(push->val())) accumulate(push->val(), b_.stack_load_top_adj(push->stack()));
+      b_.stack_pop(push->stack());
+    } else if (isa<AdStackPopStmt>(s) || isa<AdStackLoadTopAdjStmt>(s) || isa<AdStackAccAdjointStmt>(s)) {
+      reject(k_, *s, "the forward kernel already contains reverse-mode stack statements (pop, adjoint access)",
+             "give make_adjoint the forward kernel, not one it already differentiated");
     }
     // const, argload, alloca, pointers, loop index, print, assert: nothing to do
   }
@@ -282,6 +291,48 @@ class Adjointer {
     reverse_block(s.body->statements());
   }
 
+  // The reverse of a statement re-reads the `stack load top` operands it needs at the point that
+  // mirrors the statement. When the stack changes between the forward read and that statement
+  // (an if whose branch pushes to its condition's stack, a push between a load and its use),
+  // the value is first copied onto a snapshot stack of its own, pushed once right after the read.
+  void snapshot_clobbered_stack_reads() {
+    auto order = ad::preorder_positions(ib_);
+    std::unordered_map<const Stmt*, std::vector<const Stmt*>> writes;
+    walk(ib_, [&](Stmt& s) {
+      if (isa<AdStackPushStmt>(&s) || isa<AdStackPopStmt>(&s)) writes[s.operand(0)].push_back(&s);
+    });
+    std::unordered_map<Stmt*, Stmt*> snapshot_of;
+    for (Stmt* s : collect_preorder(ib_)) {
+      for (size_t slot : ad::required_operand_slots(*s)) {
+        auto* top = dyn_cast<AdStackLoadTopStmt>(s->operand(slot));
+        if (!top || ad::loop_depth_in(*top, ib_) == 0) continue;
+        const auto& w = writes[top->stack()];
+        bool clobbered = false;
+        if (isa<GlobalPtrStmt>(s) || isa<ExternalPtrStmt>(s)) {
+          for (Stmt* user : s->users()) clobbered = clobbered || ad::stack_clobbered_between(*top, *user, w, order);
+        } else {
+          clobbered = ad::stack_clobbered_between(*top, *s, w, order);
+        }
+        if (!clobbered) continue;
+        auto [it, fresh] = snapshot_of.emplace(top, nullptr);
+        if (fresh) it->second = make_snapshot(*top);
+        s->set_operand(slot, it->second);
+        ++r_.snapshots;
+      }
+    }
+  }
+
+  Stmt* make_snapshot(AdStackLoadTopStmt& top) {
+    auto* source = static_cast<AdStackAllocaStmt*>(top.stack());
+    InsertionGuard guard(b_);
+    b_.set_insertion_point_before(*ib_.front());
+    AdStackAllocaStmt* z = b_.stack_alloc(source->type.scalar, source->max_size);
+    z->size = source->size;
+    b_.set_insertion_point_after(top);
+    b_.stack_push(z, &top);
+    return b_.stack_load_top(z);
+  }
+
   Kernel& k_;
   Builder b_;
   Block& ib_;
@@ -323,14 +374,14 @@ PassInfo MakeAdjointPass::info() {
       {.name = "make_adjoint",
        .summary = "Appends the reverse code of each independent block after its forward code",
        .options = {},
-       .statistics = {"blocks", "adjoint_statements", "forward_writes_removed"},
+       .statistics = {"blocks", "adjoint_statements", "forward_writes_removed", "snapshots"},
        .create = {},
        .may_break_dominance = true});
 }
 
 PassResult MakeAdjointPass::run(Kernel& k, const PassOptions&) {
   MakeAdjointResult r = make_adjoint(k);
-  return {r.blocks > 0, {{"blocks", r.blocks}, {"adjoint_statements", r.adjoint_statements}, {"forward_writes_removed", r.forward_writes_removed}}};
+  return {r.blocks > 0, {{"blocks", r.blocks}, {"adjoint_statements", r.adjoint_statements}, {"forward_writes_removed", r.forward_writes_removed}, {"snapshots", r.snapshots}}};
 }
 
 }  // namespace pb::passes

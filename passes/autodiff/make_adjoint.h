@@ -5,14 +5,16 @@
 // Forward writes to differentiable fields are removed (their reverse code reads and clears the
 // gradient instead); writes to other fields stay and re-execute. An `if` gets a reverse `if` on
 // the same condition; a range-for inside an IB gets a clone iterating the other way, whose body
-// holds the reverse of the forward body. Adjoint formulas recompute from the operands, never from
+// holds the reverse of the forward body. A `stack load top` passes its adjoint to the stack's top
+// (`stack acc adj`); a `stack push` passes the top's adjoint to the pushed value and pops. A
+// stack read whose stack changes before the statement that reads it has finished (an if whose
+// branch pushes to its condition's stack) is first snapshotted onto a stack of its own. Adjoint formulas recompute from the operands, never from
 // the forward result. Forward values the reverse code uses may not dominate it yet: backup_ssa
 // fixes that. Non-differentiable operations (comparisons, integer and bit operations, floor,
 // ceil, round, sgn, casts to integers) stop gradients.
 // Rejected with a UserError naming the statement: atomic min/max/mul/bit ops on a differentiable
 // field, while loops, continue, using the old value of an atomic on a differentiable field, a
-// differentiable write outside every IB, and (until autodiff stacks land) a local carried across
-// iterations of a loop inside an IB.
+// differentiable write outside every IB, and stack pops or adjoint accesses in the input.
 #pragma once
 
 #include "passes/pass.h"
@@ -23,6 +25,7 @@ struct MakeAdjointResult {
   int64_t blocks = 0;
   int64_t adjoint_statements = 0;
   int64_t forward_writes_removed = 0;
+  int64_t snapshots = 0;  // stack reads copied to a snapshot stack
 };
 
 MakeAdjointResult make_adjoint(ir::Kernel& k);

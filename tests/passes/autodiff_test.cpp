@@ -209,13 +209,48 @@ INSTANTIATE_TEST_SUITE_P(
                              "the old value an atomic on a differentiable field returns is used"},
                     Rejected{"while", "    $7 : while true {\n      <*i32> $8 = alloca\n      $9 : while control $8, $3\n    }\n",
                              "while loops and continue have no reverse"},
-                    Rejected{"continue", "    $7 continue\n", "while loops and continue have no reverse"},
-                    Rejected{"needs_stack",
-                             "    <*f32> $7 = alloca\n    <f32> $8 : local store [$7 <- $5]\n    $9 : for in range($0, $1) block_dim=adaptive {\n"
-                             "      <f32> $10 = local load [$7]\n      <f32> $11 = sin $10\n      <f32> $12 : local store [$7 <- $11]\n    }\n"
-                             "    <f32> $13 = local load [$7]\n    <f32> $14 = atomic add($6, $13)\n",
-                             "needs an autodiff stack"}),
+                    Rejected{"continue", "    $7 continue\n", "while loops and continue have no reverse"}),
     [](const testing::TestParamInfo<Rejected>& p) { return std::string(p.param.name); });
+
+// A value carried through a loop needs a stack: without stacks that is a clear error naming the
+// value and the loop; with them (the default) the same kernel differentiates.
+constexpr const char* kCarried = R"(field x : f32[4] grad x_grad
+field y : f32[] grad y_grad
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = global load $4
+    <*f32> $6 = global ptr [y], index [] activate=true
+    <*f32> $7 = alloca
+    <f32> $8 : local store [$7 <- $5]
+    $9 : for in range($0, $1) block_dim=adaptive {
+      <f32> $10 = local load [$7]
+      <f32> $11 = sin $10
+      <f32> $12 : local store [$7 <- $11]
+    }
+    <f32> $13 = local load [$7]
+    <f32> $14 = atomic add($6, $13)
+  }
+}
+)";
+
+TEST(MakeAdjoint, CarriedValueWithoutStacksIsAClearError) {
+  auto e = error_of(kCarried, "reverse_ad{use_stack=false}");
+  EXPECT_NE(e.find("needs an autodiff stack"), std::string::npos) << e;
+  EXPECT_NE(e.find("$10 = local load [$7]"), std::string::npos) << e;
+}
+
+TEST(MakeAdjoint, CarriedValueWithStacksDifferentiates) {
+  auto k = test::parse(kCarried);
+  auto run = passes::run_pipeline(*k, passes::parse_pipeline("reverse_ad"));
+  ASSERT_FALSE(run.failed) << run.records[run.failed_index].failure;
+  EXPECT_EQ(test::verify_text(*k), "");
+  std::string text = test::print(*k);
+  EXPECT_NE(text.find("stack alloc (max_size=6)"), std::string::npos) << text;
+}
 
 TEST(MakeAdjoint, DifferentiableWriteOutsideEveryBlockIsRejected) {
   auto e = error_of(R"(field x : f32[4] grad x_grad

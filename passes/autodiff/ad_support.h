@@ -1,0 +1,45 @@
+// Facts the reverse-mode stages share: which forward values the reverse code reads, where a
+// statement sits relative to its independent block (IB), and what can be recomputed in reverse.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "ir/statements.h"
+
+namespace pb::passes::ad {
+
+// A float value, or a pointer to one (an alloca holding a float).
+bool is_real(const ir::Stmt* s);
+
+// Unary and binary ops whose adjoint formula reads an operand (abs, sin, ..., mul, div, pow,
+// atan2, min, max); add, sub, neg and casts are linear and read nothing.
+bool is_nonlinear(ir::UnaryOp op);
+bool is_nonlinear(ir::BinaryOp op);
+
+// The operand slots of `s` whose forward values the reverse code reads: operands of non-linear
+// real ops, a select's condition, pointer indices, if conditions and range-for bounds.
+std::vector<size_t> required_operand_slots(const ir::Stmt& s);
+
+// Range-for, struct-for and while loops strictly between `s` and `ib` (0: `s` runs once per
+// execution of the IB).
+int loop_depth_in(const ir::Stmt& s, const ir::Block& ib);
+
+// The loop (range-for, struct-for or while) nearest to `s` that lies inside `ib`, or nullptr.
+const ir::Stmt* enclosing_loop_in(const ir::Stmt& s, const ir::Block& ib);
+
+bool is_stack_op(const ir::Stmt* s);  // push, pop, load top, load top adj, acc adj
+
+// A stack's push or pop between `def` and the point where `user` has finished executing, in
+// any iteration: pre-order between them, inside `user`, or inside a loop that encloses `user`
+// but not `def`. Reading `def`'s stack again at the reverse of `user` would then see another
+// top. `order` maps statements to pre-order positions.
+bool stack_clobbered_between(const ir::AdStackLoadTopStmt& def, const ir::Stmt& user,
+                             const std::vector<const ir::Stmt*>& stack_writes,
+                             const std::unordered_map<const ir::Stmt*, size_t>& order);
+
+// Pre-order positions of every statement under `b` (containers before their bodies).
+std::unordered_map<const ir::Stmt*, size_t> preorder_positions(ir::Block& b);
+
+}  // namespace pb::passes::ad
