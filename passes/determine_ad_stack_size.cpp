@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
+#include <unordered_map>
+#include <vector>
 
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
@@ -45,32 +48,83 @@ const char* kRemedy =
 
 const Block* body_of(const Stmt& loop) { return loop.blocks()[0]; }
 
-// The longest path of one stack's depth over the structured control flow, from its alloc.
+// What every stack's walk shares: pre-order positions and, per block, its continue and while
+// control statements (the only statements besides a stack's own pushes and pops, and the
+// containers holding them, that change a path's depth).
+struct KernelIndex {
+  std::unordered_map<const Stmt*, size_t> order;
+  std::unordered_map<const Block*, std::vector<const Stmt*>> controls;
+
+  explicit KernelIndex(Kernel& k) {
+    size_t i = 0;
+    walk(k.root(), [&](Stmt& s) {
+      order[&s] = i++;
+      // A continue ends paths of its innermost loop's body; a while control, of its while. The
+      // statements holding it up to that loop are on the way.
+      bool is_continue = isa<ContinueStmt>(&s);
+      if (!is_continue && !isa<WhileControlStmt>(&s)) return;
+      for (const Stmt* a = &s; a && a->parent(); a = a->parent_stmt()) {
+        if (a != &s && (is_continue ? a->is_container() && !isa<IfStmt>(a) : isa<WhileStmt>(a))) break;
+        auto& list = controls[a->parent()];
+        if (std::find(list.begin(), list.end(), a) == list.end()) list.push_back(a);
+      }
+    });
+  }
+};
+
+// The longest path of one stack's depth over the structured control flow, from its alloc. Only
+// the statements that matter are visited: the stack's pushes and pops, the containers holding
+// them, and the loop exits in those containers, so sizing all stacks costs the sum of their
+// uses times nesting depth rather than stacks times kernel size.
 class StackSizer {
  public:
-  StackSizer(const Kernel& k, const AdStackAllocaStmt& stack, BoundBuilder& bounds)
-      : k_(k), stack_(stack), bounds_(bounds) {}
+  StackSizer(const Kernel& k, const AdStackAllocaStmt& stack, BoundBuilder& bounds, const KernelIndex& index)
+      : k_(k), stack_(stack), bounds_(bounds), index_(index) {
+    for (const Stmt* u : stack.users()) {
+      if (!isa<AdStackPushStmt>(u) && !isa<AdStackPopStmt>(u)) continue;
+      for (const Stmt* s = u; s && s->parent() && s != &stack_; s = s->parent_stmt()) {
+        auto& kids = children_[s->parent()];
+        if (std::find(kids.begin(), kids.end(), s) != kids.end()) break;  // ancestors already recorded
+        kids.push_back(s);
+        if (s->parent() == stack_.parent()) break;
+      }
+    }
+    for (auto& [block, kids] : children_) {
+      if (auto it = index_.controls.find(block); it != index_.controls.end()) kids.insert(kids.end(), it->second.begin(), it->second.end());
+      std::sort(kids.begin(), kids.end(), [&](const Stmt* a, const Stmt* b) { return index_.order.at(a) < index_.order.at(b); });
+      kids.erase(std::unique(kids.begin(), kids.end()), kids.end());
+    }
+  }
 
   SizeExprPtr run() {
     Exits outside;  // leaving the alloc's own block ends the stack's life
-    Depth peak = walk(stack_.next(), Depth{}, outside).peak.value_or(Depth{});
+    Depth peak = walk(stack_.parent(), index_.order.at(&stack_), Depth{}, outside).peak.value_or(Depth{});
     for (const Stmt* p = stack_.parent_stmt(); p; p = p->parent_stmt())
       if (isa<RangeForStmt>(p) || isa<StructForStmt>(p)) peak = bind_loop_vars(peak, *p);
     return detail::to_expr(peak);
   }
 
  private:
-  Paths walk(const Stmt* first, OptDepth d, Exits& exits) {
+  // The paths through the part of `b` after pre-order position `after` (all of it: 0).
+  Paths walk(const Block* b, size_t after, OptDepth d, Exits& exits) {
     OptDepth peak = d;
-    for (const Stmt* s = first; s && d; s = s->next()) {
+    const std::vector<const Stmt*>* kids = nullptr;
+    if (auto it = children_.find(b); it != children_.end())
+      kids = &it->second;
+    else if (auto c = index_.controls.find(b); c != index_.controls.end())
+      kids = &c->second;  // no pushes or pops here, but a loop exit
+    if (!kids) return {d, peak};
+    for (const Stmt* s : *kids) {
+      if (!d) break;
+      if (after && index_.order.at(s) <= after) continue;
       if (auto* push = dyn_cast<AdStackPushStmt>(s); push && push->stack() == &stack_) {
         d->offset += 1;
         peak = join(peak, d);
       } else if (auto* pop = dyn_cast<AdStackPopStmt>(s); pop && pop->stack() == &stack_) {
         d->offset -= 1;
       } else if (auto* i = dyn_cast<IfStmt>(s)) {
-        Paths t = walk(i->true_block->front(), d, exits);
-        Paths f = i->false_block ? walk(i->false_block->front(), d, exits) : Paths{d, d};
+        Paths t = walk(i->true_block.get(), 0, d, exits);
+        Paths f = i->false_block ? walk(i->false_block.get(), 0, d, exits) : Paths{d, d};
         d = join(t.end, f.end);
         peak = join(peak, join(t.peak, f.peak));
       } else if (isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s)) {
@@ -100,7 +154,7 @@ class StackSizer {
     if (trips && (*trips)->is_const() && (*trips)->value() == 0) return {d, d};
 
     Exits inner;
-    Paths body = walk(body_of(s)->front(), Depth{}, inner);
+    Paths body = walk(body_of(s), 0, Depth{}, inner);
     Depth net = bind_loop_vars(join(body.end, inner.next_iteration).value_or(Depth{}), s);
     Depth peak = bind_loop_vars(body.peak.value_or(Depth{}), s);
     OptDepth leave = inner.leave_while;
@@ -162,6 +216,8 @@ class StackSizer {
   const Kernel& k_;
   const AdStackAllocaStmt& stack_;
   BoundBuilder& bounds_;
+  const KernelIndex& index_;
+  std::unordered_map<const Block*, std::vector<const Stmt*>> children_;  // what walk visits, in order
 };
 
 }  // namespace
@@ -169,10 +225,15 @@ class StackSizer {
 AdStackSizeResult determine_ad_stack_sizes(Kernel& k) {
   AdStackSizeResult r;
   BoundBuilder bounds(k);
+  KernelIndex index(k);
   for (Stmt* s : collect_preorder(k.root())) {
     auto* stack = dyn_cast<AdStackAllocaStmt>(s);
-    if (!stack || stack->is_sized()) continue;
-    SizeExprPtr bound = StackSizer(k, *stack, bounds).run();
+    if (!stack) continue;
+    if (stack->is_sized()) {
+      r.bounds.push_back({stack->id, stack->size ? "size=" + to_string(*stack->size) + " (given)" : fmt::format("max_size={} (given)", stack->max_size)});
+      continue;
+    }
+    SizeExprPtr bound = StackSizer(k, *stack, bounds, index).run();
     if (bound->is_const()) {
       stack->max_size = std::max<int64_t>(bound->value(), 1);
       r.bounds.push_back({stack->id, fmt::format("max_size={}", stack->max_size)});
@@ -198,7 +259,9 @@ PassInfo DetermineAdStackSizePass::info() {
 
 PassResult DetermineAdStackSizePass::run(Kernel& k, const PassOptions&) {
   AdStackSizeResult r = determine_ad_stack_sizes(k);
-  return {r.stacks_sized > 0, {{"stacks_sized", r.stacks_sized}, {"constant", r.constant}, {"symbolic", r.symbolic}}};
+  std::vector<std::string> notes;
+  for (const auto& b : r.bounds) notes.push_back(fmt::format("stack ${}: {}", b.stack_id, b.bound));
+  return {r.stacks_sized > 0, {{"stacks_sized", r.stacks_sized}, {"constant", r.constant}, {"symbolic", r.symbolic}}, std::move(notes)};
 }
 
 }  // namespace pb::passes

@@ -28,7 +28,7 @@ struct AdStackSizeResult {
   int64_t stacks_sized = 0;
   int64_t constant = 0;            // sized with a constant max_size
   int64_t symbolic = 0;            // sized with a size expression
-  std::vector<StackBound> bounds;  // one per stack sized, in program order
+  std::vector<StackBound> bounds;  // one per stack, in program order (already sized ones marked `(given)`)
 };
 
 AdStackSizeResult determine_ad_stack_sizes(ir::Kernel& k);

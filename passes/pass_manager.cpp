@@ -52,6 +52,7 @@ PipelineRun run_pipeline(ir::Kernel& k, const Pipeline& pipeline, const RunOptio
       PassResult r = pass->run(k, entry.options);
       rec.changed = r.changed;
       rec.stats = std::move(r.stats);
+      rec.notes = std::move(r.notes);
     } catch (const UserError& e) {
       rec.failure = e.diagnostic().message + (e.diagnostic().remedy.empty() ? "" : "\n  remedy: " + e.diagnostic().remedy);
     } catch (const InternalError& e) {

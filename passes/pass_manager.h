@@ -22,6 +22,7 @@ struct PassRecord {
   size_t statements_before = 0;
   size_t statements_after = 0;
   Statistics stats;
+  std::vector<std::string> notes;  // the pass's per-item findings (PassResult::notes)
   std::vector<std::string> verify_errors;  // after the pass; empty when it verified or was not checked
   std::string failure;                     // non-empty when the pass failed (exception or verifier)
   bool internal_error = false;             // the failure was a broken invariant, not a user error

@@ -18,14 +18,24 @@ using namespace ir;
 
 namespace {
 
-class Backup {
- public:
-  Backup(Kernel& k, Block& ib, BackupSsaResult& r) : k_(k), b_(k), ib_(ib), r_(r) {
+// Computed once per kernel, before any rewrite: pre-order positions and range-for bounds.
+struct KernelFacts {
+  std::unordered_map<const Stmt*, size_t> order;
+  std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>> bounds;
+
+  explicit KernelFacts(Kernel& k) {
     size_t i = 0;
     walk(k.root(), [&](Stmt& s) {
-      order_[&s] = i++;
-      if (auto* f = dyn_cast<RangeForStmt>(&s)) bounds_[f] = {f->begin(), f->end()};
+      order[&s] = i++;
+      if (auto* f = dyn_cast<RangeForStmt>(&s)) bounds[f] = {f->begin(), f->end()};
     });
+  }
+};
+
+class Backup {
+ public:
+  Backup(Kernel& k, Block& ib, const KernelFacts& facts, BackupSsaResult& r)
+      : k_(k), b_(k), ib_(ib), r_(r), order_(facts.order), bounds_(facts.bounds) {
     walk(ib, [&](Stmt& s) {
       const Stmt* ptr = nullptr;
       if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
@@ -89,6 +99,10 @@ class Backup {
   }
 
   Stmt* materialize(Stmt* op, Stmt* anchor) {
+    if (isa<AdStackAllocaStmt>(op))
+      throw UserError(fmt::format("the reverse code uses the stack `{}`, which is declared in a loop or branch it is outside of",
+                                  print_stmt(*op, k_)),
+                      "declare stacks at the top of their independent block (promote_ssa_to_local hoists variables there)");
     if (recomputable(op)) {
       if (auto* li = dyn_cast<LoopIndexStmt>(op)) {
         if (const RangeForStmt* r = reversed_clone_of(li->loop(), anchor)) {
@@ -127,17 +141,18 @@ class Backup {
   Builder b_;
   Block& ib_;
   BackupSsaResult& r_;
-  std::unordered_map<const Stmt*, size_t> order_;
+  const std::unordered_map<const Stmt*, size_t>& order_;
+  const std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>>& bounds_;
   std::unordered_set<FieldId> written_;
   std::unordered_map<const Stmt*, Stmt*> spills_;
-  std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>> bounds_;  // range-for bounds before any rewrite
 };
 
 }  // namespace
 
 BackupSsaResult backup_ssa(Kernel& k) {
   BackupSsaResult r;
-  for (Block* ib : find_independent_blocks(k)) Backup(k, *ib, r).run();
+  KernelFacts facts(k);
+  for (Block* ib : find_independent_blocks(k)) Backup(k, *ib, facts, r).run();
   return r;
 }
 

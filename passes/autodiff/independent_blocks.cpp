@@ -1,7 +1,11 @@
 #include "passes/autodiff/independent_blocks.h"
 
-#include <algorithm>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <unordered_map>
+
+#include "ir/printer.h"
 #include "ir/visitor.h"
 
 namespace pb::passes {
@@ -100,6 +104,23 @@ std::vector<Block*> find_independent_blocks(Kernel& k) {
   return out;
 }
 
+std::function<std::string(const Stmt&)> independent_block_annotations(const Kernel& k) {
+  // find_independent_blocks only reads the kernel.
+  auto blocks = find_independent_blocks(const_cast<Kernel&>(k));
+  std::unordered_map<const Stmt*, std::string> notes;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const Block* b = blocks[i];
+    if (b->owner())
+      notes[b->owner()] = fmt::format("IB {}: this loop's body", i + 1);
+    else if (b->front())
+      notes[b->front()] = fmt::format("IB {}: the kernel root", i + 1);
+  }
+  return [notes = std::move(notes)](const Stmt& s) {
+    auto it = notes.find(&s);
+    return it == notes.end() ? std::string() : it->second;
+  };
+}
+
 PassInfo IdentifyIndependentBlocksPass::info() {
   return declare_pass<IdentifyIndependentBlocksPass>(
       {.name = "identify_independent_blocks",
@@ -112,7 +133,14 @@ PassInfo IdentifyIndependentBlocksPass::info() {
 PassResult IdentifyIndependentBlocksPass::run(Kernel& k, const PassOptions&) {
   auto blocks = find_independent_blocks(k);
   bool root = blocks.size() == 1 && blocks[0] == &k.root();
-  return {false, {{"independent_blocks", static_cast<int64_t>(blocks.size())}, {"root_is_block", root ? 1 : 0}}};
+  std::vector<std::string> notes;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const Stmt* owner = blocks[i]->owner();
+    std::string line = owner ? print_stmt(*owner, k) : "";
+    if (line.ends_with(" {")) line.resize(line.size() - 2);
+    notes.push_back(owner ? fmt::format("IB {}: body of `{}`", i + 1, line) : fmt::format("IB {}: the kernel root", i + 1));
+  }
+  return {false, {{"independent_blocks", static_cast<int64_t>(blocks.size())}, {"root_is_block", root ? 1 : 0}}, std::move(notes)};
 }
 
 }  // namespace pb::passes

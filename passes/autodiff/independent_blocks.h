@@ -11,6 +11,8 @@
 // The pass changes nothing; its result shows in --stats and in `replay --annotate-ib`.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "passes/pass.h"
@@ -19,6 +21,9 @@ namespace pb::passes {
 
 // The independent blocks of `k`, in pre-order.
 std::vector<ir::Block*> find_independent_blocks(ir::Kernel& k);
+// Annotations for ir::PrintOptions::annotate that mark where each IB starts: the loop owning an
+// IB body (`# IB 1: this loop's body`) or, for the root, its first statement.
+std::function<std::string(const ir::Stmt&)> independent_block_annotations(const ir::Kernel& k);
 // True when `f` is a field whose gradient autodiff tracks.
 bool is_differentiable_field(const ir::Kernel& k, ir::FieldId f);
 

@@ -68,6 +68,18 @@ class Adjointer {
     return a;
   }
 
+  // The adjoint alloca of local variable `var` at a write to it, or nullptr when nothing can
+  // have flowed into it yet. Reverse code is emitted last-to-first, so reads after the write in
+  // the same iteration already created it; but when the write is in a loop the variable
+  // outlives, the next iteration's reads (the back edge) feed it at run time, so it is created
+  // here regardless.
+  Stmt* local_adjoint(const Stmt& write, const Stmt* var) {
+    if (auto it = adj_.find(var); it != adj_.end()) return it->second;
+    const Stmt* loop = ad::enclosing_loop_in(write, ib_);
+    if (!loop || block_encloses(loop->blocks()[0], var->parent())) return nullptr;
+    return adjoint_alloca(var);
+  }
+
   // The current adjoint of `s`, or nullptr when nothing flowed into it (zero).
   Stmt* adjoint_value(const Stmt* s) {
     auto it = adj_.find(s);
@@ -188,10 +200,9 @@ class Adjointer {
     } else if (auto* ld = dyn_cast<LocalLoadStmt>(s)) {
       if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) accumulate(ld->src(), a);
     } else if (auto* st = dyn_cast<LocalStoreStmt>(s)) {
-      auto it = adj_.find(st->dest());
-      if (it != adj_.end() && is_real(st->val())) {
-        accumulate(st->val(), b_.local_load(it->second));
-        b_.local_store(it->second, constant(st->val(), 0));
+      if (Stmt* adj = is_real(st->val()) ? local_adjoint(*st, st->dest()) : nullptr) {
+        accumulate(st->val(), b_.local_load(adj));
+        b_.local_store(adj, constant(st->val(), 0));
       }
     } else if (auto* gl = dyn_cast<GlobalLoadStmt>(s)) {
       reverse_global_load(*gl);
@@ -248,9 +259,8 @@ class Adjointer {
         // A local accumulation x op= v: only add and sub are linear in v.
         if (s.op != AtomicOp::add && s.op != AtomicOp::sub)
           reject(k_, s, fmt::format("atomic {} on a local is not differentiable", op_name(s.op)), "use add or sub, or a plain store");
-        auto it = adj_.find(s.dest());
-        if (it != adj_.end()) {
-          Stmt* g = b_.local_load(it->second);
+        if (Stmt* adj = local_adjoint(s, s.dest())) {
+          Stmt* g = b_.local_load(adj);
           accumulate(s.val(), s.op == AtomicOp::add ? g : neg(g));
         }
       }

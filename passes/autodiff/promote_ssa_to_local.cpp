@@ -31,8 +31,7 @@ void promote_block(Kernel& k, Block& ib, PromoteResult& r) {
 
   std::unordered_set<const Stmt*> promoted;
   for (Stmt* s : collect_preorder(ib)) {
-    if (ad::loop_depth_in(*s, ib) == 0) continue;
-    if (auto* a = dyn_cast<AllocaStmt>(s)) {
+    if (auto* a = dyn_cast<AllocaStmt>(s); a && a->parent() != &ib) {
       b.set_insertion_point_before(*s);
       b.local_store(s, b.constant(Value::zero(a->type.scalar)));
       auto owned = s->parent()->detach(s);
@@ -43,6 +42,7 @@ void promote_block(Kernel& k, Block& ib, PromoteResult& r) {
       ++r.allocas_hoisted;
       continue;
     }
+    if (ad::loop_depth_in(*s, ib) == 0) continue;
     for (size_t slot : ad::required_operand_slots(*s)) {
       Stmt* def = s->operand(slot);
       if (!promotable(def) || promoted.count(def) || !block_encloses(&ib, def->parent()) || ad::loop_depth_in(*def, ib) == 0)

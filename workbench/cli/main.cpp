@@ -55,6 +55,8 @@ int main(int argc, char** argv) {
   replay->add_option("FILE", replay_args.file, "kernel file, or a fixture/reproducer carrying a pipeline (- for stdin)")->required();
   auto* passes_opt = replay->add_option("--passes", replay_args.passes, "pipeline, e.g. 'simplify,dce' or 'simplify{max_rounds=4},dce'");
   replay->add_flag("--print-after-all", replay_args.print_after_all, "print the IR after every pass (stderr)");
+  replay->add_flag("--annotate-ib", replay_args.annotate_ib,
+                   "mark each independent block (where autodiff puts forward and reverse code) in printed IR");
   replay->add_option("--print-after", replay_args.print_after, "print the IR after each run of PASS (repeatable)");
   replay->add_option("--print-before", replay_args.print_before, "print the IR before each run of PASS (repeatable)");
   auto* pc = replay->add_option("--print-changed", print_changed, "print the IR after passes that changed it; =diff for a unified diff")

@@ -10,6 +10,7 @@
 #include "ir/diagnostic.h"
 #include "ir/json.h"
 #include "ir/printer.h"
+#include "passes/autodiff/independent_blocks.h"
 #include "passes/registry.h"
 #include "workbench/workspace/load.h"
 #include "workbench/workspace/replay.h"
@@ -69,6 +70,7 @@ void print_stats(const passes::PipelineRun& run) {
   for (const auto& r : run.records) {
     if (!r.ran) continue;
     for (const auto& [name, value] : r.stats) std::cerr << fmt::format("  {:>10}  {}.{}\n", value, r.pass, name);
+    for (const auto& note : r.notes) std::cerr << fmt::format("  {:>10}  {}: {}\n", "", r.pass, note);
   }
 }
 
@@ -94,14 +96,19 @@ int cmd_replay(const ReplayArgs& a) {
   auto result = workbench::replay(std::move(source.kernel), pipeline_text, opts);
   bool color = a.color == "always" || (a.color == "auto" && isatty(STDERR_FILENO) && !std::getenv("NO_COLOR"));
 
+  // With --annotate-ib, IR is printed again from the captured kernels with IB markers.
+  auto text_of = [&](const std::shared_ptr<const ir::Kernel>& k, const std::string& plain) {
+    if (!a.annotate_ib || !k) return plain;
+    return ir::print_kernel(*k, {.header = true, .annotate = passes::independent_block_annotations(*k)});
+  };
   for (const auto& rec : result.run.records) {
     if (a.bisect_limit >= 0)
       std::cerr << fmt::format("BISECT: {}running pass ({}) {}\n", rec.ran ? "" : "NOT ", rec.index + 1, rec.spec);
     if (!rec.ran) continue;
-    if (contains(a.print_before, rec.pass)) std::cerr << fmt::format("# *** IR Dump Before {} ***\n{}", rec.spec, rec.before_text);
+    if (contains(a.print_before, rec.pass)) std::cerr << fmt::format("# *** IR Dump Before {} ***\n{}", rec.spec, text_of(rec.before, rec.before_text));
     bool after = a.print_after_all || contains(a.print_after, rec.pass);
     if (a.print_changed == "full" && rec.changed) after = true;
-    if (after) std::cerr << fmt::format("# *** IR Dump After {}{} ***\n{}", rec.spec, rec.changed ? "" : " (no change)", rec.after_text);
+    if (after) std::cerr << fmt::format("# *** IR Dump After {}{} ***\n{}", rec.spec, rec.changed ? "" : " (no change)", text_of(rec.after, rec.after_text));
     if (a.print_changed == "diff" && rec.changed) {
       std::cerr << fmt::format("# *** IR Diff After {} ***\n", rec.spec);
       std::cerr << colorize_diff(workbench::pass_diff(rec), color);
@@ -123,7 +130,9 @@ int cmd_replay(const ReplayArgs& a) {
     return 1;
   }
 
-  std::string ir_out = a.emit == "json" ? ir::to_json(*result.kernel).dump(2) + "\n" : ir::print_kernel(*result.kernel);
+  std::string ir_out = a.emit == "json" ? ir::to_json(*result.kernel).dump(2) + "\n"
+                       : a.annotate_ib ? ir::print_kernel(*result.kernel, {.header = true, .annotate = passes::independent_block_annotations(*result.kernel)})
+                                       : ir::print_kernel(*result.kernel);
   if (!a.output.empty()) {
     std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
     out << ir_out;

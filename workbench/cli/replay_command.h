@@ -11,6 +11,7 @@ struct ReplayArgs {
   std::string passes;             // pipeline text; empty: the fixture's pipeline
   bool passes_given = false;
   bool print_after_all = false;
+  bool annotate_ib = false;  // mark independent blocks in printed IR
   std::vector<std::string> print_after;
   std::vector<std::string> print_before;
   std::string print_changed;      // "", "full" or "diff"

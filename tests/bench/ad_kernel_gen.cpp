@@ -1,0 +1,113 @@
+#include "ad_kernel_gen.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace pb::bench {
+
+namespace {
+
+struct Writer {
+  std::string out;
+  int next = 0;
+  int indent = 1;
+
+  int emit(const std::string& type, const std::string& rhs) {
+    int id = next++;
+    out += fmt::format("{:{}}{} ${} = {}\n", "", indent * 2, type, id, rhs);
+    return id;
+  }
+  int effect(const std::string& type, const std::string& rhs) {
+    int id = next++;
+    out += fmt::format("{:{}}{} ${} : {}\n", "", indent * 2, type, id, rhs);
+    return id;
+  }
+  int open(const std::string& head) {
+    int id = next++;
+    out += fmt::format("{:{}}${} : {}{{\n", "", indent * 2, id, head);
+    ++indent;
+    return id;
+  }
+  void close() {
+    --indent;
+    out += fmt::format("{:{}}}}\n", "", indent * 2);
+  }
+};
+
+const char* kOps[] = {"sin", "mul", "tanh", "add", "cos", "mul"};
+
+void body(Writer& w, int b, const AdWorkload& s, int c0, int celems, int n_elems) {
+  (void)n_elems;
+  int loop = w.open(fmt::format("for in range(${}, ${}) block_dim=adaptive ", c0, celems));
+  int i = w.emit("<i32>", fmt::format("loop ${} index 0", loop));
+  int qp = w.emit("<*f32>", fmt::format("global ptr [q{}], index [${}] activate=true", b, i));
+  int q = w.emit("<f32>", fmt::format("global load ${}", qp));
+  int wp = w.emit("<*f32>", fmt::format("global ptr [w{}], index [${}] activate=true", b, i));
+  int wv = w.emit("<f32>", fmt::format("global load ${}", wp));
+  std::vector<int> vars;
+  for (size_t k = 0; k < s.carried; ++k) {
+    int c = w.emit("<f32>", fmt::format("const {}", 0.1 + 0.01 * static_cast<double>(k)));
+    int init = w.emit("<f32>", fmt::format("mul ${} ${}", q, c));
+    int a = w.emit("<*f32>", "alloca");
+    w.effect("<f32>", fmt::format("local store [${} <- ${}]", a, init));
+    vars.push_back(a);
+  }
+  int scale = w.emit("<f32>", "const 0.5");
+  std::vector<int> loops;
+  for (size_t d = 0; d < s.depth; ++d) {
+    int np = w.emit("<*i32>", "global ptr [n], index [] activate=true");
+    int n = w.emit("<i32>", fmt::format("global load ${}", np));
+    loops.push_back(w.open(fmt::format("for in range(${}, ${}) block_dim=adaptive ", c0, n)));
+  }
+  for (size_t k = 0; k < s.carried; ++k) {
+    int t = w.emit("<f32>", fmt::format("local load [${}]", vars[k]));
+    int nb = w.emit("<f32>", fmt::format("local load [${}]", vars[(k + 1) % s.carried]));
+    for (size_t l = 0; l < s.chain; ++l) {
+      std::string op = kOps[(k + l) % 6];
+      if (op == "mul")
+        t = w.emit("<f32>", fmt::format("mul ${} ${}", t, l % 2 ? scale : wv));
+      else if (op == "add")
+        t = w.emit("<f32>", fmt::format("add ${} ${}", t, nb));
+      else
+        t = w.emit("<f32>", fmt::format("{} ${}", op, t));
+    }
+    w.effect("<f32>", fmt::format("local store [${} <- ${}]", vars[k], t));
+  }
+  for (size_t d = 0; d < s.depth; ++d) w.close();
+  int sum = w.emit("<f32>", fmt::format("local load [${}]", vars[0]));
+  for (size_t k = 1; k < s.carried; ++k) {
+    int v = w.emit("<f32>", fmt::format("local load [${}]", vars[k]));
+    sum = w.emit("<f32>", fmt::format("add ${} ${}", sum, v));
+  }
+  int op = w.emit("<*f32>", fmt::format("global ptr [out], index [${}] activate=true", i));
+  w.emit("<f32>", fmt::format("atomic add(${}, ${})", op, sum));
+  w.close();
+}
+
+size_t body_statements(const AdWorkload& s) {
+  return 6 + 4 * s.carried + 1 + 3 * s.depth + s.carried * (3 + s.chain) + 2 * s.carried + 1;
+}
+
+}  // namespace
+
+std::string generate_ad_kernel(size_t statements, const AdWorkload& shape, bool one_body) {
+  AdWorkload s = shape;
+  size_t bodies = 1;
+  if (one_body) {
+    while (body_statements(s) < statements) ++s.carried;
+  } else {
+    bodies = std::max<size_t>(1, statements / body_statements(s));
+  }
+  std::string header;
+  for (size_t b = 0; b < bodies; ++b) header += fmt::format("field q{0} : f32[16] grad q{0}_grad\nfield w{0} : f32[16] grad w{0}_grad\n", b);
+  header += "field out : f32[16] grad out_grad\nfield n : i32[]\n";
+  Writer w;
+  int c0 = w.emit("<i32>", "const 0");
+  int celems = w.emit("<i32>", "const 16");
+  for (size_t b = 0; b < bodies; ++b) body(w, static_cast<int>(b), s, c0, celems, 16);
+  return header + "kernel {\n" + w.out + "}\n";
+}
+
+}  // namespace pb::bench

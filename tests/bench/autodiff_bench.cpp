@@ -1,0 +1,114 @@
+// Benchmark of the reverse-mode pipeline (issue: autodiff). Generates articulated-body-shaped
+// forward kernels (ad_kernel_gen.h) of 1K..100K statements, as many bodies or as one body with
+// many carried values, and runs `reverse_ad` (sizing included) through the pass manager with
+// instrumentation on and IR capture off. Records per-pass time and statement counts, forward
+// statements per second, the reverse/forward size ratio, stacks and peak RSS. Writes JSON:
+//   autodiff_bench [--sizes 1000,10000,...] [--repeat N] [--out FILE]
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ad_kernel_gen.h"
+#include "ir/parser.h"
+#include "ir/visitor.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
+
+using namespace pb;
+
+namespace {
+
+long peak_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+size_t count_stacks(ir::Kernel& k) {
+  size_t n = 0;
+  ir::walk(k.root(), [&](ir::Stmt& s) { n += ir::isa<ir::AdStackAllocaStmt>(&s); });
+  return n;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<size_t> sizes = {1000, 10000, 100000};
+  int repeat = 3;
+  std::string out_path;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--sizes" && i + 1 < argc) {
+      sizes.clear();
+      std::stringstream ss(argv[++i]);
+      for (std::string s; std::getline(ss, s, ',');) sizes.push_back(std::stoul(s));
+    } else if (a == "--repeat" && i + 1 < argc) {
+      repeat = std::stoi(argv[++i]);
+    } else if (a == "--out" && i + 1 < argc) {
+      out_path = argv[++i];
+    } else {
+      std::cerr << "usage: autodiff_bench [--sizes N,N,...] [--repeat N] [--out FILE]\n";
+      return 2;
+    }
+  }
+  auto pipeline = passes::parse_pipeline("reverse_ad");
+  passes::RunOptions opts;
+  opts.capture_ir = false;
+  opts.verify_each = false;
+  nlohmann::json results = nlohmann::json::array();
+  for (bool one_body : {false, true}) {
+    for (size_t n : sizes) {
+      auto k = ir::parse_kernel(bench::generate_ad_kernel(n, {}, one_body), "<generated>");
+      size_t forward = k->count_statements();
+      double best = 1e300;
+      passes::PipelineRun best_run;
+      std::unique_ptr<ir::Kernel> result;
+      for (int r = 0; r < repeat; ++r) {
+        auto copy = k->clone();
+        auto run = passes::run_pipeline(*copy, pipeline, opts);
+        if (run.failed) {
+          std::cerr << "reverse_ad failed: " << run.records[run.failed_index].failure << "\n";
+          return 1;
+        }
+        if (run.total_ms < best) {
+          best = run.total_ms;
+          best_run = std::move(run);
+          result = std::move(copy);
+        }
+      }
+      nlohmann::json per_pass = nlohmann::json::array();
+      for (const auto& rec : best_run.records)
+        per_pass.push_back({{"pass", rec.pass}, {"ms", rec.wall_ms}, {"statements_in", rec.statements_before}, {"statements_out", rec.statements_after}});
+      size_t reverse = result->count_statements();
+      nlohmann::json row = {
+          {"shape", one_body ? "one_body" : "many_bodies"},
+          {"forward_statements", forward},
+          {"reverse_statements", reverse},
+          {"size_ratio", static_cast<double>(reverse) / static_cast<double>(forward)},
+          {"total_ms", best},
+          {"forward_statements_per_second", forward / (best / 1000.0)},
+          {"stacks", count_stacks(*result)},
+          {"per_pass", per_pass},
+          {"peak_rss_kib", peak_rss_kib()},
+      };
+      std::cerr << fmt::format("{:>12} {:>7} stmts: reverse_ad {:9.2f} ms ({:6.3f} M fwd stmt/s), reverse {:>7} stmts ({:.2f}x), {} stacks\n",
+                               row["shape"].get<std::string>(), forward, best, forward / best / 1000.0, reverse,
+                               row["size_ratio"].get<double>(), row["stacks"].get<size_t>());
+      results.push_back(row);
+    }
+  }
+  nlohmann::json doc = {{"benchmark", "autodiff"}, {"repeat", repeat}, {"results", results}};
+  if (out_path.empty())
+    std::cout << doc.dump(2) << "\n";
+  else
+    std::ofstream(out_path) << doc.dump(2) << "\n";
+  return 0;
+}
