@@ -28,6 +28,10 @@ class Stmt {
   StmtKind kind() const { return kind_; }
   int id = -1;  // the `$N` name; unique within a kernel
   DataType type;
+  // Scratch pre-order number a pass may assign with number_preorder() and read while it runs;
+  // kNoPosition on statements made since. Meaningless between passes; never copied.
+  static constexpr uint32_t kNoPosition = UINT32_MAX;
+  uint32_t position = kNoPosition;
 
   Block* parent() const { return parent_; }
   Stmt* prev() const { return prev_; }

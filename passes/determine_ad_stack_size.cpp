@@ -52,13 +52,12 @@ const Block* body_of(const Stmt& loop) { return loop.blocks()[0]; }
 // control statements (the only statements besides a stack's own pushes and pops, and the
 // containers holding them, that change a path's depth).
 struct KernelIndex {
-  std::unordered_map<const Stmt*, size_t> order;
   std::unordered_map<const Block*, std::vector<const Stmt*>> controls;
 
   explicit KernelIndex(Kernel& k) {
-    size_t i = 0;
+    uint32_t i = 0;
     walk(k.root(), [&](Stmt& s) {
-      order[&s] = i++;
+      s.position = i++;
       // A continue ends paths of its innermost loop's body; a while control, of its while. The
       // statements holding it up to that loop are on the way.
       bool is_continue = isa<ContinueStmt>(&s);
@@ -80,7 +79,8 @@ class StackSizer {
  public:
   StackSizer(const Kernel& k, const AdStackAllocaStmt& stack, BoundBuilder& bounds, const KernelIndex& index)
       : k_(k), stack_(stack), bounds_(bounds), index_(index) {
-    for (const Stmt* u : stack.users()) {
+    for (const Stmt::Use& use : stack.uses()) {
+      const Stmt* u = use.user;
       if (!isa<AdStackPushStmt>(u) && !isa<AdStackPopStmt>(u)) continue;
       for (const Stmt* s = u; s && s->parent() && s != &stack_; s = s->parent_stmt()) {
         auto& kids = children_[s->parent()];
@@ -91,14 +91,14 @@ class StackSizer {
     }
     for (auto& [block, kids] : children_) {
       if (auto it = index_.controls.find(block); it != index_.controls.end()) kids.insert(kids.end(), it->second.begin(), it->second.end());
-      std::sort(kids.begin(), kids.end(), [&](const Stmt* a, const Stmt* b) { return index_.order.at(a) < index_.order.at(b); });
+      std::sort(kids.begin(), kids.end(), [](const Stmt* a, const Stmt* b) { return a->position < b->position; });
       kids.erase(std::unique(kids.begin(), kids.end()), kids.end());
     }
   }
 
   SizeExprPtr run() {
     Exits outside;  // leaving the alloc's own block ends the stack's life
-    Depth peak = walk(stack_.parent(), index_.order.at(&stack_), Depth{}, outside).peak.value_or(Depth{});
+    Depth peak = walk(stack_.parent(), stack_.position, Depth{}, outside).peak.value_or(Depth{});
     for (const Stmt* p = stack_.parent_stmt(); p; p = p->parent_stmt())
       if (isa<RangeForStmt>(p) || isa<StructForStmt>(p)) peak = bind_loop_vars(peak, *p);
     return detail::to_expr(peak);
@@ -106,7 +106,7 @@ class StackSizer {
 
  private:
   // The paths through the part of `b` after pre-order position `after` (all of it: 0).
-  Paths walk(const Block* b, size_t after, OptDepth d, Exits& exits) {
+  Paths walk(const Block* b, uint32_t after, OptDepth d, Exits& exits) {
     OptDepth peak = d;
     const std::vector<const Stmt*>* kids = nullptr;
     if (auto it = children_.find(b); it != children_.end())
@@ -116,7 +116,7 @@ class StackSizer {
     if (!kids) return {d, peak};
     for (const Stmt* s : *kids) {
       if (!d) break;
-      if (after && index_.order.at(s) <= after) continue;
+      if (after && s->position <= after) continue;
       if (auto* push = dyn_cast<AdStackPushStmt>(s); push && push->stack() == &stack_) {
         d->offset += 1;
         peak = join(peak, d);

@@ -92,11 +92,10 @@ bool inside(const Stmt* s, const Stmt* container) {
 }
 }  // namespace
 
-bool stack_clobbered_between(const AdStackLoadTopStmt& def, const Stmt& user, const std::vector<const Stmt*>& stack_writes,
-                             const std::unordered_map<const Stmt*, size_t>& order) {
-  size_t from = order.at(&def), to = order.at(&user);
+bool stack_clobbered_between(const AdStackLoadTopStmt& def, const Stmt& user, const std::vector<const Stmt*>& stack_writes) {
+  uint32_t from = def.position, to = user.position;
   for (const Stmt* w : stack_writes) {
-    size_t at = order.at(w);
+    uint32_t at = w->position;
     if (at > from && at < to) return true;
     if (inside(w, &user)) return true;
     // Another iteration of a loop around `user` (but not around `def`) runs `w` in between.
@@ -104,13 +103,6 @@ bool stack_clobbered_between(const AdStackLoadTopStmt& def, const Stmt& user, co
       if (is_loop(o) && inside(w, o)) return true;
   }
   return false;
-}
-
-std::unordered_map<const Stmt*, size_t> preorder_positions(Block& b) {
-  std::unordered_map<const Stmt*, size_t> order;
-  size_t i = 0;
-  walk(b, [&](Stmt& s) { order[&s] = i++; });
-  return order;
 }
 
 }  // namespace pb::passes::ad

@@ -34,12 +34,8 @@ bool is_stack_op(const ir::Stmt* s);  // push, pop, load top, load top adj, acc 
 // A stack's push or pop between `def` and the point where `user` has finished executing, in
 // any iteration: pre-order between them, inside `user`, or inside a loop that encloses `user`
 // but not `def`. Reading `def`'s stack again at the reverse of `user` would then see another
-// top. `order` maps statements to pre-order positions.
+// top. Needs Stmt::position numbered (ir::number_preorder) over the block holding them all.
 bool stack_clobbered_between(const ir::AdStackLoadTopStmt& def, const ir::Stmt& user,
-                             const std::vector<const ir::Stmt*>& stack_writes,
-                             const std::unordered_map<const ir::Stmt*, size_t>& order);
-
-// Pre-order positions of every statement under `b` (containers before their bodies).
-std::unordered_map<const ir::Stmt*, size_t> preorder_positions(ir::Block& b);
+                             const std::vector<const ir::Stmt*>& stack_writes);
 
 }  // namespace pb::passes::ad

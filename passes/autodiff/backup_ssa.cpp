@@ -18,15 +18,15 @@ using namespace ir;
 
 namespace {
 
-// Computed once per kernel, before any rewrite: pre-order positions and range-for bounds.
+// Computed once per kernel, before any rewrite: pre-order positions (Stmt::position; statements
+// made since have none) and range-for bounds.
 struct KernelFacts {
-  std::unordered_map<const Stmt*, size_t> order;
   std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>> bounds;
 
   explicit KernelFacts(Kernel& k) {
-    size_t i = 0;
+    uint32_t i = 0;
     walk(k.root(), [&](Stmt& s) {
-      order[&s] = i++;
+      s.position = i++;
       if (auto* f = dyn_cast<RangeForStmt>(&s)) bounds[f] = {f->begin(), f->end()};
     });
   }
@@ -35,7 +35,7 @@ struct KernelFacts {
 class Backup {
  public:
   Backup(Kernel& k, Block& ib, const KernelFacts& facts, BackupSsaResult& r)
-      : k_(k), b_(k), ib_(ib), r_(r), order_(facts.order), bounds_(facts.bounds) {
+      : k_(k), b_(k), ib_(ib), r_(r), bounds_(facts.bounds) {
     walk(ib, [&](Stmt& s) {
       const Stmt* ptr = nullptr;
       if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
@@ -55,9 +55,8 @@ class Backup {
 
  private:
   bool dominates(const Stmt* op, const Stmt* anchor) const {
-    auto a = order_.find(op), u = order_.find(anchor);
-    if (a == order_.end() || u == order_.end()) return false;
-    return block_encloses(op->parent(), anchor->parent()) && a->second < u->second;
+    if (op->position == Stmt::kNoPosition || anchor->position == Stmt::kNoPosition) return false;
+    return op->position < anchor->position && block_encloses(op->parent(), anchor->parent());
   }
 
   bool recomputable(const Stmt* s) const {
@@ -141,7 +140,6 @@ class Backup {
   Builder b_;
   Block& ib_;
   BackupSsaResult& r_;
-  const std::unordered_map<const Stmt*, size_t>& order_;
   const std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>>& bounds_;
   std::unordered_set<FieldId> written_;
   std::unordered_map<const Stmt*, Stmt*> spills_;

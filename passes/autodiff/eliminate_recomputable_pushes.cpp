@@ -51,8 +51,7 @@ bool recomputable(const Stmt* s, const std::unordered_set<FieldId>& written, int
 // The block `s` lies in, or under, `b`: true when `b` encloses `s`'s block.
 bool under(const Stmt* s, const Block* b) { return block_encloses(b, s->parent()); }
 
-bool try_eliminate(AdStackAllocaStmt& stack, const std::unordered_set<FieldId>& written,
-                   const std::unordered_map<const Stmt*, size_t>& order) {
+bool try_eliminate(AdStackAllocaStmt& stack, const std::unordered_set<FieldId>& written) {
   AdStackPushStmt* bootstrap = nullptr;
   for (Stmt* s = stack.next(); s; s = s->next())
     if (auto* p = dyn_cast<AdStackPushStmt>(s); p && p->stack() == &stack) {
@@ -61,7 +60,8 @@ bool try_eliminate(AdStackAllocaStmt& stack, const std::unordered_set<FieldId>& 
     }
   AdStackPushStmt* push = nullptr;
   std::vector<Stmt*> loads;
-  for (Stmt* user : stack.users()) {
+  for (const Stmt::Use& use : stack.uses()) {
+    Stmt* user = use.user;
     if (auto* p = dyn_cast<AdStackPushStmt>(user)) {
       if (p == bootstrap) continue;
       if (push) return false;
@@ -74,7 +74,7 @@ bool try_eliminate(AdStackAllocaStmt& stack, const std::unordered_set<FieldId>& 
   }
   if (!push || !recomputable(push->val(), written)) return false;
   for (Stmt* ld : loads)
-    if (!under(ld, push->parent()) || order.at(ld) < order.at(push)) return false;
+    if (!under(ld, push->parent()) || ld->position < push->position) return false;
   for (Stmt* ld : loads) {
     ld->replace_all_uses_with(push->val());
     ld->parent()->erase(ld);
@@ -91,14 +91,15 @@ int64_t eliminate_recomputable_pushes(Kernel& k) {
   auto written = written_fields(k);
   int64_t dropped = 0;
   for (int round = 0; round < 1024; ++round) {
-    auto order = ad::preorder_positions(k.root());
     std::vector<AdStackAllocaStmt*> stacks;
+    uint32_t position = 0;
     walk(k.root(), [&](Stmt& s) {
+      s.position = position++;
       if (auto* a = dyn_cast<AdStackAllocaStmt>(&s)) stacks.push_back(a);
     });
     int64_t before = dropped;
     for (AdStackAllocaStmt* s : stacks)
-      if (try_eliminate(*s, written, order)) ++dropped;
+      if (try_eliminate(*s, written)) ++dropped;
     if (dropped == before) break;
   }
   return dropped;

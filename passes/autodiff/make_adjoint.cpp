@@ -306,7 +306,7 @@ class Adjointer {
   // (an if whose branch pushes to its condition's stack, a push between a load and its use),
   // the value is first copied onto a snapshot stack of its own, pushed once right after the read.
   void snapshot_clobbered_stack_reads() {
-    auto order = ad::preorder_positions(ib_);
+    number_preorder(ib_);
     std::unordered_map<const Stmt*, std::vector<const Stmt*>> writes;
     walk(ib_, [&](Stmt& s) {
       if (isa<AdStackPushStmt>(&s) || isa<AdStackPopStmt>(&s)) writes[s.operand(0)].push_back(&s);
@@ -319,9 +319,9 @@ class Adjointer {
         const auto& w = writes[top->stack()];
         bool clobbered = false;
         if (isa<GlobalPtrStmt>(s) || isa<ExternalPtrStmt>(s)) {
-          for (Stmt* user : s->users()) clobbered = clobbered || ad::stack_clobbered_between(*top, *user, w, order);
+          for (Stmt* user : s->users()) clobbered = clobbered || ad::stack_clobbered_between(*top, *user, w);
         } else {
-          clobbered = ad::stack_clobbered_between(*top, *s, w, order);
+          clobbered = ad::stack_clobbered_between(*top, *s, w);
         }
         if (!clobbered) continue;
         auto [it, fresh] = snapshot_of.emplace(top, nullptr);
