@@ -1,0 +1,338 @@
+// The spirv-opt pipeline run pass by pass: per-pass rows, options, fail-closed ID overflow,
+// fallback, message deduplication, the JSON report and the text table.
+#include "codegen/spirv/optimizer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tests/codegen/optimizer_test_modules.h"
+
+namespace pb::spirv {
+namespace {
+
+using test::assemble;
+using test::disassemble;
+using test::kAdStackShader;
+
+std::vector<std::string> row_names(const OptimizerReport& report) {
+  std::vector<std::string> names;
+  for (const OptimizerPassRow& row : report.rows) names.push_back(row.pass);
+  return names;
+}
+
+// Runs with `options` and expects the fail-closed error; returns it.
+SpirvOptimizerError expect_failure(const std::vector<uint32_t>& words, const OptimizerOptions& options) {
+  try {
+    optimize_spirv(words, options, "grad_kernel", "task_3");
+  } catch (const SpirvOptimizerError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "optimize_spirv did not fail";
+  return SpirvOptimizerError(Diagnostic::plain("none"), {});
+}
+
+TEST(SpirvOptimizer, DefaultPipelineRecordsInputAndEveryPass) {
+  const std::vector<uint32_t> words = assemble(kAdStackShader);
+  const OptimizeResult result = optimize_spirv(words, {}, "k", "t");
+  const OptimizerReport& report = result.report;
+  ASSERT_EQ(report.rows.size(), 35u);
+  EXPECT_EQ(report.rows.front().pass, "input");
+  EXPECT_EQ(report.rows[20].pass, "LoopUnroll");
+  EXPECT_EQ(report.rows.back().pass, "CompactIds");
+  std::vector<std::string> expected = {"input"};
+  for (const std::string& name : optimizer_pass_names({})) expected.push_back(name);
+  EXPECT_EQ(row_names(report), expected);
+  EXPECT_EQ(std::count(expected.begin(), expected.end(), "AggressiveDCE"), 7);
+  for (size_t i = 0; i < report.rows.size(); ++i) EXPECT_EQ(report.rows[i].index, static_cast<int>(i));
+  EXPECT_FALSE(report.failure);
+  EXPECT_FALSE(report.used_fallback);
+  EXPECT_TRUE(report.validated && report.valid);
+  EXPECT_TRUE(report.warnings.empty());
+}
+
+TEST(SpirvOptimizer, InputRowMeasuresTheModule) {
+  const std::vector<uint32_t> words = assemble(kAdStackShader);
+  const OptimizerPassRow input = optimize_spirv(words, {}, "k", "t").report.rows.front();
+  EXPECT_EQ(input.id_bound, words[3]);
+  EXPECT_EQ(input.bytes, words.size() * 4);
+  EXPECT_EQ(input.function_variables, 5u);  // heap, counts, i, k, acc
+  EXPECT_EQ(input.phis, 0u);
+  EXPECT_EQ(input.ms, 0.0);
+  EXPECT_FALSE(input.changed);
+}
+
+TEST(SpirvOptimizer, RowsFollowTheModuleThroughThePipeline) {
+  const OptimizerReport report = optimize_spirv(assemble(kAdStackShader), {}, "k", "t").report;
+  auto row = [&](int index) { return report.rows.at(index); };
+  EXPECT_EQ(row(1).pass, "WrapOpKill");
+  EXPECT_FALSE(row(1).changed);                 // no OpKill in a compute shader
+  EXPECT_GT(row(4).id_bound, row(3).id_bound);  // InlineExhaustive copies the helper's body
+  EXPECT_EQ(row(16).pass, "LocalMultiStoreElim");
+  EXPECT_GT(row(16).phis, 0u);                        // loop counters and the stack count become phis
+  EXPECT_GT(row(20).id_bound, 2 * row(19).id_bound);  // LoopUnroll unrolls the 16-trip Unroll loop
+  EXPECT_LT(row(34).id_bound, row(33).id_bound);      // CompactIds
+  EXPECT_EQ(report.peak_id_bound, std::max_element(report.rows.begin(), report.rows.end(), [](auto& a, auto& b) {
+                                    return a.id_bound < b.id_bound;
+                                  })->id_bound);
+  double total = 0;
+  for (const OptimizerPassRow& r : report.rows) total += r.ms;
+  EXPECT_DOUBLE_EQ(report.total_ms, total);
+}
+
+// The stack shape after optimization: the helper is inlined, the count array is gone (scalar
+// replacement + SSA), the dynamically indexed heap stays the one Function-scope variable.
+TEST(SpirvOptimizer, OptimizedStackShape) {
+  const OptimizeResult result = optimize_spirv(assemble(kAdStackShader), {}, "k", "t");
+  const std::string text = disassemble(result.words);
+  EXPECT_EQ(text.find("OpFunctionCall"), std::string::npos) << text;
+  EXPECT_NE(text.find("OpPhi"), std::string::npos) << text;
+  EXPECT_EQ(result.report.rows.back().function_variables, 1u) << text;
+  EXPECT_NE(text.find("OpVariable %_ptr_Function__arr_float_uint_64 Function"), std::string::npos) << text;
+}
+
+TEST(SpirvOptimizer, NoIntermediateDceKeepsOnlyTheLastAggressiveDce) {
+  OptimizerOptions options;
+  options.intermediate_dce = false;
+  const OptimizerReport report = optimize_spirv(assemble(kAdStackShader), options, "k", "t").report;
+  ASSERT_EQ(report.rows.size(), 29u);  // 35 - 6 intermediate AggressiveDCE
+  const std::vector<std::string> names = row_names(report);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "AggressiveDCE"), 1);
+  const auto dce = std::find(names.begin(), names.end(), "AggressiveDCE");
+  EXPECT_EQ(*(dce + 1), "BlockMerge");
+  EXPECT_EQ(names.back(), "CompactIds");
+  EXPECT_TRUE(report.valid);
+}
+
+TEST(SpirvOptimizer, NoCompactIdsLeavesItOut) {
+  OptimizerOptions options;
+  options.compact_ids = false;
+  const OptimizerReport report = optimize_spirv(assemble(kAdStackShader), options, "k", "t").report;
+  ASSERT_EQ(report.rows.size(), 34u);
+  EXPECT_EQ(report.rows.back().pass, "BlockMerge");
+  EXPECT_GT(report.final_id_bound, report.live_ids + 1);  // unrolling and DCE left holes
+}
+
+TEST(SpirvOptimizer, CompactIdsMakesTheBoundLiveIdsPlusOne) {
+  const OptimizeResult result = optimize_spirv(assemble(kAdStackShader), {}, "k", "t");
+  EXPECT_EQ(result.report.final_id_bound, result.report.live_ids + 1);
+  EXPECT_EQ(result.report.final_id_bound, result.words[3]);
+  EXPECT_EQ(result.report.final_id_bound, result.report.rows.back().id_bound);
+}
+
+TEST(SpirvOptimizer, LowMaxIdBoundFailsClosedNamingThePass) {
+  const std::vector<uint32_t> words = assemble(kAdStackShader);
+  const OptimizerReport unbounded = optimize_spirv(words, {}, "k", "t").report;
+  OptimizerOptions options;
+  options.max_id_bound = words[3] + 1;  // slightly above the input's bound
+  const auto first_over = std::find_if(unbounded.rows.begin(), unbounded.rows.end(),
+                                       [&](const OptimizerPassRow& r) { return r.id_bound > options.max_id_bound; });
+  ASSERT_NE(first_over, unbounded.rows.end());
+  EXPECT_EQ(first_over->pass, "InlineExhaustive");
+
+  const SpirvOptimizerError error = expect_failure(words, options);
+  const std::string what = error.what();
+  EXPECT_NE(what.find("kernel 'grad_kernel', task 'task_3'"), std::string::npos) << what;
+  EXPECT_NE(what.find("pass InlineExhaustive (4 of 34)"), std::string::npos) << what;
+  EXPECT_NE(what.find("maximum ID bound " + std::to_string(options.max_id_bound)), std::string::npos) << what;
+  const std::string& remedy = error.diagnostic().remedy;
+  EXPECT_NE(remedy.find("--max-id-bound"), std::string::npos) << remedy;
+  EXPECT_NE(remedy.find("shared-array count lowering"), std::string::npos) << remedy;
+  EXPECT_NE(remedy.find("--spirv-opt-fallback"), std::string::npos) << remedy;
+
+  const OptimizerReport& report = error.report();
+  ASSERT_TRUE(report.failure);
+  EXPECT_EQ(report.failure->kind, OptimizerFailureKind::kIdOverflow);
+  EXPECT_EQ(report.failure->pass, "InlineExhaustive");
+  EXPECT_EQ(report.failure->pass_index, 4);
+  EXPECT_EQ(report.failure->id_bound_before, words[3]);
+  EXPECT_EQ(report.failure->id_bound_reached, first_over->id_bound);
+  EXPECT_EQ(report.rows.size(), 4u);  // input + the three passes that completed
+  EXPECT_FALSE(report.module_used());
+}
+
+TEST(SpirvOptimizer, OverflowLaterInThePipelineNamesLoopUnroll) {
+  const std::vector<uint32_t> words = assemble(kAdStackShader);
+  const OptimizerReport unbounded = optimize_spirv(words, {}, "k", "t").report;
+  OptimizerOptions options;
+  options.max_id_bound = unbounded.rows[19].id_bound + 3;  // enough for everything before LoopUnroll
+  options.intermediate_dce = false;
+  const SpirvOptimizerError error = expect_failure(words, options);
+  EXPECT_EQ(error.report().failure->pass, "LoopUnroll");
+  EXPECT_NE(error.diagnostic().remedy.find("--no-intermediate-dce"), std::string::npos);
+}
+
+TEST(SpirvOptimizer, ErrorIsAUserError) {
+  OptimizerOptions options;
+  options.max_id_bound = 10;
+  EXPECT_THROW(optimize_spirv(assemble(kAdStackShader), options, "k", "t"), UserError);
+}
+
+TEST(SpirvOptimizer, InputBoundAboveTheMaximumFailsBeforeAnyPass) {
+  OptimizerOptions options;
+  options.max_id_bound = 10;
+  const SpirvOptimizerError error = expect_failure(assemble(kAdStackShader), options);
+  EXPECT_EQ(error.report().failure->pass, "input");
+  EXPECT_EQ(error.report().rows.size(), 1u);
+  EXPECT_NE(std::string(error.what()).find("already exceeds"), std::string::npos);
+}
+
+// With no headroom SPIRV-Tools itself stops the pass and says "ID overflow" through the consumer.
+TEST(SpirvOptimizer, SpirvToolsOwnOverflowIsDetectedFromItsMessage) {
+  const std::vector<uint32_t> words = assemble(kAdStackShader);
+  OptimizerOptions options;
+  options.max_id_bound = words[3] + 1;
+  options.spirv_tools_max_id_bound = options.max_id_bound;
+  const SpirvOptimizerError error = expect_failure(words, options);
+  const OptimizerReport& report = error.report();
+  EXPECT_EQ(report.failure->kind, OptimizerFailureKind::kIdOverflow);
+  EXPECT_EQ(report.failure->pass, "InlineExhaustive");
+  EXPECT_EQ(report.failure->id_bound_reached, 0u);
+  const auto overflow = std::find_if(report.messages.begin(), report.messages.end(), [](const OptimizerMessage& m) {
+    return m.text.find("ID overflow") != std::string::npos;
+  });
+  ASSERT_NE(overflow, report.messages.end());
+  EXPECT_EQ(overflow->first_pass, "InlineExhaustive");
+  EXPECT_EQ(overflow->level, "error");
+}
+
+TEST(SpirvOptimizer, HeadroomDefaultsAboveTheMaximum) {
+  OptimizerOptions options;
+  EXPECT_EQ(effective_spirv_tools_max_id_bound(options), 2u * kDefaultMaxIdBound);
+  options.max_id_bound = 100;
+  EXPECT_EQ(effective_spirv_tools_max_id_bound(options), 100u + (1u << 20));
+  options.max_id_bound = UINT32_MAX;
+  EXPECT_EQ(effective_spirv_tools_max_id_bound(options), UINT32_MAX);
+  options.spirv_tools_max_id_bound = 7;
+  EXPECT_EQ(effective_spirv_tools_max_id_bound(options), 7u);
+}
+
+TEST(SpirvOptimizer, MaxIdBoundUpToTwoToThe32MinusOne) {
+  OptimizerOptions options;
+  options.max_id_bound = UINT32_MAX;
+  const OptimizeResult result = optimize_spirv(assemble(kAdStackShader), options, "k", "t");
+  EXPECT_FALSE(result.report.failure);
+  EXPECT_EQ(result.report.options.max_id_bound, UINT32_MAX);
+}
+
+TEST(SpirvOptimizer, AllowFallbackReturnsTheInputWithAWarning) {
+  const std::vector<uint32_t> words = assemble(kAdStackShader);
+  OptimizerOptions options;
+  options.max_id_bound = words[3] + 1;
+  options.allow_fallback = true;
+  const OptimizeResult result = optimize_spirv(words, options, "grad_kernel", "task_3");
+  EXPECT_EQ(result.words, words);
+  const OptimizerReport& report = result.report;
+  EXPECT_TRUE(report.used_fallback);
+  EXPECT_TRUE(report.module_used());
+  ASSERT_TRUE(report.failure);
+  EXPECT_EQ(report.failure->pass, "InlineExhaustive");
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_NE(report.warnings[0].find("UNOPTIMIZED"), std::string::npos) << report.warnings[0];
+  EXPECT_NE(report.warnings[0].find("task 'task_3'"), std::string::npos) << report.warnings[0];
+  EXPECT_EQ(report.final_id_bound, words[3]);
+  EXPECT_TRUE(report.validated && report.valid);
+}
+
+TEST(SpirvOptimizer, IdenticalMessagesAreCountedOnce) {
+  std::vector<OptimizerMessage> messages;
+  record_message(messages, "error", "ID overflow. Try running compact-ids.", "LoopUnroll");
+  record_message(messages, "error", "ID overflow. Try running compact-ids.", "LoopUnroll");
+  record_message(messages, "warning", "ID overflow. Try running compact-ids.", "LoopUnroll");
+  record_message(messages, "error", "something else", "CCP");
+  record_message(messages, "error", "ID overflow. Try running compact-ids.", "CCP");
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(messages[0].count, 3u);
+  EXPECT_EQ(messages[0].first_pass, "LoopUnroll");
+  EXPECT_EQ(messages[1].level, "warning");
+  EXPECT_EQ(messages[1].count, 1u);
+  EXPECT_EQ(messages[2].text, "something else");
+}
+
+TEST(SpirvOptimizer, NotSpirvIsAPlainUserError) {
+  const std::vector<uint32_t> words = {1, 2, 3, 4, 5, 6};
+  try {
+    optimize_spirv(words, {}, "k", "t");
+    FAIL() << "no error";
+  } catch (const SpirvOptimizerError&) {
+    FAIL() << "no report expected for a non-SPIR-V input";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a SPIR-V module"), std::string::npos) << e.what();
+  }
+}
+
+// A storage buffer without its Block decoration assembles but breaks Vulkan's rules.
+TEST(SpirvOptimizer, InvalidInputIsReportedAsAnEmitterBugEvenWithFallback) {
+  std::string text = kAdStackShader;
+  const std::string block = "OpDecorate %Buf Block";
+  text.erase(text.find(block), block.size());
+  OptimizerOptions options;
+  options.allow_fallback = true;
+  const SpirvOptimizerError error = expect_failure(assemble(text), options);
+  EXPECT_EQ(error.report().failure->kind, OptimizerFailureKind::kInvalidOutput);
+  EXPECT_FALSE(error.report().module_used());
+  EXPECT_NE(std::string(error.what()).find("before optimization"), std::string::npos) << error.what();
+}
+
+TEST(SpirvOptimizer, JsonReportSchema) {
+  const OptimizeResult result = optimize_spirv(assemble(kAdStackShader), {}, "k", "t");
+  const nlohmann::ordered_json json = report_to_json(result.report);
+  EXPECT_EQ(json["schema"], "passbench.spirv-opt-report");
+  EXPECT_EQ(json["version"], 1);
+  std::vector<std::string> keys;
+  for (const auto& item : json.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "version", "kernel", "task", "options", "passes", "summary",
+                                            "failure", "validation", "warnings", "messages"}));
+  ASSERT_EQ(json["passes"].size(), 35u);
+  const auto& row = json["passes"][20];
+  EXPECT_EQ(row["pass"], "LoopUnroll");
+  EXPECT_EQ(row["flag"], "--loop-unroll");
+  for (const char* key : {"index", "id_bound", "instructions", "phis", "function_variables", "bytes", "ms", "changed"})
+    EXPECT_TRUE(row.contains(key)) << key;
+  EXPECT_EQ(json["options"]["max_id_bound"], kDefaultMaxIdBound);
+  EXPECT_EQ(json["options"]["target_env"], "vulkan1.1");
+  EXPECT_EQ(json["summary"]["used"], "optimized");
+  EXPECT_EQ(json["summary"]["final_id_bound"], result.report.final_id_bound);
+  EXPECT_EQ(json["summary"]["live_ids"], result.report.live_ids);
+  EXPECT_EQ(json["summary"]["peak_id_bound"], result.report.peak_id_bound);
+  EXPECT_TRUE(json["failure"].is_null());
+  EXPECT_EQ(json["validation"]["valid"], true);
+  EXPECT_EQ(nlohmann::ordered_json::parse(json.dump()), json);
+}
+
+TEST(SpirvOptimizer, JsonReportOfAFailure) {
+  const std::vector<uint32_t> words = assemble(kAdStackShader);
+  OptimizerOptions options;
+  options.max_id_bound = words[3] + 1;
+  const nlohmann::ordered_json json = report_to_json(expect_failure(words, options).report());
+  EXPECT_EQ(json["summary"]["used"], "none");
+  EXPECT_TRUE(json["summary"]["final_id_bound"].is_null());
+  EXPECT_EQ(json["failure"]["kind"], "id_overflow");
+  EXPECT_EQ(json["failure"]["pass"], "InlineExhaustive");
+  EXPECT_EQ(json["failure"]["pass_index"], 4);
+  EXPECT_EQ(json["failure"]["max_id_bound"], words[3] + 1);
+  EXPECT_EQ(json["validation"]["ran"], false);
+  EXPECT_TRUE(json["validation"]["valid"].is_null());
+}
+
+TEST(SpirvOptimizer, TextTable) {
+  const OptimizeResult result = optimize_spirv(assemble(kAdStackShader), {}, "k", "t");
+  const std::string table = format_report_table(result.report);
+  EXPECT_EQ(table.rfind("SPIR-V optimizer: kernel 'k', task 't' (max ID bound 4194303)\n", 0), 0u) << table;
+  EXPECT_NE(table.find("id bound"), std::string::npos);
+  EXPECT_NE(table.find(" 34  CompactIds"), std::string::npos) << table;
+  EXPECT_NE(table.find("(unchanged)"), std::string::npos) << table;
+  EXPECT_NE(table.find("spirv-val (vulkan1.1): valid"), std::string::npos) << table;
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 1 + 1 + 35 + 1 + 1);
+
+  OptimizerOptions options;
+  options.max_id_bound = result.report.rows[0].id_bound + 1;
+  options.allow_fallback = true;
+  const std::string failed = format_report_table(optimize_spirv(assemble(kAdStackShader), options, "k", "t").report);
+  EXPECT_NE(failed.find("  4  InlineExhaustive               FAILED: id_overflow"), std::string::npos) << failed;
+  EXPECT_NE(failed.find("UNOPTIMIZED input (fallback)"), std::string::npos) << failed;
+  EXPECT_NE(failed.find("WARNING: SPIR-V optimizer fallback"), std::string::npos) << failed;
+}
+
+}  // namespace
+}  // namespace pb::spirv
