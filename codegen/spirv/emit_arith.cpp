@@ -92,8 +92,12 @@ Id TaskEmitter::int_convert(Id v, ScalarKind from, ScalarKind to) {
   if (from == ScalarKind::u1) return from_bool(v, to);
   if (to == ScalarKind::u1) return to_bool(v, from);
   if (ir::bit_width(from) == ir::bit_width(to)) return b_.op(spv::OpBitcast, value_type(to), {v});
-  bool extend = ir::bit_width(to) > ir::bit_width(from);
-  return b_.op(extend && ir::is_signed(from) ? spv::OpSConvert : spv::OpUConvert, value_type(to), {v});
+  // Widening extends by the source's signedness; narrowing keeps the low bits. UConvert needs an
+  // unsigned result type, so convert within one signedness and bit-cast at the end.
+  bool sign_extend = ir::bit_width(to) > ir::bit_width(from) && ir::is_signed(from);
+  ScalarKind via = sign_extend ? (wide(to) ? ScalarKind::i64 : ScalarKind::i32) : unsigned_of(to);
+  Id r = b_.op(sign_extend ? spv::OpSConvert : spv::OpUConvert, value_type(via), {v});
+  return via == to ? r : b_.op(spv::OpBitcast, value_type(to), {r});
 }
 
 // cast_value: C conversion; float to integer truncates, saturates, and maps NaN to 0.

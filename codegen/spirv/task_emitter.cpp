@@ -185,6 +185,9 @@ void TaskEmitter::plan_word_views() {
     bool native = o_.atomic_float_add && a->type.scalar == ScalarKind::f32 &&
                   (a->op == ir::AtomicOp::add || a->op == ir::AtomicOp::sub);
     if (native) return;
+    if (a->type.scalar == ScalarKind::f64 && o_.float64 && !o_.int64)
+      unsupported(*a, "an f64 atomic is a 64-bit compare-exchange loop, which needs the Int64 and Int64Atomics capabilities",
+                  "compile with int64=on as well as float64=on");
     if (const auto* g = ir::dyn_cast<ir::GlobalPtrStmt>(a->dest())) word_views_.insert(res_.field_binding.at(g->field));
     if (const auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(a->dest()))
       word_views_.insert(

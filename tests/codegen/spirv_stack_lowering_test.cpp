@@ -1,0 +1,1 @@
+#include "spirv_test_util.h"
