@@ -60,6 +60,8 @@ class Planner {
     split();
     number_stacks();
     for (size_t t = 0; t < plan_.tasks.size(); ++t) resolve_uses(t);
+    drop_pure_serial_tasks();
+    name_tasks();
     return std::move(plan_);
   }
 
@@ -81,12 +83,27 @@ class Planner {
       }
       plan_.tasks.back().roots.push_back(s);
     }
+    for (size_t i = 0; i < plan_.tasks.size(); ++i)
+      for (const Stmt* s : plan_.tasks[i].roots) task_of_root_[s] = static_cast<int>(i);
+  }
+
+  // A serial task of constants, argument loads, arithmetic and global reads that no other task
+  // needs stored has no effect: its users recompute what they need.
+  void drop_pure_serial_tasks() {
+    std::erase_if(plan_.tasks, [&](const Task& t) {
+      if (t.kind != TaskKind::serial) return false;
+      for (const Stmt* s : t.roots)
+        if (!recomputable_kind(s) || plan_.spilled.count(s)) return false;
+      return true;
+    });
+  }
+
+  void name_tasks() {
     std::string base = k_.name.empty() ? "kernel" : k_.name;
     for (char& c : base)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     for (size_t i = 0; i < plan_.tasks.size(); ++i) {
       Task& t = plan_.tasks[i];
-      for (const Stmt* s : t.roots) task_of_root_[s] = static_cast<int>(i);
       t.name = fmt::format("{}_t{}_{}", base, i, task_kind_name(t.kind));
       if (t.kind != TaskKind::serial) t.name += fmt::format("_{}", t.roots.front()->id);
     }
