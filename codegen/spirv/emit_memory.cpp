@@ -130,7 +130,9 @@ Id TaskEmitter::atomic(const Place& p, ir::AtomicOp op, Id v) {
     return old;
   }
   Id scope = c_u32(spv::ScopeDevice), relaxed = c_u32(spv::MemorySemanticsMaskNone);
-  bool native_int = !ir::is_float(k) && k != ScalarKind::u1 && p.storage_type == value_type(k) && op != ir::AtomicOp::mul;
+  // Integer cells stored as same-width words (temps) take the native instruction on the bits.
+  bool native_int = !ir::is_float(k) && k != ScalarKind::u1 && op != ir::AtomicOp::mul &&
+                    (p.storage_type == value_type(k) || ir::bit_width(k) == 32);
   if (native_int) {
     bool sign = ir::is_signed(k);
     spv::Op o = spv::OpAtomicIAdd;
@@ -144,7 +146,9 @@ Id TaskEmitter::atomic(const Place& p, ir::AtomicOp op, Id v) {
       case ir::AtomicOp::bit_xor: o = spv::OpAtomicXor; break;
       case ir::AtomicOp::mul: break;
     }
-    return b_.op(o, value_type(k), {p.pointer, scope, relaxed, v});
+    Id operand = p.storage_type == value_type(k) ? v : b_.op(spv::OpBitcast, p.storage_type, {v});
+    Id old = b_.op(o, p.storage_type, {p.pointer, scope, relaxed, operand});
+    return p.storage_type == value_type(k) ? old : b_.op(spv::OpBitcast, value_type(k), {old});
   }
   bool float_add = op == ir::AtomicOp::add || op == ir::AtomicOp::sub;
   if (k == ScalarKind::f32 && o_.atomic_float_add && float_add && p.storage_type == value_type(k)) {
