@@ -28,7 +28,8 @@ std::string describe(const ir::Kernel& k, const ir::Stmt* s, int depth = 0) {
     }
   }
   if (const auto* b = ir::dyn_cast<ir::BinaryOpStmt>(s))
-    return fmt::format("({} {} {})", describe(k, b->lhs(), depth + 1), ir::op_name(b->op), describe(k, b->rhs(), depth + 1));
+    return fmt::format("({} {} {})", describe(k, b->lhs(), depth + 1), ir::op_name(b->op),
+                       describe(k, b->rhs(), depth + 1));
   return fmt::format("${}", s->id);
 }
 
@@ -85,8 +86,8 @@ CompiledKernel compile(const ir::Kernel& kernel, const LoweringOptions& options)
       ValidationResult v = validate(info.spirv);
       if (!v.ok)
         internal_error(__FILE__, __LINE__,
-                       fmt::format("SPIR-V codegen bug: the module of task {} ({}) fails validation:\n{}\n{}", task.name,
-                                   lowering_name(options), v.message, v.excerpt));
+                       fmt::format("SPIR-V codegen bug: the module of task {} ({}) fails validation:\n{}\n{}",
+                                   task.name, lowering_name(options), v.message, v.excerpt));
     }
     out.tasks.push_back(std::move(info));
   }

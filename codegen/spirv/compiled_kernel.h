@@ -3,11 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "codegen/spirv/options.h"
 #include "ir/type.h"
@@ -79,9 +78,9 @@ std::string_view task_kind_name(TaskKind k);
 struct TaskInfo {
   std::string name;  // also the entry point's name
   TaskKind kind = TaskKind::serial;
-  int loop_stmt_id = -1;  // range/struct for: the loop's $N
-  RangeBound begin, end;  // range_for
-  std::string space;      // struct_for: the index space (or field) iterated
+  int loop_stmt_id = -1;                            // range/struct for: the loop's $N
+  RangeBound begin, end;                            // range_for
+  std::string space;                                // struct_for: the index space (or field) iterated
   std::vector<std::optional<int64_t>> space_shape;  // struct_for: extents (nullopt: push constant)
   uint32_t workgroup_size = 1;
   // Invocations to launch: the iteration count when it is known at compile time (serial: 1).

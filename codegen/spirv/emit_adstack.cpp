@@ -93,7 +93,8 @@ void TaskEmitter::publish_overflow() {
 
 StackSlot& TaskEmitter::slot_of(const ir::Stmt* stack) {
   auto it = stack_index_.find(stack);
-  PB_ASSERT(it != stack_index_.end(), fmt::format("stack ${} was not pre-scanned in this task", stack ? stack->id : -1));
+  PB_ASSERT(it != stack_index_.end(),
+            fmt::format("stack ${} was not pre-scanned in this task", stack ? stack->id : -1));
   return stacks_[it->second];
 }
 

@@ -120,12 +120,14 @@ Id TaskEmitter::convert(Id v, ScalarKind from, ScalarKind to) {
                        b_.op(spv::OpFOrdLessThan, t_bool(), {v, hi_c})});
   Id safe = b_.op(spv::OpSelect, value_type(from), {in_range, v, constant(from, 0)});
   Id r = b_.op(sign ? spv::OpConvertFToS : spv::OpConvertFToU, value_type(to), {safe});
-  uint64_t max_bits = sign ? (wide(to) ? uint64_t{0x7fffffffffffffff} : 0x7fffffffu) : (wide(to) ? ~uint64_t{0} : 0xffffffffu);
+  uint64_t max_bits =
+      sign ? (wide(to) ? uint64_t{0x7fffffffffffffff} : 0x7fffffffu) : (wide(to) ? ~uint64_t{0} : 0xffffffffu);
   r = b_.op(spv::OpSelect, value_type(to),
             {b_.op(spv::OpFOrdGreaterThanEqual, t_bool(), {v, hi_c}), constant(to, max_bits), r});
   if (sign) {
     uint64_t min_bits = wide(to) ? uint64_t{1} << 63 : 0x80000000u;
-    r = b_.op(spv::OpSelect, value_type(to), {b_.op(spv::OpFOrdLessThan, t_bool(), {v, lo_c}), constant(to, min_bits), r});
+    r = b_.op(spv::OpSelect, value_type(to),
+              {b_.op(spv::OpFOrdLessThan, t_bool(), {v, lo_c}), constant(to, min_bits), r});
   }
   return r;
 }
@@ -168,7 +170,8 @@ Id TaskEmitter::unary(UnaryOp op, Id x, ScalarKind k, ScalarKind result) {
     case UnaryOp::sgn: {
       // -1 / 0 / 1; NaN and -0.0 give 0.
       Id one = f ? fc(1.0) : ic(1), zero = constant(k, 0), minus = f ? fc(-1.0) : ic(-1);
-      if (!f && !ir::is_signed(k)) return b_.op(spv::OpSelect, t, {b_.op(spv::OpINotEqual, t_bool(), {x, zero}), one, zero});
+      if (!f && !ir::is_signed(k))
+        return b_.op(spv::OpSelect, t, {b_.op(spv::OpINotEqual, t_bool(), {x, zero}), one, zero});
       Id gt = b_.op(f ? spv::OpFOrdGreaterThan : spv::OpSGreaterThan, t_bool(), {x, zero});
       Id lt = b_.op(f ? spv::OpFOrdLessThan : spv::OpSLessThan, t_bool(), {x, zero});
       return b_.op(spv::OpSelect, t, {gt, one, b_.op(spv::OpSelect, t, {lt, minus, zero})});
@@ -250,8 +253,9 @@ Id TaskEmitter::binary(BinaryOp op, Id a, Id b, ScalarKind k, ScalarKind rk, Sca
       Id q = b_.op(spv::OpSelect, t, {minus_one, b_.op(spv::OpSNegate, t, {a}), b_.op(spv::OpSDiv, t, {a, d})});
       if (op == BinaryOp::div) return q;
       Id r_neg = b_.op(spv::OpSLessThan, t_bool(), {r, ic(0)}), b_neg = b_.op(spv::OpSLessThan, t_bool(), {b, ic(0)});
-      Id adjust = b_.op(spv::OpLogicalAnd, t_bool(),
-                        {b_.op(spv::OpINotEqual, t_bool(), {r, ic(0)}), b_.op(spv::OpLogicalNotEqual, t_bool(), {r_neg, b_neg})});
+      Id adjust = b_.op(
+          spv::OpLogicalAnd, t_bool(),
+          {b_.op(spv::OpINotEqual, t_bool(), {r, ic(0)}), b_.op(spv::OpLogicalNotEqual, t_bool(), {r_neg, b_neg})});
       return b_.op(spv::OpISub, t, {q, b_.op(spv::OpSelect, t, {adjust, ic(1), ic(0)})});
     }
     case BinaryOp::pow:
@@ -284,10 +288,11 @@ Id TaskEmitter::binary(BinaryOp op, Id a, Id b, ScalarKind k, ScalarKind rk, Sca
     case BinaryOp::bit_shr:
     case BinaryOp::bit_sar: {
       // The amount is taken modulo the bit width (SPIR-V leaves larger shifts undefined).
-      Id amount = b_.op(spv::OpBitwiseAnd, value_type(rk), {b, constant(rk, static_cast<uint64_t>(ir::bit_width(k) - 1))});
-      spv::Op o = op == BinaryOp::bit_shl                ? spv::OpShiftLeftLogical
-                   : op == BinaryOp::bit_sar && sign      ? spv::OpShiftRightArithmetic
-                                                          : spv::OpShiftRightLogical;
+      Id amount =
+          b_.op(spv::OpBitwiseAnd, value_type(rk), {b, constant(rk, static_cast<uint64_t>(ir::bit_width(k) - 1))});
+      spv::Op o = op == BinaryOp::bit_shl           ? spv::OpShiftLeftLogical
+                  : op == BinaryOp::bit_sar && sign ? spv::OpShiftRightArithmetic
+                                                    : spv::OpShiftRightLogical;
       return b_.op(o, t, {a, amount});
     }
     case BinaryOp::logical_and:
@@ -307,7 +312,8 @@ Id TaskEmitter::float_pow(Id x, Id y, ScalarKind k) {
   auto sel = [&](Id c, Id l, Id r) { return b_.op(spv::OpSelect, t, {c, l, r}); };
   Id r = glsl_f32_only(*this, GLSLstd450Pow, k, {glsl(GLSLstd450FAbs, k, {x}), y});
   Id y_int = fcmp(spv::OpFOrdEqual, glsl(GLSLstd450Trunc, k, {y}), y);
-  Id y_odd = both(y_int, fcmp(spv::OpFOrdEqual, glsl(GLSLstd450FAbs, k, {b_.op(spv::OpFRem, t, {y, fc(2.0)})}), fc(1.0)));
+  Id y_odd =
+      both(y_int, fcmp(spv::OpFOrdEqual, glsl(GLSLstd450FAbs, k, {b_.op(spv::OpFRem, t, {y, fc(2.0)})}), fc(1.0)));
   Id x_neg = fcmp(spv::OpFOrdLessThan, x, fc(0.0));
   r = sel(both(x_neg, y_odd), b_.op(spv::OpFNegate, t, {r}), r);
   r = sel(both(x_neg, b_.op(spv::OpLogicalNot, t_bool(), {y_int})), fc(std::numeric_limits<double>::quiet_NaN()), r);

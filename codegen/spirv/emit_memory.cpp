@@ -37,7 +37,8 @@ ir::BinaryOp binary_of(ir::AtomicOp op) {
 
 Place TaskEmitter::place_of(const ir::Stmt* pointer) const {
   auto it = places_.find(pointer);
-  PB_ASSERT(it != places_.end(), fmt::format("SPIR-V address of ${} used before it was emitted", pointer ? pointer->id : -1));
+  PB_ASSERT(it != places_.end(),
+            fmt::format("SPIR-V address of ${} used before it was emitted", pointer ? pointer->id : -1));
   return it->second;
 }
 
@@ -54,11 +55,14 @@ Id TaskEmitter::load(const Place& p) {
 static Id to_storage(TaskEmitter& e, const Place& p, Id v) {
   if (p.storage_type == e.value_type(p.kind)) return v;
   if (p.kind == ScalarKind::u1)
-    return e.b_.op(spv::OpSelect, p.storage_type, {v, e.b_.constant(p.storage_type, 1), e.b_.constant(p.storage_type, 0)});
+    return e.b_.op(spv::OpSelect, p.storage_type,
+                   {v, e.b_.constant(p.storage_type, 1), e.b_.constant(p.storage_type, 0)});
   return e.b_.op(spv::OpBitcast, p.storage_type, {v});
 }
 
-void TaskEmitter::store(const Place& p, Id value) { b_.op_void(spv::OpStore, {p.pointer, to_storage(*this, p, value)}); }
+void TaskEmitter::store(const Place& p, Id value) {
+  b_.op_void(spv::OpStore, {p.pointer, to_storage(*this, p, value)});
+}
 
 // ---- locals ----
 
@@ -82,7 +86,8 @@ void TaskEmitter::operator()(const ir::LocalStoreStmt& s) { store(place_of(s.des
 // ---- fields and ndarrays ----
 
 // Row-major element number: ((i0 * e1 + i1) * e2 + i2) ..., computed in u32 (no bounds check).
-Id TaskEmitter::linear_index(const ir::Stmt&, std::span<const ir::Stmt* const> indices, const std::vector<Id>& extents) {
+Id TaskEmitter::linear_index(const ir::Stmt&, std::span<const ir::Stmt* const> indices,
+                             const std::vector<Id>& extents) {
   if (indices.empty()) return c_u32(0);
   Id lin = 0;
   for (size_t d = 0; d < indices.size(); ++d) {
@@ -137,14 +142,29 @@ Id TaskEmitter::atomic(const Place& p, ir::AtomicOp op, Id v) {
     bool sign = ir::is_signed(k);
     spv::Op o = spv::OpAtomicIAdd;
     switch (op) {
-      case ir::AtomicOp::add: o = spv::OpAtomicIAdd; break;
-      case ir::AtomicOp::sub: o = spv::OpAtomicISub; break;
-      case ir::AtomicOp::min: o = sign ? spv::OpAtomicSMin : spv::OpAtomicUMin; break;
-      case ir::AtomicOp::max: o = sign ? spv::OpAtomicSMax : spv::OpAtomicUMax; break;
-      case ir::AtomicOp::bit_and: o = spv::OpAtomicAnd; break;
-      case ir::AtomicOp::bit_or: o = spv::OpAtomicOr; break;
-      case ir::AtomicOp::bit_xor: o = spv::OpAtomicXor; break;
-      case ir::AtomicOp::mul: break;
+      case ir::AtomicOp::add:
+        o = spv::OpAtomicIAdd;
+        break;
+      case ir::AtomicOp::sub:
+        o = spv::OpAtomicISub;
+        break;
+      case ir::AtomicOp::min:
+        o = sign ? spv::OpAtomicSMin : spv::OpAtomicUMin;
+        break;
+      case ir::AtomicOp::max:
+        o = sign ? spv::OpAtomicSMax : spv::OpAtomicUMax;
+        break;
+      case ir::AtomicOp::bit_and:
+        o = spv::OpAtomicAnd;
+        break;
+      case ir::AtomicOp::bit_or:
+        o = spv::OpAtomicOr;
+        break;
+      case ir::AtomicOp::bit_xor:
+        o = spv::OpAtomicXor;
+        break;
+      case ir::AtomicOp::mul:
+        break;
     }
     Id operand = p.storage_type == value_type(k) ? v : b_.op(spv::OpBitcast, p.storage_type, {v});
     Id old = b_.op(o, p.storage_type, {p.pointer, scope, relaxed, operand});

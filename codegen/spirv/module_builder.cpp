@@ -247,7 +247,8 @@ std::vector<uint32_t> ModuleBuilder::words() const {
   std::vector<uint32_t> out{spv::MagicNumber, version_, 0, next_id_, 0};
   for (const auto* section : {&capabilities_, &extensions_, &imports_})
     out.insert(out.end(), section->begin(), section->end());
-  emit(out, spv::OpMemoryModel, {static_cast<uint32_t>(spv::AddressingModelLogical), static_cast<uint32_t>(spv::MemoryModelGLSL450)});
+  emit(out, spv::OpMemoryModel,
+       {static_cast<uint32_t>(spv::AddressingModelLogical), static_cast<uint32_t>(spv::MemoryModelGLSL450)});
   for (const auto* section :
        {&entry_points_, &execution_modes_, &debug_strings_, &debug_names_, &annotations_, &globals_, &functions_})
     out.insert(out.end(), section->begin(), section->end());

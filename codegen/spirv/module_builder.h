@@ -3,11 +3,10 @@
 // passbench IR; codegen/spirv/task_emitter.* drives it.
 #pragma once
 
-#include <spirv/unified1/spirv.hpp>
-
 #include <cstdint>
 #include <map>
 #include <span>
+#include <spirv/unified1/spirv.hpp>
 #include <string_view>
 #include <vector>
 
@@ -39,7 +38,8 @@ class ModuleBuilder {
   void set_name(Id id, std::string_view name);
   void set_member_name(Id struct_type, uint32_t member, std::string_view name);
   void decorate(Id id, spv::Decoration d, std::initializer_list<uint32_t> literals = {});
-  void decorate_member(Id struct_type, uint32_t member, spv::Decoration d, std::initializer_list<uint32_t> literals = {});
+  void decorate_member(Id struct_type, uint32_t member, spv::Decoration d,
+                       std::initializer_list<uint32_t> literals = {});
 
   // ---- types: deduplicated by their operands, except structs (decorations are per struct) ----
   Id type_void();

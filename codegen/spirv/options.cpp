@@ -9,9 +9,10 @@
 namespace pb::codegen::spirv {
 namespace {
 
-constexpr const char* kKeys = "storage=function|heap, count=per-stack|shared-array, push=branch|select, "
-                              "bounds=on|off, float64=on|off, int64=on|off, atomic-float-add=on|off, "
-                              "print=drop|error, capacity=N, workgroup=N";
+constexpr const char* kKeys =
+    "storage=function|heap, count=per-stack|shared-array, push=branch|select, "
+    "bounds=on|off, float64=on|off, int64=on|off, atomic-float-add=on|off, "
+    "print=drop|error, capacity=N, workgroup=N";
 
 [[noreturn]] void bad(std::string_view pair, std::string_view why) {
   throw UserError(fmt::format("bad SPIR-V lowering option '{}': {}", pair, why), fmt::format("use {}", kKeys));

@@ -92,9 +92,9 @@ class Assigner {
       if (struct_for_shape(k_, *sf)) continue;
       for (int axis = 0; axis < struct_for_rank(k_, *sf); ++axis)
         if (!r_.space_extent_member.count({sf->space, axis}))
-          r_.space_extent_member[{sf->space, axis}] = push({PushConstant::Kind::space_extent,
-                                                           fmt::format("extent_{}_{}", sf->space, axis), 0,
-                                                           ScalarKind::u32, -1, sf->space, axis});
+          r_.space_extent_member[{sf->space, axis}] =
+              push({PushConstant::Kind::space_extent, fmt::format("extent_{}_{}", sf->space, axis), 0, ScalarKind::u32,
+                    -1, sf->space, axis});
     }
     return std::move(r_);
   }

@@ -16,16 +16,16 @@
 namespace pb::codegen::spirv::detail {
 
 struct KernelResources {
-  std::vector<Binding> bindings;  // index == binding number
-  std::map<int, uint32_t> field_binding;                    // field id -> binding
+  std::vector<Binding> bindings;                             // index == binding number
+  std::map<int, uint32_t> field_binding;                     // field id -> binding
   std::map<std::pair<int, bool>, uint32_t> ndarray_binding;  // (arg, is_grad) -> binding
   std::optional<uint32_t> temps, heap, flags;
 
   std::vector<PushConstant> push_constants;
   uint32_t push_constant_bytes = 0;
-  std::map<int, uint32_t> arg_member;                               // scalar arg -> member
-  std::map<std::pair<int, int>, uint32_t> field_extent_member;      // (field, axis) -> member
-  std::map<std::pair<int, int>, uint32_t> ndarray_extent_member;    // (arg, axis) -> member
+  std::map<int, uint32_t> arg_member;                                   // scalar arg -> member
+  std::map<std::pair<int, int>, uint32_t> field_extent_member;          // (field, axis) -> member
+  std::map<std::pair<int, int>, uint32_t> ndarray_extent_member;        // (arg, axis) -> member
   std::map<std::pair<std::string, int>, uint32_t> space_extent_member;  // (space, axis) -> member
 };
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
@@ -126,8 +128,8 @@ Id TaskEmitter::push_constant(uint32_t member) {
       b_.set_member_name(push_struct_, i, res_.push_constants[i].name);
     }
     b_.set_name(push_struct_, "PushConstants");
-    push_var_ = b_.global_variable(b_.type_pointer(spv::StorageClassPushConstant, push_struct_),
-                                   spv::StorageClassPushConstant);
+    push_var_ =
+        b_.global_variable(b_.type_pointer(spv::StorageClassPushConstant, push_struct_), spv::StorageClassPushConstant);
     b_.set_name(push_var_, "push_constants");
   }
   Id t = storage_type(res_.push_constants.at(member).type);
@@ -151,8 +153,7 @@ void TaskEmitter::emit_stmt(const ir::Stmt& s) {
   ir::visit(s, *this);
   current_ = saved;
   // A root value another task reads is stored where it is defined.
-  if (!emitting_import_ && plan_.spilled.count(&s))
-    store(temps_place(&s, s.type.scalar), value(&s));
+  if (!emitting_import_ && plan_.spilled.count(&s)) store(temps_place(&s, s.type.scalar), value(&s));
 }
 
 void TaskEmitter::emit_block(const ir::Block& b) {
@@ -186,12 +187,12 @@ void TaskEmitter::plan_word_views() {
                   (a->op == ir::AtomicOp::add || a->op == ir::AtomicOp::sub);
     if (native) return;
     if (a->type.scalar == ScalarKind::f64 && o_.float64 && !o_.int64)
-      unsupported(*a, "an f64 atomic is a 64-bit compare-exchange loop, which needs the Int64 and Int64Atomics capabilities",
-                  "compile with int64=on as well as float64=on");
+      unsupported(
+          *a, "an f64 atomic is a 64-bit compare-exchange loop, which needs the Int64 and Int64Atomics capabilities",
+          "compile with int64=on as well as float64=on");
     if (const auto* g = ir::dyn_cast<ir::GlobalPtrStmt>(a->dest())) word_views_.insert(res_.field_binding.at(g->field));
     if (const auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(a->dest()))
-      word_views_.insert(
-          res_.ndarray_binding.at({ir::dyn_cast<ir::ArgLoadStmt>(e->base())->arg_index, e->is_grad}));
+      word_views_.insert(res_.ndarray_binding.at({ir::dyn_cast<ir::ArgLoadStmt>(e->base())->arg_index, e->is_grad}));
   };
   for (const ir::Stmt* r : task_.roots) {
     visit_atomic(*r);

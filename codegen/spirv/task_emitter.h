@@ -4,13 +4,13 @@
 // emit_control.cpp and emit_adstack.cpp.
 #pragma once
 
+#include <spirv/unified1/GLSL.std.450.h>
+
 #include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <spirv/unified1/GLSL.std.450.h>
 
 #include "codegen/spirv/compiled_kernel.h"
 #include "codegen/spirv/module_builder.h"
@@ -33,8 +33,8 @@ struct Place {
 struct StackSlot {
   const ir::AdStackAllocaStmt* alloc = nullptr;
   StackLayout layout;
-  uint32_t count_index = 0;    // shared-array counts: the element
-  Id count_var = 0;            // per-stack counts: the variable
+  uint32_t count_index = 0;            // shared-array counts: the element
+  Id count_var = 0;                    // per-stack counts: the variable
   Id primal_var = 0, adjoint_var = 0;  // function storage: the arrays
 };
 
@@ -87,8 +87,8 @@ class TaskEmitter {
   Id glsl(uint32_t instruction, ir::ScalarKind k, const Operands& args);
 
   // Conversions with the interpreter's semantics (ir::Value::cast_to).
-  Id to_bool(Id v, ir::ScalarKind k);             // v != 0
-  Id from_bool(Id b, ir::ScalarKind k);           // 1 or 0 of kind k
+  Id to_bool(Id v, ir::ScalarKind k);    // v != 0
+  Id from_bool(Id b, ir::ScalarKind k);  // 1 or 0 of kind k
   Id convert(Id v, ir::ScalarKind from, ir::ScalarKind to);
   Id int_convert(Id v, ir::ScalarKind from, ir::ScalarKind to);  // integer kinds (and u1)
 
@@ -166,9 +166,9 @@ class TaskEmitter {
   uint32_t workgroup_size_ = 1;
   std::vector<StackSlot> stacks_;
   std::unordered_map<const ir::Stmt*, size_t> stack_index_;
-  Id counts_var_ = 0;        // shared-array counts
-  Id heap_base_ = 0;         // heap storage: invocation_id * stride
-  Id overflow_any_ = 0;      // select push with bounds check: max signal of this invocation
+  Id counts_var_ = 0;    // shared-array counts
+  Id heap_base_ = 0;     // heap storage: invocation_id * stride
+  Id overflow_any_ = 0;  // select push with bounds check: max signal of this invocation
   bool emitting_import_ = false;
 };
 

@@ -27,9 +27,9 @@ struct Import {
 struct Task {
   TaskKind kind = TaskKind::serial;
   std::string name;
-  std::vector<const ir::Stmt*> roots;  // root statements executed (parallel tasks: the loop)
-  std::vector<Import> imports;         // in root order, so operands come before their users
-  std::vector<const ir::Stmt*> shared_allocas;  // root allocas of other tasks used here (in temps)
+  std::vector<const ir::Stmt*> roots;                // root statements executed (parallel tasks: the loop)
+  std::vector<Import> imports;                       // in root order, so operands come before their users
+  std::vector<const ir::Stmt*> shared_allocas;       // root allocas of other tasks used here (in temps)
   std::vector<const ir::AdStackAllocaStmt*> stacks;  // stack allocs inside the task, pre-order
 };
 

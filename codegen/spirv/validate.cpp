@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <spirv-tools/libspirv.hpp>
-
 #include <sstream>
 
 namespace pb::codegen::spirv {
@@ -47,8 +46,7 @@ std::string disassemble(const std::vector<uint32_t>& words) {
   spvtools::SpirvTools tools(kEnv);
   std::string text, error;
   tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&, const char* m) { error += m; });
-  if (!tools.Disassemble(words, &text,
-                         SPV_BINARY_TO_TEXT_OPTION_NO_HEADER | SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES))
+  if (!tools.Disassemble(words, &text, SPV_BINARY_TO_TEXT_OPTION_NO_HEADER | SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES))
     return "; cannot disassemble: " + error + "\n";
   return text;
 }

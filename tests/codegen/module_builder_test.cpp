@@ -62,10 +62,9 @@ TEST(ModuleBuilder, WritesHeaderAndSectionsInLayoutOrder) {
   EXPECT_EQ(words[3], b.id_bound());
   std::vector<spv::Op> order;
   for (const auto& inst : instructions(words)) order.push_back(inst.opcode);
-  std::vector<spv::Op> expected{spv::OpCapability,   spv::OpMemoryModel,   spv::OpEntryPoint,
-                                spv::OpExecutionMode, spv::OpName,          spv::OpTypeVoid,
-                                spv::OpTypeFunction, spv::OpFunction,      spv::OpLabel,
-                                spv::OpReturn,       spv::OpFunctionEnd};
+  std::vector<spv::Op> expected{spv::OpCapability, spv::OpMemoryModel, spv::OpEntryPoint,   spv::OpExecutionMode,
+                                spv::OpName,       spv::OpTypeVoid,    spv::OpTypeFunction, spv::OpFunction,
+                                spv::OpLabel,      spv::OpReturn,      spv::OpFunctionEnd};
   EXPECT_EQ(order, expected);
   auto v = validate(words);
   EXPECT_TRUE(v.ok) << v.message;

@@ -8,9 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
@@ -75,7 +74,8 @@ std::vector<std::string> fixture_names() {
 
 bool has_f64_atomic(const ir::Kernel& k) {
   bool found = false;
-  ir::walk(k.root(), [&](ir::Stmt& s) { found |= ir::isa<ir::AtomicOpStmt>(&s) && s.type.scalar == ir::ScalarKind::f64; });
+  ir::walk(k.root(),
+           [&](ir::Stmt& s) { found |= ir::isa<ir::AtomicOpStmt>(&s) && s.type.scalar == ir::ScalarKind::f64; });
   return found;
 }
 
@@ -98,7 +98,8 @@ std::string compile_all(const ir::Kernel& k, const std::string& key) {
   std::string failures;
   auto rejected = kRejected.find(key);
   for (const LoweringOptions& o : all_stack_lowerings(base)) {
-    bool expect_reject = rejected != kRejected.end() && (!rejected->second.heap_only || o.storage == StackStorage::heap);
+    bool expect_reject =
+        rejected != kRejected.end() && (!rejected->second.heap_only || o.storage == StackStorage::heap);
     try {
       CompiledKernel ck = compile(k, o);
       if (expect_reject) failures += fmt::format("\n{}: expected a rejection, compiled", lowering_name(o));

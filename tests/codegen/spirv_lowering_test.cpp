@@ -260,8 +260,9 @@ TEST(PrintAndAssert, PrintIsDroppedWithANoteOrRejected) {
 }
 
 TEST(PrintAndAssert, AssertRaisesTheFlagWordToItsCode) {
-  auto k = parse("arg 0 : i32\nkernel {\n  <i32> $0 = argload[0]\n  <i32> $1 = const 0\n  <u1> $2 = cmp_gt $0 $1\n"
-                 "  3 : assert $2, \"n must be positive, got %d\", $0\n}\n");
+  auto k = parse(
+      "arg 0 : i32\nkernel {\n  <i32> $0 = argload[0]\n  <i32> $1 = const 0\n  <u1> $2 = cmp_gt $0 $1\n"
+      "  3 : assert $2, \"n must be positive, got %d\", $0\n}\n");
   auto ck = compile(*k);
   ASSERT_EQ(ck.asserts.size(), 1u);
   EXPECT_EQ(ck.asserts[0].code, 1u);
@@ -272,8 +273,9 @@ TEST(PrintAndAssert, AssertRaisesTheFlagWordToItsCode) {
 }
 
 TEST(Types, SixtyFourBitValuesNeedTheirCapabilityOption) {
-  auto k = parse("field y : f64[]\nkernel {\n  <f64> $0 = const 0.5\n  <*f64> $1 = global ptr [y], index [] activate=true\n"
-                 "  $2 : global store [$1 <- $0]\n}\n");
+  auto k = parse(
+      "field y : f64[]\nkernel {\n  <f64> $0 = const 0.5\n  <*f64> $1 = global ptr [y], index [] activate=true\n"
+      "  $2 : global store [$1 <- $0]\n}\n");
   std::string e = error_of(*k);
   EXPECT_NE(e.find("cannot lower `<f64> $0 = const 0.5`"), std::string::npos) << e;
   EXPECT_NE(e.find("f64 needs the Float64 capability"), std::string::npos) << e;
@@ -281,22 +283,24 @@ TEST(Types, SixtyFourBitValuesNeedTheirCapabilityOption) {
   o.float64 = true;
   auto ck = compile(*k, o);
   EXPECT_EQ(lines_with(ck.tasks[0].spirv, "OpCapability Float64").size(), 1u);
-  auto i = parse("field z : i64[]\nkernel {\n  <i64> $0 = const 7\n  <i64> $1 = mul $0 $0\n"
-                 "  <*i64> $2 = global ptr [z], index [] activate=true\n  $3 : global store [$2 <- $1]\n}\n");
+  auto i = parse(
+      "field z : i64[]\nkernel {\n  <i64> $0 = const 7\n  <i64> $1 = mul $0 $0\n"
+      "  <*i64> $2 = global ptr [z], index [] activate=true\n  $3 : global store [$2 <- $1]\n}\n");
   EXPECT_NE(error_of(*i).find("i64 needs the Int64 capability"), std::string::npos);
   o.int64 = true;
   EXPECT_NO_THROW(compile(*i, o));
 }
 
 TEST(Arith, IntegerDivisionGuardsZeroAndMinusOne) {
-  auto k = parse("arg 0 : i32\narg 1 : i32\nfield q : i32[]\nkernel {\n  <i32> $0 = argload[0]\n  <i32> $1 = argload[1]\n"
-                 "  <i32> $2 = div $0 $1\n  <*i32> $3 = global ptr [q], index [] activate=true\n"
-                 "  $4 : global store [$3 <- $2]\n}\n");
+  auto k = parse(
+      "arg 0 : i32\narg 1 : i32\nfield q : i32[]\nkernel {\n  <i32> $0 = argload[0]\n  <i32> $1 = argload[1]\n"
+      "  <i32> $2 = div $0 $1\n  <*i32> $3 = global ptr [q], index [] activate=true\n"
+      "  $4 : global store [$3 <- $2]\n}\n");
   auto ck = compile(*k);
   const auto& words = ck.tasks[0].spirv;
   EXPECT_EQ(count_opcode(words, spv::OpSDiv), 1u);
   EXPECT_EQ(lines_with(words, "OpIEqual %bool").size(), 2u) << disassemble(words);  // divisor == 0, == -1
-  EXPECT_EQ(count_opcode(words, spv::OpSNegate), 1u);  // x / -1 is -x, wrapping
+  EXPECT_EQ(count_opcode(words, spv::OpSNegate), 1u);                               // x / -1 is -x, wrapping
 }
 
 TEST(Options, ParseAndNameLowerings) {

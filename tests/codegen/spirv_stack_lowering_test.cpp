@@ -178,15 +178,17 @@ TEST(StackLowering, UnsizedAndNonWordHeapStacksAreUserErrors) {
     compile(*wide, o);
     FAIL() << "an f64 heap stack compiled";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("heap stacks hold f32, i32 or u1 values, not f64"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("heap stacks hold f32, i32 or u1 values, not f64"), std::string::npos)
+        << e.what();
   }
   EXPECT_NO_THROW(compile(*wide, lowering("storage=function,float64=on")));
 }
 
 TEST(StackLowering, StacksOfSerialTasksUseSliceZero) {
-  auto k = parse("field r : f32[1]\nkernel {\n  <f32> $0 = stack alloc (max_size=4)\n  <f32> $1 = const 1\n"
-                 "  <f32> $2 : stack push $0, val = $1\n  <f32> $3 = stack load top $0\n  <i32> $4 = const 0\n"
-                 "  <*f32> $5 = global ptr [r], index [$4] activate=true\n  $6 : global store [$5 <- $3]\n}\n");
+  auto k = parse(
+      "field r : f32[1]\nkernel {\n  <f32> $0 = stack alloc (max_size=4)\n  <f32> $1 = const 1\n"
+      "  <f32> $2 : stack push $0, val = $1\n  <f32> $3 = stack load top $0\n  <i32> $4 = const 0\n"
+      "  <*f32> $5 = global ptr [r], index [$4] activate=true\n  $6 : global store [$5 <- $3]\n}\n");
   auto ck = compile(*k);
   ASSERT_EQ(ck.tasks.size(), 1u);
   EXPECT_EQ(ck.tasks[0].kind, TaskKind::serial);

@@ -4,9 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <spirv/unified1/spirv.hpp>
-
 #include <memory>
+#include <spirv/unified1/spirv.hpp>
 #include <string>
 #include <vector>
 
@@ -27,8 +26,8 @@ inline std::vector<Instruction> instructions(const std::vector<uint32_t>& words)
   std::vector<Instruction> out;
   for (size_t i = 5; i < words.size();) {
     uint32_t count = words[i] >> 16;
-    out.push_back({static_cast<spv::Op>(words[i] & 0xffff), {words.begin() + static_cast<long>(i) + 1,
-                                                              words.begin() + static_cast<long>(i + count)}});
+    out.push_back({static_cast<spv::Op>(words[i] & 0xffff),
+                   {words.begin() + static_cast<long>(i) + 1, words.begin() + static_cast<long>(i + count)}});
     i += count ? count : 1;
   }
   return out;
