@@ -1,0 +1,97 @@
+#include "codegen/spirv/compile.h"
+
+#include <fmt/format.h>
+
+#include "codegen/spirv/resources.h"
+#include "codegen/spirv/task_emitter.h"
+#include "codegen/spirv/task_plan.h"
+#include "codegen/spirv/validate.h"
+#include "ir/assert.h"
+#include "ir/diagnostic.h"
+#include "ir/verifier.h"
+
+namespace pb::codegen::spirv {
+namespace {
+
+// A short readable form of a range bound: 16, arg(0), n[], n[] - 1, ...
+std::string describe(const ir::Kernel& k, const ir::Stmt* s, int depth = 0) {
+  if (depth > 4) return fmt::format("${}", s->id);
+  if (const auto* c = ir::dyn_cast<ir::ConstStmt>(s)) return c->value.to_string();
+  if (const auto* a = ir::dyn_cast<ir::ArgLoadStmt>(s)) return fmt::format("arg({})", a->arg_index);
+  if (const auto* u = ir::dyn_cast<ir::UnaryOpStmt>(s); u && u->op == ir::UnaryOp::cast_value)
+    return describe(k, u->x(), depth + 1);
+  if (const auto* g = ir::dyn_cast<ir::GlobalLoadStmt>(s)) {
+    if (const auto* p = ir::dyn_cast<ir::GlobalPtrStmt>(g->src())) {
+      std::string idx;
+      for (const ir::Stmt* i : p->indices()) idx += (idx.empty() ? "" : ", ") + describe(k, i, depth + 1);
+      return fmt::format("{}[{}]", k.field(p->field).name, idx);
+    }
+  }
+  if (const auto* b = ir::dyn_cast<ir::BinaryOpStmt>(s))
+    return fmt::format("({} {} {})", describe(k, b->lhs(), depth + 1), ir::op_name(b->op),
+                       describe(k, b->rhs(), depth + 1));
+  return fmt::format("${}", s->id);
+}
+
+RangeBound bound_of(const ir::Kernel& k, const ir::Stmt* s) {
+  RangeBound b;
+  if (const auto* c = ir::dyn_cast<ir::ConstStmt>(s)) b.constant = c->value.as_i64();
+  b.source = describe(k, s);
+  return b;
+}
+
+void describe_dispatch(const ir::Kernel& k, const detail::Task& task, TaskInfo& info) {
+  info.loop_stmt_id = task.kind == TaskKind::serial ? -1 : task.roots.front()->id;
+  if (task.kind == TaskKind::serial) {
+    info.invocations = 1;
+  } else if (const auto* rf = ir::dyn_cast<ir::RangeForStmt>(task.roots.front())) {
+    info.begin = bound_of(k, rf->begin());
+    info.end = bound_of(k, rf->end());
+    if (info.begin.constant && info.end.constant)
+      info.invocations = static_cast<uint64_t>(std::max<int64_t>(*info.end.constant - *info.begin.constant, 0));
+  } else {
+    const auto& sf = *ir::dyn_cast<ir::StructForStmt>(task.roots.front());
+    info.space = sf.space;
+    auto shape = detail::struct_for_shape(k, sf);
+    int rank = detail::struct_for_rank(k, sf);
+    uint64_t n = 1;
+    for (int axis = 0; axis < rank; ++axis) {
+      if (shape) n *= static_cast<uint64_t>((*shape)[static_cast<size_t>(axis)]);
+      info.space_shape.push_back(shape ? std::optional<int64_t>((*shape)[static_cast<size_t>(axis)]) : std::nullopt);
+    }
+    if (shape) info.invocations = n;
+  }
+}
+
+}  // namespace
+
+CompiledKernel compile(const ir::Kernel& kernel, const LoweringOptions& options) {
+  auto errors = ir::verify(kernel);
+  if (!errors.empty())
+    throw UserError(fmt::format("the kernel does not verify, so it cannot be compiled: {}", errors.front().format()),
+                    "fix the IR (passbench verify) before compiling it");
+  CompiledKernel out;
+  out.kernel_name = kernel.name;
+  out.options = options;
+  detail::KernelPlan plan = detail::plan_kernel(kernel);
+  detail::KernelResources res = detail::assign_resources(kernel, plan, options);
+  out.bindings = res.bindings;
+  out.push_constants = res.push_constants;
+  out.push_constant_bytes = res.push_constant_bytes;
+  out.temps_words = plan.temps_words;
+  for (const detail::Task& task : plan.tasks) {
+    TaskInfo info = detail::TaskEmitter(kernel, plan, res, options, task, out).emit();
+    describe_dispatch(kernel, task, info);
+    if (options.validate) {
+      ValidationResult v = validate(info.spirv);
+      if (!v.ok)
+        internal_error(__FILE__, __LINE__,
+                       fmt::format("SPIR-V codegen bug: the module of task {} ({}) fails validation:\n{}\n{}",
+                                   task.name, lowering_name(options), v.message, v.excerpt));
+    }
+    out.tasks.push_back(std::move(info));
+  }
+  return out;
+}
+
+}  // namespace pb::codegen::spirv

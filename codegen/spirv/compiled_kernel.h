@@ -1,0 +1,117 @@
+// What compile() returns: one SPIR-V module per task plus everything a host needs to launch
+// them (bindings, push constants, dispatch ranges, heap layout, flag words). Plain data.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/spirv/options.h"
+#include "ir/type.h"
+
+namespace pb::codegen::spirv {
+
+// Every buffer is a std430 StorageBuffer in descriptor set 0 holding one runtime array.
+enum class BindingKind : uint8_t {
+  field,         // a field's elements, row-major
+  grad_field,    // a gradient (or dual) field's elements
+  ndarray,       // an ndarray argument
+  ndarray_grad,  // the gradient array of an ndarray argument
+  temps,         // uint words: root-level values and locals shared between tasks
+  heap,          // uint words: adstack entries, heap_stride words per invocation
+  flags,         // uint words, host visible: see FlagWord
+};
+std::string_view binding_kind_name(BindingKind k);
+
+struct Binding {
+  uint32_t set = 0;
+  uint32_t binding = 0;
+  BindingKind kind = BindingKind::field;
+  std::string name;                                  // field name, "arg 1", "temps", "heap", "flags"
+  ir::ScalarKind element = ir::ScalarKind::unknown;  // the IR element type (u1 is stored as u32)
+  std::string storage_type;                          // the SPIR-V element type: float, int, uint, double, ...
+  int field = -1;                                    // field id (field, grad_field)
+  int arg = -1;                                      // argument index (ndarray, ndarray_grad)
+  std::optional<uint64_t> elements;                  // when known at compile time
+};
+
+// Words of the flags buffer. The host zeroes them before a launch and reads them after.
+enum FlagWord : uint32_t {
+  kFlagStackOverflow = 0,  // max over overflowing pushes of (stack id + 1); 0: none
+  kFlagAssert = 1,         // max over failed asserts of their code (AssertInfo::code); 0: none
+  kNumFlagWords = 2,
+};
+
+// One member of the push-constant block (std430 offsets).
+struct PushConstant {
+  enum class Kind : uint8_t { arg, field_extent, ndarray_extent, space_extent };
+  Kind kind = Kind::arg;
+  std::string name;  // "arg0", "extent_x_1", ...
+  uint32_t offset = 0;
+  ir::ScalarKind type = ir::ScalarKind::i32;  // as stored (u1 arguments are stored as u32)
+  int index = -1;                             // arg index or field id
+  std::string space;                          // space_extent: the index space's name
+  int axis = -1;                              // extents
+};
+
+// A range bound as the host sees it: a constant, or computed in the task from `source` (IR text).
+struct RangeBound {
+  std::optional<int64_t> constant;
+  std::string source;
+};
+
+struct StackLayout {
+  int stack_id = 0;  // kernel-wide, pre-order; an overflow flag holds stack_id + 1
+  int stmt_id = 0;   // the stack alloc's $N
+  ir::ScalarKind element = ir::ScalarKind::f32;
+  int64_t capacity = 0;      // entries compiled in
+  std::string size_expr;     // the size expression when the stack has one (the host checks it <= capacity)
+  uint32_t heap_offset = 0;  // heap storage: first word of the stack within an invocation's slice
+  uint32_t heap_words = 0;   // heap storage: capacity, doubled for float stacks (primal then adjoint)
+};
+
+enum class TaskKind : uint8_t { serial, range_for, struct_for };
+std::string_view task_kind_name(TaskKind k);
+
+struct TaskInfo {
+  std::string name;  // also the entry point's name
+  TaskKind kind = TaskKind::serial;
+  int loop_stmt_id = -1;                            // range/struct for: the loop's $N
+  RangeBound begin, end;                            // range_for
+  std::string space;                                // struct_for: the index space (or field) iterated
+  std::vector<std::optional<int64_t>> space_shape;  // struct_for: extents (nullopt: push constant)
+  uint32_t workgroup_size = 1;
+  // Invocations to launch: the iteration count when it is known at compile time (serial: 1).
+  // Otherwise any count works (the task loops over its range with a grid stride); size the heap
+  // for the count actually launched.
+  std::optional<uint64_t> invocations;
+  std::vector<uint32_t> bindings;  // binding numbers this module declares
+  uint32_t heap_stride_words = 0;  // heap storage: words per invocation (sum of the stacks' heap_words)
+  std::vector<StackLayout> stacks;
+  std::vector<uint32_t> spirv;  // the module
+};
+
+struct AssertInfo {
+  uint32_t code = 0;  // 1-based, written to the assert flag word
+  int stmt_id = 0;
+  std::string message;  // printf-style text; the arguments are not captured
+};
+
+struct CompiledKernel {
+  std::string kernel_name;
+  LoweringOptions options;
+  std::vector<TaskInfo> tasks;  // in launch order
+  std::vector<Binding> bindings;
+  std::vector<PushConstant> push_constants;
+  uint32_t push_constant_bytes = 0;
+  uint32_t temps_words = 0;
+  std::vector<AssertInfo> asserts;
+  std::vector<std::string> notes;  // what was dropped or approximated, one line each
+};
+
+// The metadata as JSON (modules as word counts, not words).
+nlohmann::json to_json(const CompiledKernel& k);
+
+}  // namespace pb::codegen::spirv

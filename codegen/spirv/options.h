@@ -1,0 +1,52 @@
+// Lowering options of the SPIR-V backend. The four adstack choices are independent; the
+// defaults are heap, shared-array, select, bounds check on. docs/codegen-spirv.md shows the
+// code each choice produces.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pb::codegen::spirv {
+
+// Where adstack entries live: Function-scope arrays per invocation, or one StorageBuffer per
+// dispatch sliced per invocation (invocation_id * stride + offset).
+enum class StackStorage : uint8_t { function, heap };
+// Where stack counts live: one Function u32 per stack, or one Function uint[num_stacks].
+enum class StackCount : uint8_t { per_stack, shared_array };
+// How a push guards its store: a structured if, or a clamped index and an unconditional store.
+enum class StackPush : uint8_t { branch, select };
+// What `print` becomes: dropped (listed in the compiled kernel's notes), or a user error.
+enum class PrintLowering : uint8_t { drop, error };
+
+struct LoweringOptions {
+  StackStorage storage = StackStorage::heap;
+  StackCount count = StackCount::shared_array;
+  StackPush push = StackPush::select;
+  bool bounds_check = true;  // record push overflow in the flags buffer as stack id + 1
+
+  bool float64 = false;           // Float64 capability: f64 values allowed
+  bool int64 = false;             // Int64 (and Int64Atomics) capability: i64/u64 values allowed
+  bool atomic_float_add = false;  // SPV_EXT_shader_atomic_float_add for f32 atomic add/sub
+  PrintLowering print = PrintLowering::drop;
+
+  // Capacity compiled in for a stack whose size is a size expression (max_size=0, size=...): the
+  // host must check that the expression evaluates to at most this (metadata lists both).
+  int64_t symbolic_stack_capacity = 64;
+  std::map<int, int64_t> stack_capacity_by_stmt;  // per stack alloc statement id, overrides the above
+
+  uint32_t workgroup_size = 128;  // local size x of parallel tasks whose loop has block_dim=adaptive
+  bool validate = true;           // run spirv-val on every module (a failure is an InternalError)
+};
+
+// "storage=heap,count=shared-array,push=select,bounds=on": the four adstack choices.
+std::string lowering_name(const LoweringOptions& o);
+// Applies "key=value" pairs separated by ',' (keys: storage count push bounds float64 int64
+// atomic-float-add print capacity workgroup) to `base`. Throws UserError naming the bad pair.
+LoweringOptions parse_lowering(std::string_view text, LoweringOptions base = {});
+// The 16 combinations of storage x count x push x bounds, other fields from `base`.
+std::vector<LoweringOptions> all_stack_lowerings(const LoweringOptions& base = {});
+
+}  // namespace pb::codegen::spirv

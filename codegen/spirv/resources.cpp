@@ -1,0 +1,163 @@
+#include "codegen/spirv/resources.h"
+
+#include <fmt/format.h>
+
+#include "ir/visitor.h"
+
+namespace pb::codegen::spirv::detail {
+namespace {
+
+using ir::ScalarKind;
+
+std::string storage_name(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::f32:
+      return "float";
+    case ScalarKind::f64:
+      return "double";
+    case ScalarKind::i32:
+      return "int";
+    case ScalarKind::i64:
+      return "int64";
+    case ScalarKind::u64:
+      return "uint64";
+    default:
+      return "uint";  // u32, and u1 stored as 0/1
+  }
+}
+
+uint32_t size_of(ScalarKind k) { return ir::bit_width(k) == 64 ? 8 : 4; }
+
+class Assigner {
+ public:
+  Assigner(const ir::Kernel& k, const KernelPlan& plan, const LoweringOptions& o) : k_(k), plan_(plan), o_(o) {}
+
+  KernelResources run() {
+    std::map<int, size_t> field_rank;
+    std::map<std::pair<int, bool>, size_t> ndarray_rank;
+    std::map<int, ScalarKind> ndarray_kind;
+    std::map<int, ScalarKind> scalar_args;
+    std::vector<const ir::StructForStmt*> struct_fors;
+    bool has_assert = false;
+    ir::walk(k_.root(), [&](ir::Stmt& s) {
+      if (auto* g = ir::dyn_cast<ir::GlobalPtrStmt>(&s)) {
+        field_rank[g->field] = g->indices().size();
+      } else if (auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(&s)) {
+        int arg = ir::dyn_cast<ir::ArgLoadStmt>(e->base())->arg_index;
+        ndarray_rank[{arg, e->is_grad}] = std::max(ndarray_rank[{arg, e->is_grad}], e->indices().size());
+        ndarray_kind[arg] = e->type.scalar;
+      } else if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s); a && !a->type.pointer) {
+        scalar_args[a->arg_index] = a->type.scalar;
+      } else if (auto* sf = ir::dyn_cast<ir::StructForStmt>(&s)) {
+        struct_fors.push_back(sf);
+      } else if (ir::isa<ir::AssertStmt>(&s)) {
+        has_assert = true;
+      }
+    });
+    for (const auto& [field, rank] : field_rank) add_field(field, rank);
+    for (const auto& [key, rank] : ndarray_rank) {
+      Binding b = make(key.second ? BindingKind::ndarray_grad : BindingKind::ndarray,
+                       fmt::format("arg {}{}", key.first, key.second ? " grad" : ""), ndarray_kind[key.first]);
+      b.arg = key.first;
+      r_.ndarray_binding[key] = add(std::move(b));
+    }
+    if (plan_.temps_words) r_.temps = add(make(BindingKind::temps, "temps", ScalarKind::u32));
+    bool has_stacks = !plan_.stack_id.empty();
+    if (has_stacks && o_.storage == StackStorage::heap) r_.heap = add(make(BindingKind::heap, "heap", ScalarKind::u32));
+    if ((has_stacks && o_.bounds_check) || has_assert) {
+      Binding b = make(BindingKind::flags, "flags", ScalarKind::u32);
+      b.elements = kNumFlagWords;
+      r_.flags = add(std::move(b));
+    }
+
+    for (const auto& [arg, kind] : scalar_args) {
+      ScalarKind stored = kind == ScalarKind::u1 ? ScalarKind::u32 : kind;
+      r_.arg_member[arg] = push({PushConstant::Kind::arg, fmt::format("arg{}", arg), 0, stored, arg, "", -1});
+    }
+    for (const auto& [field, rank] : field_rank) {
+      const ir::Field& f = k_.field(field);
+      if (f.shape) continue;
+      for (size_t axis = 1; axis < rank; ++axis)
+        r_.field_extent_member[{field, static_cast<int>(axis)}] =
+            push({PushConstant::Kind::field_extent, fmt::format("extent_{}_{}", f.name, axis), 0, ScalarKind::u32,
+                  field, "", static_cast<int>(axis)});
+    }
+    for (const auto& [key, rank] : ndarray_rank)
+      for (size_t axis = 1; axis < rank; ++axis)
+        if (!r_.ndarray_extent_member.count({key.first, static_cast<int>(axis)}))
+          r_.ndarray_extent_member[{key.first, static_cast<int>(axis)}] =
+              push({PushConstant::Kind::ndarray_extent, fmt::format("extent_arg{}_{}", key.first, axis), 0,
+                    ScalarKind::u32, key.first, "", static_cast<int>(axis)});
+    for (const ir::StructForStmt* sf : struct_fors) {
+      if (struct_for_shape(k_, *sf)) continue;
+      for (int axis = 0; axis < struct_for_rank(k_, *sf); ++axis)
+        if (!r_.space_extent_member.count({sf->space, axis}))
+          r_.space_extent_member[{sf->space, axis}] =
+              push({PushConstant::Kind::space_extent, fmt::format("extent_{}_{}", sf->space, axis), 0, ScalarKind::u32,
+                    -1, sf->space, axis});
+    }
+    return std::move(r_);
+  }
+
+ private:
+  Binding make(BindingKind kind, std::string name, ScalarKind element) {
+    Binding b;
+    b.kind = kind;
+    b.name = std::move(name);
+    b.element = element;
+    b.storage_type = storage_name(element);
+    return b;
+  }
+  uint32_t add(Binding b) {
+    b.binding = static_cast<uint32_t>(r_.bindings.size());
+    r_.bindings.push_back(std::move(b));
+    return r_.bindings.back().binding;
+  }
+  void add_field(int id, size_t) {
+    const ir::Field& f = k_.field(id);
+    Binding b = make(f.primal ? BindingKind::grad_field : BindingKind::field, f.name, f.dtype);
+    b.field = id;
+    if (f.shape) {
+      uint64_t n = 1;
+      for (int64_t e : *f.shape) n *= static_cast<uint64_t>(e);
+      b.elements = n;
+    }
+    r_.field_binding[id] = add(std::move(b));
+  }
+  uint32_t push(PushConstant p) {
+    uint32_t size = size_of(p.type);
+    r_.push_constant_bytes = (r_.push_constant_bytes + size - 1) / size * size;
+    p.offset = r_.push_constant_bytes;
+    r_.push_constant_bytes += size;
+    r_.push_constants.push_back(std::move(p));
+    return static_cast<uint32_t>(r_.push_constants.size() - 1);
+  }
+
+  const ir::Kernel& k_;
+  const KernelPlan& plan_;
+  const LoweringOptions& o_;
+  KernelResources r_;
+};
+
+}  // namespace
+
+std::optional<ir::Shape> struct_for_shape(const ir::Kernel& k, const ir::StructForStmt& s) {
+  if (const ir::IndexSpace* sp = k.find_space(s.space); sp && sp->shape) return sp->shape;
+  if (auto f = k.find_field(s.space); f && k.field(*f).shape) return k.field(*f).shape;
+  return std::nullopt;
+}
+
+int struct_for_rank(const ir::Kernel& k, const ir::StructForStmt& s) {
+  if (auto shape = struct_for_shape(k, s)) return static_cast<int>(shape->size());
+  int rank = 1;
+  ir::walk(*s.body, [&](ir::Stmt& st) {
+    if (auto* li = ir::dyn_cast<ir::LoopIndexStmt>(&st); li && li->loop() == &s) rank = std::max(rank, li->axis + 1);
+  });
+  return rank;
+}
+
+KernelResources assign_resources(const ir::Kernel& k, const KernelPlan& plan, const LoweringOptions& o) {
+  return Assigner(k, plan, o).run();
+}
+
+}  // namespace pb::codegen::spirv::detail

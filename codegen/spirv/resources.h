@@ -1,0 +1,39 @@
+// Internal to codegen/spirv: the kernel-wide interface every task module shares: descriptor
+// bindings (set 0: fields, gradient fields, ndarrays, temps, heap, flags) and the push-constant
+// block (scalar arguments, then extents that are not known at compile time).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/spirv/compiled_kernel.h"
+#include "codegen/spirv/task_plan.h"
+#include "ir/kernel.h"
+
+namespace pb::codegen::spirv::detail {
+
+struct KernelResources {
+  std::vector<Binding> bindings;                             // index == binding number
+  std::map<int, uint32_t> field_binding;                     // field id -> binding
+  std::map<std::pair<int, bool>, uint32_t> ndarray_binding;  // (arg, is_grad) -> binding
+  std::optional<uint32_t> temps, heap, flags;
+
+  std::vector<PushConstant> push_constants;
+  uint32_t push_constant_bytes = 0;
+  std::map<int, uint32_t> arg_member;                                   // scalar arg -> member
+  std::map<std::pair<int, int>, uint32_t> field_extent_member;          // (field, axis) -> member
+  std::map<std::pair<int, int>, uint32_t> ndarray_extent_member;        // (arg, axis) -> member
+  std::map<std::pair<std::string, int>, uint32_t> space_extent_member;  // (space, axis) -> member
+};
+
+// The shape a struct for iterates: its index space's, else the field's of that name. nullopt
+// when neither is known; `rank` is then the number of axes the loop's indices use.
+std::optional<ir::Shape> struct_for_shape(const ir::Kernel& k, const ir::StructForStmt& s);
+int struct_for_rank(const ir::Kernel& k, const ir::StructForStmt& s);
+
+KernelResources assign_resources(const ir::Kernel& k, const KernelPlan& plan, const LoweringOptions& o);
+
+}  // namespace pb::codegen::spirv::detail

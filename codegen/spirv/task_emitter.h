@@ -1,0 +1,186 @@
+// Internal to codegen/spirv: emits the module of one task. One visitor method per statement
+// kind (ir::visit makes a missing one a compile error); the methods live by concern in
+// task_emitter.cpp (entry, dispatch loop, imports), emit_arith.cpp, emit_memory.cpp,
+// emit_control.cpp and emit_adstack.cpp.
+#pragma once
+
+#include <spirv/unified1/GLSL.std.450.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/spirv/compiled_kernel.h"
+#include "codegen/spirv/module_builder.h"
+#include "codegen/spirv/resources.h"
+#include "codegen/spirv/task_plan.h"
+#include "ir/kernel.h"
+
+namespace pb::codegen::spirv::detail {
+
+// Where a pointer statement points: a variable or buffer element holding `kind` values stored
+// as `storage_type` (u1 as uint 0/1; 32-bit values in uint word buffers as their bits).
+struct Place {
+  Id pointer = 0;
+  ir::ScalarKind kind = ir::ScalarKind::unknown;
+  Id storage_type = 0;
+  spv::StorageClass storage = spv::StorageClassFunction;
+};
+
+// Per stack of the task: its layout and the variables that hold it.
+struct StackSlot {
+  const ir::AdStackAllocaStmt* alloc = nullptr;
+  StackLayout layout;
+  uint32_t count_index = 0;            // shared-array counts: the element
+  Id count_var = 0;                    // per-stack counts: the variable
+  Id primal_var = 0, adjoint_var = 0;  // function storage: the arrays
+};
+
+class TaskEmitter {
+ public:
+  TaskEmitter(const ir::Kernel& k, const KernelPlan& plan, const KernelResources& res, const LoweringOptions& o,
+              const Task& task, CompiledKernel& out);
+  TaskInfo emit();
+
+  void operator()(const ir::ConstStmt& s);
+  void operator()(const ir::ArgLoadStmt& s);
+  void operator()(const ir::AllocaStmt& s);
+  void operator()(const ir::LocalLoadStmt& s);
+  void operator()(const ir::LocalStoreStmt& s);
+  void operator()(const ir::GlobalPtrStmt& s);
+  void operator()(const ir::ExternalPtrStmt& s);
+  void operator()(const ir::GlobalLoadStmt& s);
+  void operator()(const ir::GlobalStoreStmt& s);
+  void operator()(const ir::AtomicOpStmt& s);
+  void operator()(const ir::UnaryOpStmt& s);
+  void operator()(const ir::BinaryOpStmt& s);
+  void operator()(const ir::TernaryOpStmt& s);
+  void operator()(const ir::IfStmt& s);
+  void operator()(const ir::RangeForStmt& s);
+  void operator()(const ir::StructForStmt& s);
+  void operator()(const ir::LoopIndexStmt& s);
+  void operator()(const ir::WhileStmt& s);
+  void operator()(const ir::WhileControlStmt& s);
+  void operator()(const ir::ContinueStmt& s);
+  void operator()(const ir::AdStackAllocaStmt& s);
+  void operator()(const ir::AdStackPushStmt& s);
+  void operator()(const ir::AdStackPopStmt& s);
+  void operator()(const ir::AdStackLoadTopStmt& s);
+  void operator()(const ir::AdStackLoadTopAdjStmt& s);
+  void operator()(const ir::AdStackAccAdjointStmt& s);
+  void operator()(const ir::PrintStmt& s);
+  void operator()(const ir::AssertStmt& s);
+
+  // ---- used by the emit_*.cpp files ----
+
+  // Types. value_type: u1 is bool. storage_type: u1 is uint. 64-bit kinds need their option,
+  // else a UserError naming the statement being emitted.
+  Id value_type(ir::ScalarKind k);
+  Id storage_type(ir::ScalarKind k);
+  Id t_bool() { return b_.type_bool(); }
+  Id t_u32() { return b_.type_int(32, false); }
+  Id c_u32(uint32_t v) { return b_.const_u32(v); }
+  // A constant of kind `k` from raw bits (u1: 0/1).
+  Id constant(ir::ScalarKind k, uint64_t bits);
+  Id glsl(uint32_t instruction, ir::ScalarKind k, const Operands& args);
+
+  // Conversions with the interpreter's semantics (ir::Value::cast_to).
+  Id to_bool(Id v, ir::ScalarKind k);    // v != 0
+  Id from_bool(Id b, ir::ScalarKind k);  // 1 or 0 of kind k
+  Id convert(Id v, ir::ScalarKind from, ir::ScalarKind to);
+  Id int_convert(Id v, ir::ScalarKind from, ir::ScalarKind to);  // integer kinds (and u1)
+
+  Id binary(ir::BinaryOp op, Id a, Id b, ir::ScalarKind kind, ir::ScalarKind rhs_kind, ir::ScalarKind result);
+  Id unary(ir::UnaryOp op, Id x, ir::ScalarKind kind, ir::ScalarKind result);
+  Id float_pow(Id x, Id y, ir::ScalarKind k);
+  Id int_pow(Id base, Id exponent, ir::ScalarKind k);
+
+  Id load(const Place& p);
+  void store(const Place& p, Id value);
+  Id atomic(const Place& p, ir::AtomicOp op, Id value);
+
+  // Resources (declared in this module on first use).
+  Id buffer_variable(uint32_t binding);
+  Place buffer_element(uint32_t binding, Id index, ir::ScalarKind kind);
+  Id push_constant(uint32_t member);  // the loaded member value, as stored
+  Id invocation_id();                 // GlobalInvocationID.x (0 in serial tasks)
+
+  // Structured control flow helpers. `body` emits into the open block and may close it.
+  template <class F>
+  void emit_if(Id cond, F&& then_body);
+
+  Id value(const ir::Stmt* s) const;
+  void define(const ir::Stmt& s, Id v) { values_[&s] = v; }
+  [[noreturn]] void unsupported(const ir::Stmt& s, const std::string& why, const std::string& remedy) const;
+  void note(const std::string& text);
+
+  ModuleBuilder b_;
+
+ private:
+  void emit_block(const ir::Block& b);
+  void emit_stmt(const ir::Stmt& s);
+  void emit_imports();
+  void emit_parallel_loop(const ir::Stmt& loop);
+  void emit_struct_for_indices(const ir::StructForStmt& s, Id linear);
+  Id range_count(Id begin, Id end, ir::ScalarKind k, Id* count_type);
+  void declare_entry_point(Id function);
+  void plan_word_views();
+
+  // Adstacks (emit_adstack.cpp).
+  void setup_stacks();
+  void publish_overflow();
+  StackSlot& slot_of(const ir::Stmt* stack_operand);
+  Place count_place(const StackSlot& s);
+  Place entry_place(const StackSlot& s, bool adjoint, Id index);
+  Id top_index(const StackSlot& s);
+
+  Place place_of(const ir::Stmt* pointer) const;
+  Id linear_index(const ir::Stmt& s, std::span<const ir::Stmt* const> indices, const std::vector<Id>& extents);
+  Place temps_place(const ir::Stmt* s, ir::ScalarKind kind);
+
+  struct LoopTargets {
+    Id continue_label;
+    Id merge_label;
+    bool is_while;
+  };
+
+  const ir::Kernel& k_;
+  const KernelPlan& plan_;
+  const KernelResources& res_;
+  const LoweringOptions& o_;
+  const Task& task_;
+  CompiledKernel& out_;
+
+  const ir::Stmt* current_ = nullptr;  // the statement being emitted, for error messages
+  std::unordered_map<const ir::Stmt*, Id> values_;
+  std::unordered_map<const ir::Stmt*, Place> places_;
+  // loop -> per axis: the index value and its kind
+  std::unordered_map<const ir::Stmt*, std::vector<std::pair<Id, ir::ScalarKind>>> loop_indices_;
+  std::vector<LoopTargets> loops_;
+  std::map<uint32_t, Id> buffer_vars_;
+  std::set<uint32_t> word_views_;  // bindings declared as uint words (float compare-exchange atomics)
+  Id push_var_ = 0, push_struct_ = 0;
+  Id gid_var_ = 0, num_groups_var_ = 0, gid_ = 0;
+  uint32_t workgroup_size_ = 1;
+  std::vector<StackSlot> stacks_;
+  std::unordered_map<const ir::Stmt*, size_t> stack_index_;
+  Id counts_var_ = 0;    // shared-array counts
+  Id heap_base_ = 0;     // heap storage: invocation_id * stride
+  Id overflow_any_ = 0;  // select push with bounds check: max signal of this invocation
+  bool emitting_import_ = false;
+};
+
+template <class F>
+void TaskEmitter::emit_if(Id cond, F&& then_body) {
+  Id then_label = b_.new_label(), merge = b_.new_label();
+  b_.op_void(spv::OpSelectionMerge, {merge, spv::SelectionControlMaskNone});
+  b_.op_void(spv::OpBranchConditional, {cond, then_label, merge});
+  b_.begin_block(then_label);
+  then_body();
+  if (b_.block_open()) b_.op_void(spv::OpBranch, {merge});
+  b_.begin_block(merge);
+}
+
+}  // namespace pb::codegen::spirv::detail

@@ -1,0 +1,197 @@
+// Every kernel of fixtures/**/*.fixture.json, as written and after the fixture's pipeline,
+// compiles under all 16 adstack lowerings and every module passes spirv-val (compile validates).
+// Kernels with f64/i64 values compile with the capability options on, and are rejected naming
+// the statement without them. Kernels that cannot be lowered are listed in kRejected with the
+// reason; fixtures whose kernel does not parse or verify (negative fixtures) are skipped.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ir/assert.h"
+#include "ir/diagnostic.h"
+#include "ir/json.h"
+#include "ir/verifier.h"
+#include "ir/visitor.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
+#include "spirv_test_util.h"
+
+namespace pb::codegen::spirv {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Rejection {
+  std::string contains;    // a substring of the error
+  bool heap_only = false;  // rejected only with storage=heap
+};
+
+// fixture (relative to fixtures/), with "#pipeline" for the kernel after its pipeline.
+const std::map<std::string, Rejection> kRejected = {
+    // Adaptive stacks (max_size=0) before determine_ad_stack_size: nothing to size them with.
+    {"autodiff_sizing/arg_bound_sin_chain.fixture.json", {"the stack has no size"}},
+    {"autodiff_sizing/balanced_iteration_block.fixture.json", {"the stack has no size"}},
+    {"autodiff_sizing/field_bound_sum_sin.fixture.json", {"the stack has no size"}},
+    {"autodiff_sizing/nested_loops_times_field.fixture.json", {"the stack has no size"}},
+    {"autodiff_sizing/sibling_loops_add.fixture.json", {"the stack has no size"}},
+    {"autodiff_sizing/static_loop_squaring.fixture.json", {"the stack has no size"}},
+    {"autodiff_sizing/triangular_loops.fixture.json", {"the stack has no size"}},
+    {"autodiff_sizing/while_loop_unbounded.fixture.json", {"the stack has no size"}},
+    {"errors/stack_unsized.fixture.json", {"the stack has no size"}},
+    // A stack allocated at the kernel root and pushed inside a parallel loop: stacks are per
+    // invocation, so one stack cannot be shared by the loop's iterations.
+    {"errors/adstack_overflow.fixture.json", {"allocated at the kernel root outside this task"}},
+    {"passes/dce_run_error_after_pipeline.fixture.json", {"allocated at the kernel root outside this task"}},
+    {"passes/dce_run_error_after_pipeline.fixture.json#pipeline", {"allocated at the kernel root outside this task"}},
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::unique_ptr<ir::Kernel> parse_source(const std::string& text, const std::string& name) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') return ir::from_json(nlohmann::json::parse(text));
+  return ir::parse_kernel(text, name);
+}
+
+std::vector<std::string> fixture_names() {
+  std::vector<std::string> out;
+  fs::path root = fs::path(PASSBENCH_SOURCE_DIR) / "fixtures";
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file() && e.path().string().ends_with(".fixture.json"))
+      out.push_back(fs::relative(e.path(), root).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool has_f64_atomic(const ir::Kernel& k) {
+  bool found = false;
+  ir::walk(k.root(),
+           [&](ir::Stmt& s) { found |= ir::isa<ir::AtomicOpStmt>(&s) && s.type.scalar == ir::ScalarKind::f64; });
+  return found;
+}
+
+bool uses_kind(const ir::Kernel& k, std::initializer_list<ir::ScalarKind> kinds) {
+  bool found = false;
+  auto hit = [&](ir::ScalarKind s) {
+    for (auto x : kinds) found |= s == x;
+  };
+  ir::walk(k.root(), [&](ir::Stmt& s) { hit(s.type.scalar); });
+  for (const auto& f : k.fields()) hit(f.dtype);
+  return found;
+}
+
+// A stack of a type the heap storage cannot hold (the issue: only f32, i32 and u1 stacks there).
+bool has_non_heap_stack(const ir::Kernel& k) {
+  bool found = false;
+  ir::walk(k.root(), [&](ir::Stmt& s) {
+    if (!ir::isa<ir::AdStackAllocaStmt>(&s)) return;
+    auto t = s.type.scalar;
+    found |= t != ir::ScalarKind::f32 && t != ir::ScalarKind::i32 && t != ir::ScalarKind::u1;
+  });
+  return found;
+}
+constexpr const char* kHeapStackError = "heap stacks hold f32, i32 or u1 values";
+
+// Compiles `k` under all 16 lowerings; returns a failure description or "".
+std::string compile_all(const ir::Kernel& k, const std::string& key) {
+  LoweringOptions base;
+  base.float64 = uses_kind(k, {ir::ScalarKind::f64});
+  // f64 atomics are 64-bit compare-exchange loops: they need Int64 too.
+  base.int64 = uses_kind(k, {ir::ScalarKind::i64, ir::ScalarKind::u64}) || has_f64_atomic(k);
+  std::string failures;
+  auto rejected = kRejected.find(key);
+  bool heap_rejects = has_non_heap_stack(k);
+  for (const LoweringOptions& o : all_stack_lowerings(base)) {
+    if (heap_rejects && o.storage == StackStorage::heap) {
+      try {
+        compile(k, o);
+        failures += fmt::format("\n{}: compiled a non-f32/i32/u1 stack on the heap", lowering_name(o));
+      } catch (const UserError& e) {
+        if (std::string(e.what()).find(kHeapStackError) == std::string::npos)
+          failures += fmt::format("\n{}: rejected with another error: {}", lowering_name(o), e.what());
+      }
+      continue;
+    }
+    bool expect_reject =
+        rejected != kRejected.end() && (!rejected->second.heap_only || o.storage == StackStorage::heap);
+    try {
+      CompiledKernel ck = compile(k, o);
+      if (expect_reject) failures += fmt::format("\n{}: expected a rejection, compiled", lowering_name(o));
+      for (const TaskInfo& t : ck.tasks)
+        if (t.spirv.size() < 5) failures += fmt::format("\n{}: task {} has no module", lowering_name(o), t.name);
+    } catch (const UserError& e) {
+      if (!expect_reject)
+        failures += fmt::format("\n{}: rejected: {}", lowering_name(o), e.what());
+      else if (std::string(e.what()).find(rejected->second.contains) == std::string::npos)
+        failures += fmt::format("\n{}: rejected with another error: {}", lowering_name(o), e.what());
+    } catch (const InternalError& e) {
+      failures += fmt::format("\n{}: internal error: {}", lowering_name(o), e.what());
+      break;
+    }
+  }
+  // Without the capability options, 64-bit kernels are rejected naming a statement.
+  if (base.float64 || base.int64) {
+    try {
+      compile(k, LoweringOptions{});
+      failures += "\nwithout float64/int64: compiled, expected a capability error";
+    } catch (const UserError& e) {
+      std::string m = e.what();
+      bool heap_error = heap_rejects && m.find(kHeapStackError) != std::string::npos;
+      if (!heap_error && (m.find("capabilit") == std::string::npos || m.find("cannot lower `") == std::string::npos))
+        failures += "\nwithout float64/int64: unexpected error: " + m;
+    } catch (const InternalError& e) {
+      failures += fmt::format("\nwithout float64/int64: internal error: {}", e.what());
+    }
+  }
+  return failures;
+}
+
+class SpirvFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SpirvFixture, CompilesUnderEveryLowering) {
+  fs::path path = fs::path(PASSBENCH_SOURCE_DIR) / "fixtures" / GetParam();
+  auto fx = nlohmann::json::parse(read(path));
+  std::unique_ptr<ir::Kernel> k;
+  try {
+    std::string text = fx.contains("kernel_text") ? fx["kernel_text"].get<std::string>()
+                                                  : read(path.parent_path() / fx["kernel"].get<std::string>());
+    k = parse_source(text, GetParam());
+  } catch (const UserError& e) {
+    GTEST_SKIP() << "the kernel does not parse (a negative fixture): " << e.what();
+  }
+  if (!ir::verify(*k).empty()) GTEST_SKIP() << "the kernel does not verify (a negative fixture)";
+  EXPECT_EQ(compile_all(*k, GetParam()), "");
+  std::string pipeline = fx.value("pipeline", "");
+  if (pipeline.empty()) return;
+  auto after = k->clone();
+  passes::RunOptions run_options;
+  run_options.capture_ir = false;
+  try {
+    auto run = passes::run_pipeline(*after, passes::parse_pipeline(pipeline), run_options);
+    if (run.failed) return;  // the fixture pins a pass failure; nothing new to compile
+  } catch (const UserError&) {
+    return;  // the fixture pins a bad pipeline
+  }
+  EXPECT_EQ(compile_all(*after, GetParam() + "#pipeline"), "") << "after pipeline " << pipeline;
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param.substr(0, info.param.size() - std::string(".fixture.json").size());
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, SpirvFixture, ::testing::ValuesIn(fixture_names()), test_name);
+
+}  // namespace
+}  // namespace pb::codegen::spirv

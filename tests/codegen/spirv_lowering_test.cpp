@@ -1,0 +1,318 @@
+// Tasks, bindings, push constants and statement lowerings on hand-written kernels: how a kernel
+// splits into tasks and values cross them, atomics, control flow, print/assert, 64-bit types.
+#include <fmt/format.h>
+
+#include "ir/diagnostic.h"
+#include "spirv_test_util.h"
+
+namespace pb::codegen::spirv {
+namespace {
+
+using test::count_opcode;
+using test::lines_with;
+using test::parse;
+
+std::string error_of(const ir::Kernel& k, const LoweringOptions& o = {}) {
+  try {
+    compile(k, o);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Serial statements, a range for with a field bound, a struct for: three tasks.
+constexpr const char* kThreeTasks = R"(field n : i32[]
+field x : f32[8] grad x_grad
+dense S1dense : [2, 4]
+field m : f32[2, 4] in S1dense
+arg 0 : f32
+kernel "mix" {
+  <i32> $0 = const 0
+  <i32> $1 = const 5
+  <*i32> $2 = global ptr [n], index [] activate=true
+  $3 : global store [$2 <- $1]
+  <i32> $4 = global load $2
+  $5 : for in range($0, $4) block_dim=64 {
+    <i32> $6 = loop $5 index 0
+    <*f32> $7 = global ptr [x], index [$6] activate=true
+    <f32> $8 = argload[0]
+    $9 : global store [$7 <- $8]
+  }
+  $10 : struct for in S1dense block_dim=adaptive {
+    <i32> $11 = loop $10 index 0
+    <i32> $12 = loop $10 index 1
+    <*f32> $13 = global ptr [m], index [$11, $12] activate=true
+    <f32> $14 = cast_value<f32> $12
+    <f32> $15 = atomic add($13, $14)
+  }
+}
+)";
+
+TEST(Tasks, SplitSerialRangeAndStructTasksWithDispatchMetadata) {
+  auto k = parse(kThreeTasks);
+  auto ck = compile(*k);
+  ASSERT_EQ(ck.tasks.size(), 3u);
+  EXPECT_EQ(ck.tasks[0].kind, TaskKind::serial);
+  EXPECT_EQ(ck.tasks[0].name, "mix_t0_serial");
+  EXPECT_EQ(ck.tasks[0].invocations, 1u);
+  EXPECT_EQ(ck.tasks[0].workgroup_size, 1u);
+  const TaskInfo& range = ck.tasks[1];
+  EXPECT_EQ(range.kind, TaskKind::range_for);
+  EXPECT_EQ(range.name, "mix_t1_range_for_5");
+  EXPECT_EQ(range.begin.constant, 0);
+  EXPECT_FALSE(range.end.constant);
+  EXPECT_EQ(range.end.source, "n[]");
+  EXPECT_FALSE(range.invocations);  // dynamic: any grid works, the loop strides over the range
+  EXPECT_EQ(range.workgroup_size, 64u);
+  const TaskInfo& sf = ck.tasks[2];
+  EXPECT_EQ(sf.kind, TaskKind::struct_for);
+  EXPECT_EQ(sf.space, "S1dense");
+  EXPECT_EQ(sf.invocations, 8u);
+  EXPECT_EQ(sf.workgroup_size, 128u);
+  for (const TaskInfo& t : ck.tasks) {
+    EXPECT_EQ(lines_with(t.spirv, fmt::format("OpEntryPoint GLCompute %{} \"{}\"", t.name, t.name)).size(), 1u);
+  }
+  // The range for's bound is read again in its own task: nothing writes n in between.
+  EXPECT_FALSE(lines_with(range.spirv, "OpAccessChain %_ptr_StorageBuffer_int %n %uint_0 %uint_0").empty())
+      << disassemble(range.spirv);
+  EXPECT_EQ(ck.temps_words, 0u);
+}
+
+TEST(Tasks, BindingsAndPushConstantsAreKernelWide) {
+  auto k = parse(kThreeTasks);
+  auto ck = compile(*k);
+  ASSERT_EQ(ck.bindings.size(), 3u);  // n, x, m (x_grad is not used)
+  EXPECT_EQ(ck.bindings[0].name, "n");
+  EXPECT_EQ(ck.bindings[0].kind, BindingKind::field);
+  EXPECT_EQ(ck.bindings[0].storage_type, "int");
+  EXPECT_EQ(ck.bindings[2].name, "m");
+  EXPECT_EQ(ck.bindings[2].elements, 8u);
+  ASSERT_EQ(ck.push_constants.size(), 1u);
+  EXPECT_EQ(ck.push_constants[0].name, "arg0");
+  EXPECT_EQ(ck.push_constants[0].type, ir::ScalarKind::f32);
+  EXPECT_EQ(ck.push_constant_bytes, 4u);
+  EXPECT_EQ(ck.tasks[1].bindings, (std::vector<uint32_t>{0, 1}));  // n for the bound, x
+  EXPECT_EQ(ck.tasks[2].bindings, (std::vector<uint32_t>{2}));
+  EXPECT_FALSE(lines_with(ck.tasks[1].spirv, "OpDecorate %x Binding 1").empty());
+  auto j = to_json(ck);
+  EXPECT_EQ(j["tasks"][1]["end"]["source"], "n[]");
+  EXPECT_EQ(j["bindings"][1]["kind"], "field");
+}
+
+TEST(Tasks, RootValuesWrittenInBetweenCrossThroughTemps) {
+  // The bound is read before the first loop stores to n: the second loop must see the old value.
+  auto k = parse(R"(field n : i32[]
+field x : i32[8]
+kernel {
+  <i32> $0 = const 0
+  <*i32> $1 = global ptr [n], index [] activate=true
+  <i32> $2 = global load $1
+  $3 : for in range($0, $2) block_dim=adaptive {
+    <i32> $4 = const 1
+    <i32> $5 = atomic add($1, $4)
+  }
+  $6 : for in range($0, $2) block_dim=adaptive {
+    <i32> $7 = loop $6 index 0
+    <*i32> $8 = global ptr [x], index [$7] activate=true
+    $9 : global store [$8 <- $2]
+  }
+}
+)");
+  auto ck = compile(*k);
+  ASSERT_EQ(ck.tasks.size(), 3u);  // the load must run (and be stored) before the first loop
+  EXPECT_EQ(ck.tasks[0].kind, TaskKind::serial);
+  EXPECT_EQ(ck.temps_words, 1u);
+  bool temps = false;
+  for (const Binding& b : ck.bindings) temps |= b.kind == BindingKind::temps;
+  EXPECT_TRUE(temps);
+  EXPECT_FALSE(lines_with(ck.tasks[0].spirv, "OpStore").empty());
+  EXPECT_FALSE(lines_with(ck.tasks[2].spirv, "%temps %uint_0 %uint_0").empty()) << disassemble(ck.tasks[2].spirv);
+}
+
+TEST(Tasks, RootAllocasSharedBetweenTasksLiveInTemps) {
+  auto k = parse(R"(field y : i32[]
+kernel {
+  <*i32> $0 = alloca
+  <i32> $1 = const 0
+  <i32> $2 = const 4
+  $3 : for in range($1, $2) block_dim=adaptive {
+    <i32> $4 = const 1
+    <i32> $5 = atomic add($0, $4)
+  }
+  <i32> $6 = local load [$0]
+  <*i32> $7 = global ptr [y], index [] activate=true
+  $8 : global store [$7 <- $6]
+}
+)");
+  auto ck = compile(*k);
+  ASSERT_EQ(ck.tasks.size(), 3u);
+  EXPECT_EQ(ck.temps_words, 1u);
+  // The loop's atomic on the shared local is a real atomic on the temps word.
+  EXPECT_EQ(count_opcode(ck.tasks[1].spirv, spv::OpAtomicIAdd), 1u) << disassemble(ck.tasks[1].spirv);
+}
+
+TEST(Atomics, FloatAddUsesTheExtensionOnlyWhenEnabled) {
+  auto k = parse(kThreeTasks);
+  auto cas = compile(*k);
+  EXPECT_EQ(count_opcode(cas.tasks[2].spirv, spv::OpAtomicCompareExchange), 1u);
+  EXPECT_EQ(count_opcode(cas.tasks[2].spirv, spv::OpAtomicFAddEXT), 0u);
+  // Compare-exchange needs integer storage: the field is declared as words in this module.
+  EXPECT_FALSE(lines_with(cas.tasks[2].spirv, "OpTypeRuntimeArray %uint").empty());
+  LoweringOptions o;
+  o.atomic_float_add = true;
+  auto ext = compile(*k, o);
+  const auto& words = ext.tasks[2].spirv;
+  EXPECT_EQ(count_opcode(words, spv::OpAtomicFAddEXT), 1u);
+  EXPECT_EQ(count_opcode(words, spv::OpAtomicCompareExchange), 0u);
+  EXPECT_EQ(lines_with(words, "OpExtension \"SPV_EXT_shader_atomic_float_add\"").size(), 1u);
+  EXPECT_EQ(lines_with(words, "OpCapability AtomicFloat32AddEXT").size(), 1u);
+}
+
+TEST(Atomics, IntegerAtomicsAreNativeExceptMul) {
+  auto k = parse(R"(field c : i32[]
+field u : u32[]
+kernel {
+  <i32> $0 = const 3
+  <u32> $1 = const 3
+  <*i32> $2 = global ptr [c], index [] activate=true
+  <*u32> $3 = global ptr [u], index [] activate=true
+  <i32> $4 = atomic min($2, $0)
+  <u32> $5 = atomic max($3, $1)
+  <i32> $6 = atomic mul($2, $0)
+  <i32> $7 = atomic bit_xor($2, $0)
+}
+)");
+  auto ck = compile(*k);
+  const auto& words = ck.tasks[0].spirv;
+  EXPECT_EQ(count_opcode(words, spv::OpAtomicSMin), 1u);
+  EXPECT_EQ(count_opcode(words, spv::OpAtomicUMax), 1u);
+  EXPECT_EQ(count_opcode(words, spv::OpAtomicXor), 1u);
+  EXPECT_EQ(count_opcode(words, spv::OpAtomicCompareExchange), 1u);
+}
+
+TEST(ControlFlow, WhileContinueAndNestedLoopsValidate) {
+  auto k = parse(R"(field x : i32[4]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*i32> $4 = alloca
+    <i32> $5 = const 1
+    <i32> $6 : local store [$4 <- $5]
+    <*i32> $7 = alloca
+    $8 : while true {
+      <i32> $9 = local load [$7]
+      <u1> $10 = cmp_lt $9 $3
+      $11 : while control $4, $10
+      <i32> $12 = add $9 $5
+      <i32> $13 : local store [$7 <- $12]
+      <u1> $14 = cmp_eq $12 $1
+      $15 : if $14 {
+        $16 continue
+      }
+    }
+    $17 : reversed for in range($0, $3) block_dim=adaptive {
+      <i32> $18 = loop $17 index 0
+      <u1> $19 = cmp_eq $18 $5
+      $20 : if $19 {
+        $21 continue
+      } else {
+        <*i32> $22 = global ptr [x], index [$18] activate=true
+        <i32> $23 = atomic add($22, $5)
+      }
+    }
+  }
+}
+)");
+  auto ck = compile(*k);
+  ASSERT_EQ(ck.tasks.size(), 1u);
+  EXPECT_EQ(count_opcode(ck.tasks[0].spirv, spv::OpLoopMerge), 3u);  // grid stride, while, reversed for
+}
+
+TEST(ControlFlow, WhileControlInsideANestedForIsRejected) {
+  auto k = parse(R"(kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  <*i32> $2 = alloca
+  $3 : while true {
+    $4 : for in range($0, $1) block_dim=adaptive {
+      <u1> $5 = const false
+      $6 : while control $2, $5
+    }
+  }
+}
+)");
+  std::string e = error_of(*k);
+  EXPECT_NE(e.find("cannot lower `$6 : while control $2, $5`"), std::string::npos) << e;
+  EXPECT_NE(e.find("leaves two loops at once"), std::string::npos) << e;
+}
+
+TEST(PrintAndAssert, PrintIsDroppedWithANoteOrRejected) {
+  auto k = parse("kernel {\n  <i32> $0 = const 1\n  print \"x = \", $0, \"\\n\"\n}\n");
+  auto ck = compile(*k);
+  ASSERT_EQ(ck.notes.size(), 1u);
+  EXPECT_NE(ck.notes[0].find("print $1 dropped"), std::string::npos) << ck.notes[0];
+  LoweringOptions o;
+  o.print = PrintLowering::error;
+  EXPECT_NE(error_of(*k, o).find("SPIR-V has no print"), std::string::npos);
+}
+
+TEST(PrintAndAssert, AssertRaisesTheFlagWordToItsCode) {
+  auto k = parse(
+      "arg 0 : i32\nkernel {\n  <i32> $0 = argload[0]\n  <i32> $1 = const 0\n  <u1> $2 = cmp_gt $0 $1\n"
+      "  3 : assert $2, \"n must be positive, got %d\", $0\n}\n");
+  auto ck = compile(*k);
+  ASSERT_EQ(ck.asserts.size(), 1u);
+  EXPECT_EQ(ck.asserts[0].code, 1u);
+  EXPECT_EQ(ck.asserts[0].message, "n must be positive, got %d");
+  EXPECT_EQ(ck.bindings.back().kind, BindingKind::flags);
+  EXPECT_EQ(lines_with(ck.tasks[0].spirv, "OpAtomicUMax %uint").size(), 1u);
+  EXPECT_FALSE(lines_with(ck.tasks[0].spirv, "%flags %uint_0 %uint_1").empty()) << disassemble(ck.tasks[0].spirv);
+}
+
+TEST(Types, SixtyFourBitValuesNeedTheirCapabilityOption) {
+  auto k = parse(
+      "field y : f64[]\nkernel {\n  <f64> $0 = const 0.5\n  <*f64> $1 = global ptr [y], index [] activate=true\n"
+      "  $2 : global store [$1 <- $0]\n}\n");
+  std::string e = error_of(*k);
+  EXPECT_NE(e.find("cannot lower `<f64> $0 = const 0.5`"), std::string::npos) << e;
+  EXPECT_NE(e.find("f64 needs the Float64 capability"), std::string::npos) << e;
+  LoweringOptions o;
+  o.float64 = true;
+  auto ck = compile(*k, o);
+  EXPECT_EQ(lines_with(ck.tasks[0].spirv, "OpCapability Float64").size(), 1u);
+  auto i = parse(
+      "field z : i64[]\nkernel {\n  <i64> $0 = const 7\n  <i64> $1 = mul $0 $0\n"
+      "  <*i64> $2 = global ptr [z], index [] activate=true\n  $3 : global store [$2 <- $1]\n}\n");
+  EXPECT_NE(error_of(*i).find("i64 needs the Int64 capability"), std::string::npos);
+  o.int64 = true;
+  EXPECT_NO_THROW(compile(*i, o));
+}
+
+TEST(Arith, IntegerDivisionGuardsZeroAndMinusOne) {
+  auto k = parse(
+      "arg 0 : i32\narg 1 : i32\nfield q : i32[]\nkernel {\n  <i32> $0 = argload[0]\n  <i32> $1 = argload[1]\n"
+      "  <i32> $2 = div $0 $1\n  <*i32> $3 = global ptr [q], index [] activate=true\n"
+      "  $4 : global store [$3 <- $2]\n}\n");
+  auto ck = compile(*k);
+  const auto& words = ck.tasks[0].spirv;
+  EXPECT_EQ(count_opcode(words, spv::OpSDiv), 1u);
+  EXPECT_EQ(lines_with(words, "OpIEqual %bool").size(), 2u) << disassemble(words);  // divisor == 0, == -1
+  EXPECT_EQ(count_opcode(words, spv::OpSNegate), 1u);                               // x / -1 is -x, wrapping
+}
+
+TEST(Options, ParseAndNameLowerings) {
+  auto o = parse_lowering("storage=function,count=per-stack,push=branch,bounds=off,float64=on,capacity=9");
+  EXPECT_EQ(lowering_name(o), "storage=function,count=per-stack,push=branch,bounds=off");
+  EXPECT_TRUE(o.float64);
+  EXPECT_EQ(o.symbolic_stack_capacity, 9);
+  EXPECT_EQ(lowering_name(LoweringOptions{}), "storage=heap,count=shared-array,push=select,bounds=on");
+  EXPECT_EQ(all_stack_lowerings().size(), 16u);
+  EXPECT_THROW(parse_lowering("storage=disk"), UserError);
+  EXPECT_THROW(parse_lowering("colour=red"), UserError);
+}
+
+}  // namespace
+}  // namespace pb::codegen::spirv

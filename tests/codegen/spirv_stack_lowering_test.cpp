@@ -1,0 +1,201 @@
+// The characteristic shape of each adstack lowering, on hand-written kernels: Function u32
+// counts per stack vs one uint array; a selection construct per push (branch) vs none (select);
+// the heap stride and offsets; overflow publication; and the clear errors.
+#include <fmt/format.h>
+
+#include "ir/diagnostic.h"
+#include "spirv_test_util.h"
+
+namespace pb::codegen::spirv {
+namespace {
+
+using test::count_opcode;
+using test::instructions;
+using test::lines_with;
+using test::parse;
+
+// Three stacks (f32, i32, u1) with capacities 8, 4, 2 in one parallel loop; 5 pushes.
+constexpr const char* kThreeStacks = R"(field x : f32[16]
+field y : f32[16]
+kernel "stacks" {
+  <i32> $0 = const 0
+  <i32> $1 = const 16
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <f32> $4 = stack alloc (max_size=8)
+    <i32> $5 = stack alloc (max_size=4)
+    <u1> $6 = stack alloc (max_size=2)
+    <*f32> $7 = global ptr [x], index [$3] activate=true
+    <f32> $8 = global load $7
+    <f32> $9 : stack push $4, val = $8
+    <f32> $10 : stack push $4, val = $8
+    <i32> $11 : stack push $5, val = $3
+    <u1> $12 = cmp_lt $3 $1
+    <u1> $13 : stack push $6, val = $12
+    <u1> $14 : stack push $6, val = $12
+    <f32> $15 = stack load top $4
+    <f32> $16 : stack acc adj $4, val = $15
+    <f32> $17 = stack load top adj $4
+    <f32> $18 : stack pop $4
+    <i32> $19 = stack load top $5
+    <u1> $20 = stack load top $6
+    <f32> $21 = cast_value<f32> $19
+    <f32> $22 = select($20, $21, $17)
+    <*f32> $23 = global ptr [y], index [$3] activate=true
+    $24 : global store [$23 <- $22]
+  }
+}
+)";
+
+LoweringOptions lowering(const std::string& text) { return parse_lowering(text); }
+
+const TaskInfo& only_loop_task(const CompiledKernel& ck) {
+  EXPECT_EQ(ck.tasks.size(), 1u);
+  return ck.tasks.front();
+}
+
+// OpVariable instructions in Function storage whose pointee is `type_name` (a disassembly name).
+size_t function_variables_of(const std::vector<uint32_t>& words, const std::string& type_name) {
+  size_t n = 0;
+  for (const auto& line : lines_with(words, "OpVariable %_ptr_Function_" + type_name + " Function")) n += !line.empty();
+  return n;
+}
+
+TEST(StackLowering, PerStackCountsAreOneFunctionU32Each) {
+  auto k = parse(kThreeStacks);
+  auto ck = compile(*k, lowering("count=per-stack"));
+  const auto& words = only_loop_task(ck).spirv;
+  EXPECT_EQ(function_variables_of(words, "uint"), 3u + 2u)  // three counts, the grid-stride counter, overflow
+      << disassemble(words);
+  EXPECT_EQ(lines_with(words, "OpTypeArray %uint").size(), 0u);
+}
+
+TEST(StackLowering, SharedArrayCountsAreOneUintArrayIndexedByAccessChain) {
+  auto k = parse(kThreeStacks);
+  auto ck = compile(*k, lowering("count=shared-array"));
+  const auto& words = only_loop_task(ck).spirv;
+  EXPECT_EQ(function_variables_of(words, "uint"), 2u);  // the grid-stride counter and the overflow signal
+  EXPECT_EQ(function_variables_of(words, "_arr_uint_uint_3"), 1u) << disassemble(words);
+  EXPECT_FALSE(lines_with(words, "OpAccessChain %_ptr_Function_uint %stack_counts %uint_2").empty());
+}
+
+TEST(StackLowering, BranchPushesOpenOneSelectionPerPush) {
+  auto k = parse(kThreeStacks);
+  for (const char* bounds : {"on", "off"}) {
+    auto ck = compile(*k, lowering(fmt::format("push=branch,bounds={}", bounds)));
+    const auto& words = only_loop_task(ck).spirv;
+    EXPECT_EQ(count_opcode(words, spv::OpSelectionMerge), 5u) << bounds;
+    // With the bounds check the overflow branch raises the flag directly, once per push.
+    EXPECT_EQ(count_opcode(words, spv::OpAtomicUMax), std::string(bounds) == "on" ? 5u : 0u) << bounds;
+  }
+}
+
+TEST(StackLowering, SelectPushesClampAndStoreUnconditionally) {
+  auto k = parse(kThreeStacks);
+  auto ck = compile(*k, lowering("push=select,bounds=on"));
+  const auto& words = only_loop_task(ck).spirv;
+  // No selection per push: the only one guards the single overflow publication at the end.
+  EXPECT_EQ(count_opcode(words, spv::OpSelectionMerge), 1u) << disassemble(words);
+  EXPECT_EQ(count_opcode(words, spv::OpAtomicUMax), 1u);
+  // Each push clamps its index; so does each top access (three load tops, a load top adj, an acc adj).
+  EXPECT_EQ(lines_with(words, "UMin").size(), 5u + 5u);
+  auto off = compile(*k, lowering("push=select,bounds=off"));
+  EXPECT_EQ(count_opcode(only_loop_task(off).spirv, spv::OpSelectionMerge), 0u);
+  EXPECT_EQ(count_opcode(only_loop_task(off).spirv, spv::OpAtomicUMax), 0u);
+}
+
+TEST(StackLowering, HeapStrideIsTheSumOfTheStacksWords) {
+  auto k = parse(kThreeStacks);
+  auto ck = compile(*k, lowering("storage=heap"));
+  const TaskInfo& t = only_loop_task(ck);
+  ASSERT_EQ(t.stacks.size(), 3u);
+  // f32 stacks keep primal and adjoint entries; int and u1 stacks only primals.
+  EXPECT_EQ(t.stacks[0].heap_words, 16u);
+  EXPECT_EQ(t.stacks[1].heap_words, 4u);
+  EXPECT_EQ(t.stacks[2].heap_words, 2u);
+  EXPECT_EQ(t.stacks[0].heap_offset, 0u);
+  EXPECT_EQ(t.stacks[1].heap_offset, 16u);
+  EXPECT_EQ(t.stacks[2].heap_offset, 20u);
+  EXPECT_EQ(t.heap_stride_words, 2u * 8 + 4 + 2);
+  // Every alloca sees the final stride: the base is computed once, in the entry block.
+  EXPECT_EQ(lines_with(t.spirv, "%heap_base = OpIMul %uint %invocation %uint_22").size(), 1u) << disassemble(t.spirv);
+  bool heap_binding = false;
+  for (const Binding& b : ck.bindings) heap_binding |= b.kind == BindingKind::heap;
+  EXPECT_TRUE(heap_binding);
+  EXPECT_EQ(function_variables_of(t.spirv, "_arr_float_uint_8"), 0u);
+}
+
+TEST(StackLowering, FunctionStorageUsesArraysAndNoHeap) {
+  auto k = parse(kThreeStacks);
+  auto ck = compile(*k, lowering("storage=function"));
+  const TaskInfo& t = only_loop_task(ck);
+  EXPECT_EQ(t.heap_stride_words, 0u);
+  EXPECT_EQ(function_variables_of(t.spirv, "_arr_float_uint_8"), 2u) << disassemble(t.spirv);  // primal, adjoint
+  EXPECT_EQ(function_variables_of(t.spirv, "_arr_int_uint_4"), 1u);
+  EXPECT_EQ(function_variables_of(t.spirv, "_arr_bool_uint_2"), 1u);
+  for (const Binding& b : ck.bindings) EXPECT_NE(b.kind, BindingKind::heap);
+}
+
+TEST(StackLowering, EveryCombinationValidates) {
+  auto k = parse(kThreeStacks);
+  for (const LoweringOptions& o : all_stack_lowerings()) EXPECT_NO_THROW(compile(*k, o)) << lowering_name(o);
+}
+
+TEST(StackLowering, SymbolicSizesGetTheConfiguredCapacity) {
+  auto k = parse(R"(field n : i32[]
+field x : f32[4]
+kernel {
+  $0 : struct for in x block_dim=adaptive {
+    <f32> $1 = stack alloc (max_size=0, size=2 + n[])
+    <f32> $2 = const 1
+    <f32> $3 : stack push $1, val = $2
+  }
+}
+)");
+  LoweringOptions o;
+  o.symbolic_stack_capacity = 40;
+  auto ck = compile(*k, o);
+  ASSERT_EQ(ck.tasks[0].stacks.size(), 1u);
+  EXPECT_EQ(ck.tasks[0].stacks[0].capacity, 40);
+  EXPECT_EQ(ck.tasks[0].stacks[0].size_expr, "2 + n[]");
+  EXPECT_EQ(ck.tasks[0].heap_stride_words, 80u);
+  o.stack_capacity_by_stmt[1] = 5;
+  EXPECT_EQ(compile(*k, o).tasks[0].stacks[0].capacity, 5);
+}
+
+TEST(StackLowering, UnsizedAndNonWordHeapStacksAreUserErrors) {
+  auto unsized = parse("kernel {\n  <f32> $0 = stack alloc (max_size=0)\n}\n");
+  try {
+    compile(*unsized);
+    FAIL() << "an unsized stack compiled";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("`<f32> $0 = stack alloc (max_size=0)`"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("determine_ad_stack_size"), std::string::npos);
+  }
+  auto wide = parse("kernel {\n  <f64> $0 = stack alloc (max_size=4)\n}\n");
+  LoweringOptions o = lowering("storage=heap,float64=on");
+  try {
+    compile(*wide, o);
+    FAIL() << "an f64 heap stack compiled";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("heap stacks hold f32, i32 or u1 values, not f64"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(compile(*wide, lowering("storage=function,float64=on")));
+}
+
+TEST(StackLowering, StacksOfSerialTasksUseSliceZero) {
+  auto k = parse(
+      "field r : f32[1]\nkernel {\n  <f32> $0 = stack alloc (max_size=4)\n  <f32> $1 = const 1\n"
+      "  <f32> $2 : stack push $0, val = $1\n  <f32> $3 = stack load top $0\n  <i32> $4 = const 0\n"
+      "  <*f32> $5 = global ptr [r], index [$4] activate=true\n  $6 : global store [$5 <- $3]\n}\n");
+  auto ck = compile(*k);
+  ASSERT_EQ(ck.tasks.size(), 1u);
+  EXPECT_EQ(ck.tasks[0].kind, TaskKind::serial);
+  EXPECT_EQ(ck.tasks[0].invocations, 1u);
+  EXPECT_EQ(lines_with(ck.tasks[0].spirv, "%heap_base = OpIMul %uint %uint_0 %uint_8").size(), 1u)
+      << disassemble(ck.tasks[0].spirv);
+}
+
+}  // namespace
+}  // namespace pb::codegen::spirv
