@@ -77,6 +77,11 @@ int cmd_run(const RunArgs& a) {
       auto out = workbench::run_with_gradients(*k, a.passes, req);
       values = std::move(out.values);
       printed = std::move(out.printed);
+      if (a.stack_usage)
+        for (const auto& s : out.stacks)
+          std::cerr << fmt::format("stack ${}: deepest {} of capacity {}{} ({})\n", s.stack_id, s.deepest,
+                                   s.capacity == 0 ? std::string("unlimited") : std::to_string(s.capacity), s.symbolic ? " (size expression)" : "",
+                                   s.capacity == 0 || s.deepest == 0 ? std::string("-") : fmt::format("{:.2f}x", double(s.capacity) / double(s.deepest)));
     } else {
       auto out = workbench::run_on_interpreter(*k, req);
       values = std::move(out.values);

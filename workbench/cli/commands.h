@@ -33,6 +33,7 @@ struct RunArgs {
   uint64_t seed = 0;
   bool f64 = false;
   bool grad = false;  // forward + reverse (gradient_command.cpp)
+  bool stack_usage = false;  // with --grad: each stack's deepest depth against its capacity (stderr)
   std::string passes = workbench::kDefaultReversePipeline;  // with grad: makes the reverse kernel
 };
 int cmd_run(const RunArgs& a);

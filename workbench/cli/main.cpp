@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   run->add_option("--seed", run_args.seed, "seed for --shuffle");
   run->add_flag("--f64", run_args.f64, "compute every f32 value in f64 (for finite differences)");
   auto* run_grad = run->add_flag("--grad", run_args.grad, "run forward, seed the gradients, then run the reverse kernel");
+  run->add_flag("--stack-usage", run_args.stack_usage, "with --grad: print each autodiff stack's deepest depth against its capacity")
+      ->needs(run_grad);
   run->add_option("--passes", run_args.passes, "with --grad: the pipeline that makes the reverse kernel")
       ->capture_default_str()
       ->needs(run_grad);

@@ -9,6 +9,7 @@
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/visitor.h"
 #include "runtime/interp/state.h"
 #include "workbench/workspace/replay.h"
 
@@ -31,11 +32,17 @@ runtime::RunResult run_step(const ir::Kernel& k, runtime::State& state, const ru
 }
 
 // Forward run, seeds, reverse run; returns what both printed.
-std::string forward_then_reverse(const ir::Kernel& forward, const ir::Kernel& reverse, runtime::State& state,
-                                 const Seeds& seeds, const runtime::RunOptions& options) {
+struct TwoRuns {
+  std::string printed;
+  runtime::RunResult reverse;
+};
+
+TwoRuns forward_then_reverse(const ir::Kernel& forward, const ir::Kernel& reverse, runtime::State& state, const Seeds& seeds,
+                             const runtime::RunOptions& options) {
   std::string printed = run_step(forward, state, options, "in the forward run").printed;
   seed_gradients(forward, state, seeds);
-  return printed + run_step(reverse, state, options, "in the reverse kernel").printed;
+  runtime::RunResult r = run_step(reverse, state, options, "in the reverse kernel");
+  return {printed + r.printed, std::move(r)};
 }
 
 const ir::Field& float_field(const ir::Kernel& k, const std::string& name, const char* role) {
@@ -146,9 +153,15 @@ GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& 
   auto reverse = make_reverse_kernel(forward, pipeline);
   runtime::State state = runtime::make_state(forward, req.inputs);
   GradientOutput out;
-  out.printed = forward_then_reverse(forward, *reverse, state, req.seed_grads, req.options);
+  TwoRuns runs = forward_then_reverse(forward, *reverse, state, req.seed_grads, req.options);
+  out.printed = std::move(runs.printed);
   out.values = runtime::state_to_json(forward, state);
   out.reverse_text = ir::print_kernel(*reverse);
+  ir::walk(reverse->root(), [&](ir::Stmt& s) {
+    auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(&s);
+    if (!a || !runs.reverse.max_stack_depth.count(a->id)) return;
+    out.stacks.push_back({a->id, runs.reverse.max_stack_depth.at(a->id), runs.reverse.stack_capacity.at(a->id), a->size != nullptr});
+  });
   return out;
 }
 
