@@ -45,7 +45,19 @@ bool is_nonlinear(BinaryOp op) {
 
 std::vector<size_t> required_operand_slots(const Stmt& s) {
   if (auto* u = dyn_cast<UnaryOpStmt>(&s)) return is_real(&s) && is_nonlinear(u->op) ? std::vector<size_t>{0} : std::vector<size_t>{};
-  if (auto* b = dyn_cast<BinaryOpStmt>(&s)) return is_real(&s) && is_nonlinear(b->op) ? std::vector<size_t>{0, 1} : std::vector<size_t>{};
+  if (auto* b = dyn_cast<BinaryOpStmt>(&s)) {
+    if (!is_real(&s) || !is_nonlinear(b->op)) return {};
+    // x * c and x / c are linear in x: the operand is read only to form the other's adjoint.
+    bool lhs_varies = !isa<ConstStmt>(b->lhs()), rhs_varies = !isa<ConstStmt>(b->rhs());
+    if (b->op == BinaryOp::mul) {
+      std::vector<size_t> slots;
+      if (rhs_varies) slots.push_back(0);
+      if (lhs_varies) slots.push_back(1);
+      return slots;
+    }
+    if (b->op == BinaryOp::div) return rhs_varies ? std::vector<size_t>{0, 1} : std::vector<size_t>{};
+    return {0, 1};
+  }
   if (isa<TernaryOpStmt>(&s)) return is_real(&s) ? std::vector<size_t>{0} : std::vector<size_t>{};
   if (isa<GlobalPtrStmt>(&s)) {
     std::vector<size_t> all(s.num_operands());

@@ -19,7 +19,8 @@ bool is_nonlinear(ir::UnaryOp op);
 bool is_nonlinear(ir::BinaryOp op);
 
 // The operand slots of `s` whose forward values the reverse code reads: operands of non-linear
-// real ops, a select's condition, pointer indices, if conditions and range-for bounds.
+// real ops (but not x in x * c or x / c for a constant c), a select's condition, pointer
+// indices, if conditions and range-for bounds.
 std::vector<size_t> required_operand_slots(const ir::Stmt& s);
 
 // Range-for, struct-for and while loops strictly between `s` and `ib` (0: `s` runs once per

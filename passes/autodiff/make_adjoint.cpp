@@ -103,8 +103,13 @@ class Adjointer {
     for (auto it = forward.rbegin(); it != forward.rend(); ++it) reverse(*it);
   }
 
+  // Whether `x` can receive an adjoint. Formulas for one that cannot are not built at all, so
+  // they never read forward values nothing needs (x in x * c).
+  static bool wants_adjoint(const Stmt* x) { return is_real(x) && !isa<ConstStmt>(x); }
+
   void reverse_unary(UnaryOpStmt& s, Stmt* a) {
     Stmt* x = s.x();
+    if (!wants_adjoint(x)) return;
     switch (s.op) {
       case UnaryOp::neg:
         return accumulate(x, neg(a));
@@ -148,38 +153,46 @@ class Adjointer {
   void reverse_binary(BinaryOpStmt& s, Stmt* a) {
     Stmt* l = s.lhs();
     Stmt* r = s.rhs();
+    bool dl = wants_adjoint(l), dr = wants_adjoint(r);
+    if (!dl && !dr) return;
     switch (s.op) {
       case BinaryOp::add:
-        accumulate(l, a);
-        return accumulate(r, a);
+        if (dl) accumulate(l, a);
+        if (dr) accumulate(r, a);
+        return;
       case BinaryOp::sub:
-        accumulate(l, a);
-        return accumulate(r, neg(a));
+        if (dl) accumulate(l, a);
+        if (dr) accumulate(r, neg(a));
+        return;
       case BinaryOp::mul:
-        accumulate(l, mul(a, r));
-        return accumulate(r, mul(a, l));
+        if (dl) accumulate(l, mul(a, r));
+        if (dr) accumulate(r, mul(a, l));
+        return;
       case BinaryOp::div:
-        accumulate(l, div(a, r));
-        return accumulate(r, neg(div(mul(a, l), mul(r, r))));
+        if (dl) accumulate(l, div(a, r));
+        if (dr) accumulate(r, neg(div(mul(a, l), mul(r, r))));
+        return;
       case BinaryOp::pow: {
         // d/dx x^y = y x^(y-1); d/dy x^y = log(x) x^y
-        Stmt* ym1 = b_.binary(BinaryOp::sub, r, constant(r, 1));
-        accumulate(l, mul(a, mul(r, b_.binary(BinaryOp::pow, l, ym1))));
-        return accumulate(r, mul(a, mul(un(UnaryOp::log, l), b_.binary(BinaryOp::pow, l, r))));
+        if (dl) accumulate(l, mul(a, mul(r, b_.binary(BinaryOp::pow, l, b_.binary(BinaryOp::sub, r, constant(r, 1))))));
+        if (dr) accumulate(r, mul(a, mul(un(UnaryOp::log, l), b_.binary(BinaryOp::pow, l, r))));
+        return;
       }
       case BinaryOp::atan2: {
         // atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
         Stmt* n = b_.binary(BinaryOp::add, mul(l, l), mul(r, r));
-        accumulate(l, div(mul(a, r), n));
-        return accumulate(r, neg(div(mul(a, l), n)));
+        if (dl) accumulate(l, div(mul(a, r), n));
+        if (dr) accumulate(r, neg(div(mul(a, l), n)));
+        return;
       }
       case BinaryOp::min:
       case BinaryOp::max: {
         // The gradient goes to the operand the forward op chose (lhs on ties).
         Stmt* other_wins = b_.binary(s.op == BinaryOp::min ? BinaryOp::cmp_lt : BinaryOp::cmp_gt, r, l);
         Stmt* zero = constant(&s, 0);
-        accumulate(l, b_.select(other_wins, zero, a));
-        return accumulate(r, b_.select(other_wins, a, zero));
+        if (dl) accumulate(l, b_.select(other_wins, zero, a));
+        if (dr) accumulate(r, b_.select(other_wins, a, zero));
+        return;
       }
       default:
         return;  // comparisons, integer, bit and logical ops: no gradient
