@@ -102,11 +102,12 @@ class Dce {
 DceResult eliminate_dead_code(Kernel& k) { return Dce(k).run(); }
 
 PassInfo DcePass::info() {
-  return declare_pass<DcePass>({.name = "dce",
-                                .summary = "Removes unused side-effect-free statements, store-only allocas and empty if/for",
-                                .options = {},
-                                .statistics = {"removed", "allocas_removed"},
-                                .create = {}});
+  return declare_pass<DcePass>(
+      {.name = "dce",
+       .summary = "Removes unused side-effect-free statements, store-only allocas and empty if/for",
+       .options = {},
+       .statistics = {"removed", "allocas_removed"},
+       .create = {}});
 }
 
 PassResult DcePass::run(Kernel& k, const PassOptions&) {

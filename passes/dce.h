@@ -16,8 +16,8 @@
 namespace pb::passes {
 
 struct DceResult {
-  int64_t removed = 0;         // statements erased
-  int64_t allocas_removed = 0; // store-only allocas erased (with their stores)
+  int64_t removed = 0;          // statements erased
+  int64_t allocas_removed = 0;  // store-only allocas erased (with their stores)
 };
 
 DceResult eliminate_dead_code(ir::Kernel& k);

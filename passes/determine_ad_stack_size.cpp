@@ -90,7 +90,8 @@ class StackSizer {
       }
     }
     for (auto& [block, kids] : children_) {
-      if (auto it = index_.controls.find(block); it != index_.controls.end()) kids.insert(kids.end(), it->second.begin(), it->second.end());
+      if (auto it = index_.controls.find(block); it != index_.controls.end())
+        kids.insert(kids.end(), it->second.begin(), it->second.end());
       std::sort(kids.begin(), kids.end(), [](const Stmt* a, const Stmt* b) { return a->position < b->position; });
       kids.erase(std::unique(kids.begin(), kids.end()), kids.end());
     }
@@ -230,7 +231,8 @@ AdStackSizeResult determine_ad_stack_sizes(Kernel& k) {
     auto* stack = dyn_cast<AdStackAllocaStmt>(s);
     if (!stack) continue;
     if (stack->is_sized()) {
-      r.bounds.push_back({stack->id, stack->size ? "size=" + to_string(*stack->size) + " (given)" : fmt::format("max_size={} (given)", stack->max_size)});
+      r.bounds.push_back({stack->id, stack->size ? "size=" + to_string(*stack->size) + " (given)"
+                                                 : fmt::format("max_size={} (given)", stack->max_size)});
       continue;
     }
     SizeExprPtr bound = StackSizer(k, *stack, bounds, index).run();
@@ -261,7 +263,9 @@ PassResult DetermineAdStackSizePass::run(Kernel& k, const PassOptions&) {
   AdStackSizeResult r = determine_ad_stack_sizes(k);
   std::vector<std::string> notes;
   for (const auto& b : r.bounds) notes.push_back(fmt::format("stack ${}: {}", b.stack_id, b.bound));
-  return {r.stacks_sized > 0, {{"stacks_sized", r.stacks_sized}, {"constant", r.constant}, {"symbolic", r.symbolic}}, std::move(notes)};
+  return {r.stacks_sized > 0,
+          {{"stacks_sized", r.stacks_sized}, {"constant", r.constant}, {"symbolic", r.symbolic}},
+          std::move(notes)};
 }
 
 }  // namespace pb::passes

@@ -22,7 +22,7 @@ enum class OptionType { Bool, Int, Float, String };
 struct OptionSpec {
   std::string name;
   OptionType type = OptionType::Bool;
-  std::string default_value;         // in pipeline syntax: "true", "0", "1.5", "heap"
+  std::string default_value;  // in pipeline syntax: "true", "0", "1.5", "heap"
   std::string help;
   std::vector<std::string> choices;  // String options: the allowed values (empty: any)
 };

@@ -54,7 +54,8 @@ PipelineRun run_pipeline(ir::Kernel& k, const Pipeline& pipeline, const RunOptio
       rec.stats = std::move(r.stats);
       rec.notes = std::move(r.notes);
     } catch (const UserError& e) {
-      rec.failure = e.diagnostic().message + (e.diagnostic().remedy.empty() ? "" : "\n  remedy: " + e.diagnostic().remedy);
+      rec.failure =
+          e.diagnostic().message + (e.diagnostic().remedy.empty() ? "" : "\n  remedy: " + e.diagnostic().remedy);
     } catch (const InternalError& e) {
       rec.failure = e.what();
       rec.internal_error = true;

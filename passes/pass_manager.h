@@ -13,16 +13,16 @@
 namespace pb::passes {
 
 struct PassRecord {
-  size_t index = 0;       // position in the pipeline
-  std::string pass;       // the pass's name
-  std::string spec;       // the entry as pipeline text, options included
-  bool ran = false;       // false when skipped (bisect limit, stop-after)
+  size_t index = 0;  // position in the pipeline
+  std::string pass;  // the pass's name
+  std::string spec;  // the entry as pipeline text, options included
+  bool ran = false;  // false when skipped (bisect limit, stop-after)
   bool changed = false;
   double wall_ms = 0;
   size_t statements_before = 0;
   size_t statements_after = 0;
   Statistics stats;
-  std::vector<std::string> notes;  // the pass's per-item findings (PassResult::notes)
+  std::vector<std::string> notes;          // the pass's per-item findings (PassResult::notes)
   std::vector<std::string> verify_errors;  // after the pass; empty when it verified or was not checked
   std::string failure;                     // non-empty when the pass failed (exception or verifier)
   bool internal_error = false;             // the failure was a broken invariant, not a user error
@@ -35,15 +35,15 @@ struct PassRecord {
 
 struct RunOptions {
   bool verify_each = true;
-  bool capture_ir = true;       // snapshot text and kernels before/after every pass
-  int64_t bisect_limit = -1;    // run only the first N pass executions (-1: all)
-  std::string stop_after;       // stop after the first execution of this pass
+  bool capture_ir = true;     // snapshot text and kernels before/after every pass
+  int64_t bisect_limit = -1;  // run only the first N pass executions (-1: all)
+  std::string stop_after;     // stop after the first execution of this pass
 };
 
 struct PipelineRun {
   std::vector<PassRecord> records;
   bool failed = false;
-  size_t failed_index = 0;      // index into records when failed
+  size_t failed_index = 0;  // index into records when failed
   double total_ms = 0;
   // The pipeline text from the failing pass to the end (for reproducers).
   std::string remaining_pipeline;

@@ -97,7 +97,8 @@ class PipelineParser {
   std::string word() {
     skip_ws();
     size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' || text_[pos_] == '-' || text_[pos_] == '.'))
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
+                                   text_[pos_] == '-' || text_[pos_] == '.'))
       ++pos_;
     return std::string(text_.substr(start, pos_ - start));
   }
@@ -122,18 +123,24 @@ class PipelineParser {
         std::vector<std::string> names;
         for (const auto& s : specs) names.push_back(s.name);
         std::string near = nearest(name, names);
-        fail_at(name_pos, fmt::format("'{}' has no option '{}'{}", owner, name, near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)),
-                specs.empty() ? fmt::format("'{}' takes no options", owner) : fmt::format("options of '{}': {}", owner, join(names)));
+        fail_at(name_pos,
+                fmt::format("'{}' has no option '{}'{}", owner, name,
+                            near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)),
+                specs.empty() ? fmt::format("'{}' takes no options", owner)
+                              : fmt::format("options of '{}': {}", owner, join(names)));
       }
       skip_ws();
       if (pos_ >= text_.size() || text_[pos_] != '=') fail(fmt::format("expected '=' after option '{}'", name));
       ++pos_;
       skip_ws();
       size_t value_pos = pos_;
-      while (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '}' && !std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+      while (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '}' &&
+             !std::isspace(static_cast<unsigned char>(text_[pos_])))
+        ++pos_;
       std::string value(text_.substr(value_pos, pos_ - value_pos));
       out.set(name, convert(*spec, value, value_pos));
-      if (std::find(explicit_names.begin(), explicit_names.end(), name) == explicit_names.end()) explicit_names.push_back(name);
+      if (std::find(explicit_names.begin(), explicit_names.end(), name) == explicit_names.end())
+        explicit_names.push_back(name);
       skip_ws();
       if (pos_ < text_.size() && text_[pos_] == ',') {
         ++pos_;
@@ -201,7 +208,8 @@ class PipelineParser {
     std::vector<std::string> everything = names;
     everything.insert(everything.end(), pipelines.begin(), pipelines.end());
     std::string near = nearest(name, everything);
-    fail_at(name_pos, fmt::format("unknown pass '{}'{}", name, near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)),
+    fail_at(name_pos,
+            fmt::format("unknown pass '{}'{}", name, near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)),
             fmt::format("passes: {}{}; `passbench passes` describes them", join(names),
                         pipelines.empty() ? "" : "; pipelines: " + join(pipelines)));
   }
@@ -233,6 +241,8 @@ std::string Pipeline::to_string() const {
   return out;
 }
 
-Pipeline parse_pipeline(std::string_view text, const std::string& source) { return PipelineParser(text, source, 0).parse(); }
+Pipeline parse_pipeline(std::string_view text, const std::string& source) {
+  return PipelineParser(text, source, 0).parse();
+}
 
 }  // namespace pb::passes

@@ -13,9 +13,9 @@ namespace pb::passes {
 
 struct PipelineEntry {
   const PassInfo* info = nullptr;
-  PassOptions options;                       // every declared option, defaults filled in
+  PassOptions options;                        // every declared option, defaults filled in
   std::vector<std::string> explicit_options;  // the ones the text set, in order (for printing)
-  std::string to_string() const;             // `name` or `name{a=1,b=true}`
+  std::string to_string() const;              // `name` or `name{a=1,b=true}`
 };
 
 struct Pipeline {

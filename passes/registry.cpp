@@ -40,26 +40,31 @@ std::vector<PassInfo>& passes() {
 
 std::vector<NamedPipelineInfo>& pipelines() {
   static std::vector<NamedPipelineInfo> list = {
-      {.name = "cleanup", .summary = "simplify then dce", .options = {}, .expand = [](const PassOptions&) { return std::string("simplify,dce"); }},
+      {.name = "cleanup",
+       .summary = "simplify then dce",
+       .options = {},
+       .expand = [](const PassOptions&) { return std::string("simplify,dce"); }},
       {.name = "reverse_ad",
        .summary = "Reverse-mode autodiff: the forward kernel becomes the reverse kernel (docs/autodiff.md)",
-       .options = {{.name = "use_stack",
-                    .type = OptionType::Bool,
-                    .default_value = "true",
-                    .help = "back per-iteration values with autodiff stacks; false: no stacks (kernels that need them fail)",
-                    .choices = {}},
-                   {.name = "ad_stack_size",
-                    .type = OptionType::Int,
-                    .default_value = "0",
-                    .help = "capacity of every stack; 0 = adaptive (determine_ad_stack_size computes exact bounds)",
-                    .choices = {}}},
-       .expand = [](const PassOptions& o) {
-         std::string stages = "check_global_raw,identify_independent_blocks,reverse_outer_loops";
-         if (o.get_bool("use_stack"))
-           stages += ",promote_ssa_to_local,replace_locals_with_stacks{ad_stack_size=" + std::to_string(o.get_int("ad_stack_size")) +
-                     "},eliminate_recomputable_pushes";
-         return stages + ",make_adjoint,backup_ssa,coalesce_stack_loads,simplify,dce,determine_ad_stack_size";
-       }},
+       .options =
+           {{.name = "use_stack",
+             .type = OptionType::Bool,
+             .default_value = "true",
+             .help = "back per-iteration values with autodiff stacks; false: no stacks (kernels that need them fail)",
+             .choices = {}},
+            {.name = "ad_stack_size",
+             .type = OptionType::Int,
+             .default_value = "0",
+             .help = "capacity of every stack; 0 = adaptive (determine_ad_stack_size computes exact bounds)",
+             .choices = {}}},
+       .expand =
+           [](const PassOptions& o) {
+             std::string stages = "check_global_raw,identify_independent_blocks,reverse_outer_loops";
+             if (o.get_bool("use_stack"))
+               stages += ",promote_ssa_to_local,replace_locals_with_stacks{ad_stack_size=" +
+                         std::to_string(o.get_int("ad_stack_size")) + "},eliminate_recomputable_pushes";
+             return stages + ",make_adjoint,backup_ssa,coalesce_stack_loads,simplify,dce,determine_ad_stack_size";
+           }},
   };
   return list;
 }

@@ -1,9 +1,9 @@
 #include "passes/simplify.h"
 
+#include <fmt/format.h>
+
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
@@ -24,7 +24,8 @@ struct CseKey {
   uint64_t bits = 0;
   const Stmt* operands[4] = {};
   bool operator==(const CseKey& o) const {
-    if (kind != o.kind || !(type == o.type) || num_operands != o.num_operands || attr != o.attr || bits != o.bits) return false;
+    if (kind != o.kind || !(type == o.type) || num_operands != o.num_operands || attr != o.attr || bits != o.bits)
+      return false;
     for (int i = 0; i < num_operands; ++i)
       if (operands[i] != o.operands[i]) return false;
     return true;
@@ -33,8 +34,12 @@ struct CseKey {
 
 struct CseKeyHash {
   size_t operator()(const CseKey& k) const {
-    uint64_t h = static_cast<uint64_t>(k.kind) | static_cast<uint64_t>(k.type.scalar) << 8 | static_cast<uint64_t>(k.type.pointer) << 16;
-    auto mix = [&](uint64_t v) { h = (h ^ v) * 0x9e3779b97f4a7c15ull; h ^= h >> 29; };
+    uint64_t h = static_cast<uint64_t>(k.kind) | static_cast<uint64_t>(k.type.scalar) << 8 |
+                 static_cast<uint64_t>(k.type.pointer) << 16;
+    auto mix = [&](uint64_t v) {
+      h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+      h ^= h >> 29;
+    };
     mix(static_cast<uint64_t>(k.attr));
     mix(k.bits);
     for (int i = 0; i < k.num_operands; ++i) mix(reinterpret_cast<uintptr_t>(k.operands[i]));
@@ -181,7 +186,7 @@ class Simplifier {
   }
 
   void block(Block& b) {
-    int scope = available_.open_scope();  // what this block makes available ends with it
+    int scope = available_.open_scope();           // what this block makes available ends with it
     std::unordered_map<const Stmt*, Stmt*> known;  // alloca -> value it holds (nullptr: zero)
     Stmt* s = b.front();
     while (s) {
@@ -275,14 +280,20 @@ PassInfo SimplifyPass::info() {
   return declare_pass<SimplifyPass>(
       {.name = "simplify",
        .summary = "Constant folding, exact identities, CSE, constant if/select folding, local store-to-load forwarding",
-       .options = {{.name = "max_rounds", .type = OptionType::Int, .default_value = "16", .help = "fixed-point round limit", .choices = {}}},
+       .options = {{.name = "max_rounds",
+                    .type = OptionType::Int,
+                    .default_value = "16",
+                    .help = "fixed-point round limit",
+                    .choices = {}}},
        .statistics = {"folded", "identities", "cse", "branches_folded", "loads_forwarded", "rounds"},
        .create = {}});
 }
 
 PassResult SimplifyPass::run(Kernel& k, const PassOptions& options) {
   int64_t rounds = options.get_int("max_rounds");
-  if (rounds < 1) throw UserError(fmt::format("simplify{{max_rounds={}}}: max_rounds must be at least 1", rounds), "use simplify{max_rounds=1} or more");
+  if (rounds < 1)
+    throw UserError(fmt::format("simplify{{max_rounds={}}}: max_rounds must be at least 1", rounds),
+                    "use simplify{max_rounds=1} or more");
   SimplifyResult r = simplify(k, rounds);
   return {r.changed(),
           {{"folded", r.folded},

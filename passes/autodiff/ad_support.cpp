@@ -44,7 +44,8 @@ bool is_nonlinear(BinaryOp op) {
 }
 
 std::vector<size_t> required_operand_slots(const Stmt& s) {
-  if (auto* u = dyn_cast<UnaryOpStmt>(&s)) return is_real(&s) && is_nonlinear(u->op) ? std::vector<size_t>{0} : std::vector<size_t>{};
+  if (auto* u = dyn_cast<UnaryOpStmt>(&s))
+    return is_real(&s) && is_nonlinear(u->op) ? std::vector<size_t>{0} : std::vector<size_t>{};
   if (auto* b = dyn_cast<BinaryOpStmt>(&s)) {
     if (!is_real(&s) || !is_nonlinear(b->op)) return {};
     // x * c and x / c are linear in x: the operand is read only to form the other's adjoint.
@@ -92,8 +93,8 @@ const Stmt* enclosing_loop_in(const Stmt& s, const Block& ib) {
 }
 
 bool is_stack_op(const Stmt* s) {
-  return isa<AdStackPushStmt>(s) || isa<AdStackPopStmt>(s) || isa<AdStackLoadTopStmt>(s) || isa<AdStackLoadTopAdjStmt>(s) ||
-         isa<AdStackAccAdjointStmt>(s);
+  return isa<AdStackPushStmt>(s) || isa<AdStackPopStmt>(s) || isa<AdStackLoadTopStmt>(s) ||
+         isa<AdStackLoadTopAdjStmt>(s) || isa<AdStackAccAdjointStmt>(s);
 }
 
 namespace {
@@ -104,7 +105,8 @@ bool inside(const Stmt* s, const Stmt* container) {
 }
 }  // namespace
 
-bool stack_clobbered_between(const AdStackLoadTopStmt& def, const Stmt& user, const std::vector<const Stmt*>& stack_writes) {
+bool stack_clobbered_between(const AdStackLoadTopStmt& def, const Stmt& user,
+                             const std::vector<const Stmt*>& stack_writes) {
   uint32_t from = def.position, to = user.position;
   for (const Stmt* w : stack_writes) {
     uint32_t at = w->position;

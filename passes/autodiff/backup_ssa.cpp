@@ -91,7 +91,9 @@ class Backup {
       auto* r = dyn_cast<RangeForStmt>(o);
       if (!r || ad::loop_depth_in(*r, ib_) != depth) continue;
       auto fb = bounds_.find(f), rb = bounds_.find(r);
-      if (r == f || r->reversed == f->reversed || fb == bounds_.end() || rb == bounds_.end() || fb->second != rb->second) return nullptr;
+      if (r == f || r->reversed == f->reversed || fb == bounds_.end() || rb == bounds_.end() ||
+          fb->second != rb->second)
+        return nullptr;
       return r;
     }
     return nullptr;
@@ -99,9 +101,10 @@ class Backup {
 
   Stmt* materialize(Stmt* op, Stmt* anchor) {
     if (isa<AdStackAllocaStmt>(op))
-      throw UserError(fmt::format("the reverse code uses the stack `{}`, which is declared in a loop or branch it is outside of",
-                                  print_stmt(*op, k_)),
-                      "declare stacks at the top of their independent block (promote_ssa_to_local hoists variables there)");
+      throw UserError(
+          fmt::format("the reverse code uses the stack `{}`, which is declared in a loop or branch it is outside of",
+                      print_stmt(*op, k_)),
+          "declare stacks at the top of their independent block (promote_ssa_to_local hoists variables there)");
     if (recomputable(op)) {
       if (auto* li = dyn_cast<LoopIndexStmt>(op)) {
         if (const RangeForStmt* r = reversed_clone_of(li->loop(), anchor)) {
@@ -120,10 +123,12 @@ class Backup {
       }
     }
     if (const Stmt* loop = ad::enclosing_loop_in(*op, ib_))
-      throw UserError(fmt::format("the reverse code needs `{}` from every iteration of `{}`, which a single spilled value cannot hold",
-                                  print_stmt(*op, k_), print_stmt(*loop, k_)),
-                      "this value needs an autodiff stack: use reverse_ad (use_stack=true, the default), or run "
-                      "promote_ssa_to_local and replace_locals_with_stacks before make_adjoint");
+      throw UserError(
+          fmt::format(
+              "the reverse code needs `{}` from every iteration of `{}`, which a single spilled value cannot hold",
+              print_stmt(*op, k_), print_stmt(*loop, k_)),
+          "this value needs an autodiff stack: use reverse_ad (use_stack=true, the default), or run "
+          "promote_ssa_to_local and replace_locals_with_stacks before make_adjoint");
     auto [it, fresh] = spills_.emplace(op, nullptr);
     if (fresh) {
       b_.set_insertion_point_before(*ib_.front());
@@ -155,11 +160,12 @@ BackupSsaResult backup_ssa(Kernel& k) {
 }
 
 PassInfo BackupSsaPass::info() {
-  return declare_pass<BackupSsaPass>({.name = "backup_ssa",
-                                      .summary = "Makes forward values used by reverse code dominate it (recompute or spill)",
-                                      .options = {},
-                                      .statistics = {"cloned", "spilled"},
-                                      .create = {}});
+  return declare_pass<BackupSsaPass>(
+      {.name = "backup_ssa",
+       .summary = "Makes forward values used by reverse code dominate it (recompute or spill)",
+       .options = {},
+       .statistics = {"cloned", "spilled"},
+       .create = {}});
 }
 
 PassResult BackupSsaPass::run(Kernel& k, const PassOptions&) {

@@ -35,7 +35,7 @@ void collect(const Block& b, std::vector<const Stmt*>& loads, std::vector<const 
     if (isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s)) continue;
     if (s->is_container())
       for (const Block* child : s->blocks())
-      if (child) collect(*child, loads, stores);
+        if (child) collect(*child, loads, stores);
   }
 }
 
@@ -73,8 +73,10 @@ PassResult CheckGlobalRawPass::run(Kernel& k, const PassOptions&) {
           if (!conflict) continue;
           throw UserError(
               fmt::format("field '{}' is written at one index and read at another in the same loop (axis {}): "
-                          "the reverse pass would read values the forward pass overwrote\n  write: `{}` through `{}`\n  read:  `{}` through `{}`",
-                          k.field(sp->field).name, axis, print_stmt(*st, k), print_stmt(*sp, k), print_stmt(*ld, k), print_stmt(*lp, k)),
+                          "the reverse pass would read values the forward pass overwrote\n  write: `{}` through `{}`\n "
+                          " read:  `{}` through `{}`",
+                          k.field(sp->field).name, axis, print_stmt(*st, k), print_stmt(*sp, k), print_stmt(*ld, k),
+                          print_stmt(*lp, k)),
               "read and write the field at the same index expression, or write the result to a separate field");
         }
       }

@@ -49,11 +49,12 @@ int64_t coalesce_stack_loads(Kernel& k) {
 }
 
 PassInfo CoalesceStackLoadsPass::info() {
-  return declare_pass<CoalesceStackLoadsPass>({.name = "coalesce_stack_loads",
-                                               .summary = "Merges repeated stack top reads with no push or pop between them",
-                                               .options = {},
-                                               .statistics = {"loads_removed"},
-                                               .create = {}});
+  return declare_pass<CoalesceStackLoadsPass>(
+      {.name = "coalesce_stack_loads",
+       .summary = "Merges repeated stack top reads with no push or pop between them",
+       .options = {},
+       .statistics = {"loads_removed"},
+       .create = {}});
 }
 
 PassResult CoalesceStackLoadsPass::run(Kernel& k, const PassOptions&) {

@@ -29,7 +29,8 @@ bool recomputable(const Stmt* s, const std::unordered_set<FieldId>& written, int
     case StmtKind::ArgLoad:
       return true;
     case StmtKind::LoopIndex:
-      return isa<RangeForStmt>(static_cast<const LoopIndexStmt*>(s)->loop()) || isa<StructForStmt>(static_cast<const LoopIndexStmt*>(s)->loop());
+      return isa<RangeForStmt>(static_cast<const LoopIndexStmt*>(s)->loop()) ||
+             isa<StructForStmt>(static_cast<const LoopIndexStmt*>(s)->loop());
     case StmtKind::UnaryOp:
     case StmtKind::BinaryOp:
     case StmtKind::TernaryOp:
@@ -108,7 +109,8 @@ int64_t eliminate_recomputable_pushes(Kernel& k) {
 PassInfo EliminateRecomputablePushesPass::info() {
   return declare_pass<EliminateRecomputablePushesPass>(
       {.name = "eliminate_recomputable_pushes",
-       .summary = "Drops stacks whose pushed value the reverse code can recompute (constants, args, loop indices, unwritten fields)",
+       .summary = "Drops stacks whose pushed value the reverse code can recompute (constants, args, loop indices, "
+                  "unwritten fields)",
        .options = {},
        .statistics = {"stacks_dropped"},
        .create = {}});

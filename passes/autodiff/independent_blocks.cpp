@@ -28,7 +28,8 @@ bool touches_outer_alloca(const Block& b) {
     if (auto* at = dyn_cast<AtomicOpStmt>(&s); at && isa<AllocaStmt>(at->dest())) a = at->dest();
     // Autodiff stacks are locals too: a body that uses an outer stack stays dependent, so the
     // blocks found do not change once replace_locals_with_stacks has run.
-    if (isa<AdStackAllocaStmt>(s.num_operands() ? s.operand(0) : nullptr) && !isa<AdStackAllocaStmt>(&s)) a = s.operand(0);
+    if (isa<AdStackAllocaStmt>(s.num_operands() ? s.operand(0) : nullptr) && !isa<AdStackAllocaStmt>(&s))
+      a = s.operand(0);
     if (a && a->parent() != &b && block_encloses(a->parent(), &b)) found = true;
   });
   return found;
@@ -138,9 +139,12 @@ PassResult IdentifyIndependentBlocksPass::run(Kernel& k, const PassOptions&) {
     const Stmt* owner = blocks[i]->owner();
     std::string line = owner ? print_stmt(*owner, k) : "";
     if (line.ends_with(" {")) line.resize(line.size() - 2);
-    notes.push_back(owner ? fmt::format("IB {}: body of `{}`", i + 1, line) : fmt::format("IB {}: the kernel root", i + 1));
+    notes.push_back(owner ? fmt::format("IB {}: body of `{}`", i + 1, line)
+                          : fmt::format("IB {}: the kernel root", i + 1));
   }
-  return {false, {{"independent_blocks", static_cast<int64_t>(blocks.size())}, {"root_is_block", root ? 1 : 0}}, std::move(notes)};
+  return {false,
+          {{"independent_blocks", static_cast<int64_t>(blocks.size())}, {"root_is_block", root ? 1 : 0}},
+          std::move(notes)};
 }
 
 }  // namespace pb::passes

@@ -233,7 +233,8 @@ class Adjointer {
     } else if (auto* f = dyn_cast<RangeForStmt>(s)) {
       reverse_loop(*f);
     } else if (isa<StructForStmt>(s)) {
-      reject(k_, *s, "a struct for inside an independent block", "struct fors are the kernel's parallel dimension: keep them at the top level");
+      reject(k_, *s, "a struct for inside an independent block",
+             "struct fors are the kernel's parallel dimension: keep them at the top level");
     } else if (isa<WhileStmt>(s) || isa<WhileControlStmt>(s) || isa<ContinueStmt>(s)) {
       reject(k_, *s, "while loops and continue have no reverse (their trip count is data-dependent)",
              "rewrite the loop as a range-for with a bound, and continue as an if around the rest of the body");
@@ -242,7 +243,8 @@ class Adjointer {
     } else if (auto* push = dyn_cast<AdStackPushStmt>(s)) {
       // The pushed value's adjoint is what accumulated at the top; then the top goes away, so
       // the reverse code before this point sees the stack as the forward code did.
-      if (is_real(push->val()) && !isa<ConstStmt>(push->val())) accumulate(push->val(), b_.stack_load_top_adj(push->stack()));
+      if (is_real(push->val()) && !isa<ConstStmt>(push->val()))
+        accumulate(push->val(), b_.stack_load_top_adj(push->stack()));
       b_.stack_pop(push->stack());
     } else if (isa<AdStackPopStmt>(s) || isa<AdStackLoadTopAdjStmt>(s) || isa<AdStackAccAdjointStmt>(s)) {
       reject(k_, *s, "the forward kernel already contains reverse-mode stack statements (pop, adjoint access)",
@@ -271,7 +273,8 @@ class Adjointer {
       if (isa<AllocaStmt>(s.dest()) && is_real(s.val())) {
         // A local accumulation x op= v: only add and sub are linear in v.
         if (s.op != AtomicOp::add && s.op != AtomicOp::sub)
-          reject(k_, s, fmt::format("atomic {} on a local is not differentiable", op_name(s.op)), "use add or sub, or a plain store");
+          reject(k_, s, fmt::format("atomic {} on a local is not differentiable", op_name(s.op)),
+                 "use add or sub, or a plain store");
         if (Stmt* adj = local_adjoint(s, s.dest())) {
           Stmt* g = b_.local_load(adj);
           accumulate(s.val(), s.op == AtomicOp::add ? g : neg(g));
@@ -280,11 +283,15 @@ class Adjointer {
       return;
     }
     if (s.op != AtomicOp::add && s.op != AtomicOp::sub)
-      reject(k_, s, fmt::format("atomic {} on the differentiable field '{}' (the reference compiler silently differentiates it as add)",
-                                op_name(s.op), k_.field(p->field).name),
-             "use atomic add/sub, or compute the value with min/max/mul on locals and store it");
+      reject(
+          k_, s,
+          fmt::format(
+              "atomic {} on the differentiable field '{}' (the reference compiler silently differentiates it as add)",
+              op_name(s.op), k_.field(p->field).name),
+          "use atomic add/sub, or compute the value with min/max/mul on locals and store it");
     if (s.has_users())
-      reject(k_, s, "the old value an atomic on a differentiable field returns is used", "read the field with a global load instead");
+      reject(k_, s, "the old value an atomic on a differentiable field returns is used",
+             "read the field with a global load instead");
     Stmt* gp = b_.global_ptr(*k_.field(p->field).grad, {p->indices().begin(), p->indices().end()});
     Stmt* g = b_.global_load(gp);
     accumulate(s.val(), s.op == AtomicOp::add ? g : neg(g));
@@ -360,9 +367,9 @@ class Adjointer {
   Builder b_;
   Block& ib_;
   MakeAdjointResult& r_;
-  std::unordered_map<const Stmt*, Stmt*> adj_;             // primal -> adjoint alloca
-  std::unordered_map<const Block*, Block*> reverse_of_;    // forward loop body -> reverse body
-  std::vector<Stmt*> erase_;                               // forward writes to differentiable fields
+  std::unordered_map<const Stmt*, Stmt*> adj_;           // primal -> adjoint alloca
+  std::unordered_map<const Block*, Block*> reverse_of_;  // forward loop body -> reverse body
+  std::vector<Stmt*> erase_;                             // forward writes to differentiable fields
 };
 
 // Differentiable writes must be inside an IB, where their reverse code goes.
@@ -404,7 +411,11 @@ PassInfo MakeAdjointPass::info() {
 
 PassResult MakeAdjointPass::run(Kernel& k, const PassOptions&) {
   MakeAdjointResult r = make_adjoint(k);
-  return {r.blocks > 0, {{"blocks", r.blocks}, {"adjoint_statements", r.adjoint_statements}, {"forward_writes_removed", r.forward_writes_removed}, {"snapshots", r.snapshots}}};
+  return {r.blocks > 0,
+          {{"blocks", r.blocks},
+           {"adjoint_statements", r.adjoint_statements},
+           {"forward_writes_removed", r.forward_writes_removed},
+           {"snapshots", r.snapshots}}};
 }
 
 }  // namespace pb::passes

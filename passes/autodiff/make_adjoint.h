@@ -8,8 +8,8 @@
 // holds the reverse of the forward body. A `stack load top` passes its adjoint to the stack's top
 // (`stack acc adj`); a `stack push` passes the top's adjoint to the pushed value and pops. A
 // stack read whose stack changes before the statement that reads it has finished (an if whose
-// branch pushes to its condition's stack) is first snapshotted onto a stack of its own. Adjoint formulas recompute from the operands, never from
-// the forward result. Forward values the reverse code uses may not dominate it yet: backup_ssa
+// branch pushes to its condition's stack) is first snapshotted onto a stack of its own. Adjoint formulas recompute from
+// the operands, never from the forward result. Forward values the reverse code uses may not dominate it yet: backup_ssa
 // fixes that. Non-differentiable operations (comparisons, integer and bit operations, floor,
 // ceil, round, sgn, casts to integers) stop gradients.
 // Rejected with a UserError naming the statement: atomic min/max/mul/bit ops on a differentiable

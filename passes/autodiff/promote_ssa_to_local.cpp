@@ -14,7 +14,8 @@ using namespace ir;
 namespace {
 
 bool promotable(const Stmt* s) {
-  return isa<UnaryOpStmt>(s) || isa<BinaryOpStmt>(s) || isa<TernaryOpStmt>(s) || isa<GlobalLoadStmt>(s) || isa<LoopIndexStmt>(s);
+  return isa<UnaryOpStmt>(s) || isa<BinaryOpStmt>(s) || isa<TernaryOpStmt>(s) || isa<GlobalLoadStmt>(s) ||
+         isa<LoopIndexStmt>(s);
 }
 
 void promote_block(Kernel& k, Block& ib, PromoteResult& r) {
@@ -45,7 +46,8 @@ void promote_block(Kernel& k, Block& ib, PromoteResult& r) {
     if (ad::loop_depth_in(*s, ib) == 0) continue;
     for (size_t slot : ad::required_operand_slots(*s)) {
       Stmt* def = s->operand(slot);
-      if (!promotable(def) || promoted.count(def) || !block_encloses(&ib, def->parent()) || ad::loop_depth_in(*def, ib) == 0)
+      if (!promotable(def) || promoted.count(def) || !block_encloses(&ib, def->parent()) ||
+          ad::loop_depth_in(*def, ib) == 0)
         continue;
       promoted.insert(def);
       Stmt* var = new_alloca_at_top(def->type.scalar);
@@ -80,7 +82,8 @@ PassInfo PromoteSsaToLocalPass::info() {
 
 PassResult PromoteSsaToLocalPass::run(Kernel& k, const PassOptions&) {
   PromoteResult r = promote_ssa_to_local(k);
-  return {r.values_promoted + r.allocas_hoisted > 0, {{"values_promoted", r.values_promoted}, {"allocas_hoisted", r.allocas_hoisted}}};
+  return {r.values_promoted + r.allocas_hoisted > 0,
+          {{"values_promoted", r.values_promoted}, {"allocas_hoisted", r.allocas_hoisted}}};
 }
 
 }  // namespace pb::passes

@@ -40,14 +40,22 @@ bool stack_needed(const AllocaStmt& var, const Block& ib) {
 
 BinaryOp binary_of(AtomicOp op) {
   switch (op) {
-    case AtomicOp::add: return BinaryOp::add;
-    case AtomicOp::sub: return BinaryOp::sub;
-    case AtomicOp::mul: return BinaryOp::mul;
-    case AtomicOp::min: return BinaryOp::min;
-    case AtomicOp::max: return BinaryOp::max;
-    case AtomicOp::bit_and: return BinaryOp::bit_and;
-    case AtomicOp::bit_or: return BinaryOp::bit_or;
-    case AtomicOp::bit_xor: return BinaryOp::bit_xor;
+    case AtomicOp::add:
+      return BinaryOp::add;
+    case AtomicOp::sub:
+      return BinaryOp::sub;
+    case AtomicOp::mul:
+      return BinaryOp::mul;
+    case AtomicOp::min:
+      return BinaryOp::min;
+    case AtomicOp::max:
+      return BinaryOp::max;
+    case AtomicOp::bit_and:
+      return BinaryOp::bit_and;
+    case AtomicOp::bit_or:
+      return BinaryOp::bit_or;
+    case AtomicOp::bit_xor:
+      return BinaryOp::bit_xor;
   }
   return BinaryOp::add;
 }
@@ -110,7 +118,8 @@ PassInfo ReplaceLocalsWithStacksPass::info() {
 
 PassResult ReplaceLocalsWithStacksPass::run(Kernel& k, const PassOptions& options) {
   int64_t size = options.get_int("ad_stack_size");
-  if (size < 0) throw UserError(fmt::format("ad_stack_size={} is negative", size), "use 0 (adaptive) or a capacity of at least 1");
+  if (size < 0)
+    throw UserError(fmt::format("ad_stack_size={} is negative", size), "use 0 (adaptive) or a capacity of at least 1");
   ReplaceLocalsResult r = replace_locals_with_stacks(k, size);
   return {r.stacks > 0, {{"stacks", r.stacks}, {"pushes", r.pushes}, {"loads", r.loads}}};
 }

@@ -83,7 +83,8 @@ struct Reverser {
 PassInfo ReverseOuterLoopsPass::info() {
   return declare_pass<ReverseOuterLoopsPass>(
       {.name = "reverse_outer_loops",
-       .summary = "Outside independent blocks: flip nested loops to run backwards and reorder sibling loops last-to-first",
+       .summary =
+           "Outside independent blocks: flip nested loops to run backwards and reorder sibling loops last-to-first",
        .options = {},
        .statistics = {"loops_flipped", "blocks_reordered"},
        .create = {}});

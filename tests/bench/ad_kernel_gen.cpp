@@ -101,7 +101,8 @@ std::string generate_ad_kernel(size_t statements, const AdWorkload& shape, bool 
     bodies = std::max<size_t>(1, statements / body_statements(s));
   }
   std::string header;
-  for (size_t b = 0; b < bodies; ++b) header += fmt::format("field q{0} : f32[16] grad q{0}_grad\nfield w{0} : f32[16] grad w{0}_grad\n", b);
+  for (size_t b = 0; b < bodies; ++b)
+    header += fmt::format("field q{0} : f32[16] grad q{0}_grad\nfield w{0} : f32[16] grad w{0}_grad\n", b);
   header += "field out : f32[16] grad out_grad\nfield n : i32[]\n";
   Writer w;
   int c0 = w.emit("<i32>", "const 0");

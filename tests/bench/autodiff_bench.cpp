@@ -86,7 +86,10 @@ int main(int argc, char** argv) {
       }
       nlohmann::json per_pass = nlohmann::json::array();
       for (const auto& rec : best_run.records)
-        per_pass.push_back({{"pass", rec.pass}, {"ms", rec.wall_ms}, {"statements_in", rec.statements_before}, {"statements_out", rec.statements_after}});
+        per_pass.push_back({{"pass", rec.pass},
+                            {"ms", rec.wall_ms},
+                            {"statements_in", rec.statements_before},
+                            {"statements_out", rec.statements_after}});
       size_t reverse = result->count_statements();
       nlohmann::json row = {
           {"shape", one_body ? "one_body" : "many_bodies"},
@@ -99,9 +102,11 @@ int main(int argc, char** argv) {
           {"per_pass", per_pass},
           {"peak_rss_kib", peak_rss_kib()},
       };
-      std::cerr << fmt::format("{:>12} {:>7} stmts: reverse_ad {:9.2f} ms ({:6.3f} M fwd stmt/s), reverse {:>7} stmts ({:.2f}x), {} stacks\n",
-                               row["shape"].get<std::string>(), forward, best, forward / best / 1000.0, reverse,
-                               row["size_ratio"].get<double>(), row["stacks"].get<size_t>());
+      std::cerr << fmt::format(
+          "{:>12} {:>7} stmts: reverse_ad {:9.2f} ms ({:6.3f} M fwd stmt/s), reverse {:>7} stmts ({:.2f}x), {} "
+          "stacks\n",
+          row["shape"].get<std::string>(), forward, best, forward / best / 1000.0, reverse,
+          row["size_ratio"].get<double>(), row["stacks"].get<size_t>());
       results.push_back(row);
     }
   }

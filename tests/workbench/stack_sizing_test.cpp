@@ -36,17 +36,21 @@ TEST(StackSizing, BoundsMatchTheDeepestObservedDepth) {
     workbench::RunRequest req;
     if (fx.contains("inputs")) req.inputs = fx["inputs"];
     const nlohmann::json seeds = fx["grad"].value("seed", nlohmann::json::object());  // items() must not outlive it
-    for (const auto& [field, v] : seeds.items())
-      req.seed_grads.emplace_back(field, v.get<double>());
+    for (const auto& [field, v] : seeds.items()) req.seed_grads.emplace_back(field, v.get<double>());
     auto out = workbench::run_with_gradients(*source.kernel, pipeline, req);
     ++fixtures;
     for (const auto& s : out.stacks) {
       ++stacks;
-      std::string where = fs::relative(e.path(), PASSBENCH_SOURCE_DIR).string() + " stack $" + std::to_string(s.stack_id);
+      std::string where =
+          fs::relative(e.path(), PASSBENCH_SOURCE_DIR).string() + " stack $" + std::to_string(s.stack_id);
       EXPECT_TRUE(s.capacity == 0 || s.deepest <= s.capacity) << where << ": deeper than its capacity";
       bool fixed_by_user = pipeline.find("ad_stack_size=") != std::string::npos;
-      if (!s.symbolic && !fixed_by_user && s.deepest > 0) EXPECT_EQ(s.capacity, s.deepest) << where << ": constant bound is not exact";
-      table.push_back({{"stack", where}, {"deepest", s.deepest}, {"capacity", s.capacity}, {"symbolic", s.symbolic},
+      if (!s.symbolic && !fixed_by_user && s.deepest > 0)
+        EXPECT_EQ(s.capacity, s.deepest) << where << ": constant bound is not exact";
+      table.push_back({{"stack", where},
+                       {"deepest", s.deepest},
+                       {"capacity", s.capacity},
+                       {"symbolic", s.symbolic},
                        {"ratio", s.deepest ? double(s.capacity) / double(s.deepest) : 0.0}});
     }
   }

@@ -37,8 +37,8 @@ struct TwoRuns {
   runtime::RunResult reverse;
 };
 
-TwoRuns forward_then_reverse(const ir::Kernel& forward, const ir::Kernel& reverse, runtime::State& state, const Seeds& seeds,
-                             const runtime::RunOptions& options) {
+TwoRuns forward_then_reverse(const ir::Kernel& forward, const ir::Kernel& reverse, runtime::State& state,
+                             const Seeds& seeds, const runtime::RunOptions& options) {
   std::string printed = run_step(forward, state, options, "in the forward run").printed;
   seed_gradients(forward, state, seeds);
   runtime::RunResult r = run_step(reverse, state, options, "in the reverse kernel");
@@ -160,7 +160,8 @@ GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& 
   ir::walk(reverse->root(), [&](ir::Stmt& s) {
     auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(&s);
     if (!a || !runs.reverse.max_stack_depth.count(a->id)) return;
-    out.stacks.push_back({a->id, runs.reverse.max_stack_depth.at(a->id), runs.reverse.stack_capacity.at(a->id), a->size != nullptr});
+    out.stacks.push_back(
+        {a->id, runs.reverse.max_stack_depth.at(a->id), runs.reverse.stack_capacity.at(a->id), a->size != nullptr});
   });
   return out;
 }

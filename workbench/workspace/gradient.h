@@ -27,14 +27,14 @@ std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const
 struct StackUse {
   int stack_id = 0;
   int64_t deepest = 0;
-  int64_t capacity = 0;    // 0: unlimited (an unsized stack)
-  bool symbolic = false;   // sized by a size expression rather than a constant max_size
+  int64_t capacity = 0;   // 0: unlimited (an unsized stack)
+  bool symbolic = false;  // sized by a size expression rather than a constant max_size
 };
 
 struct GradientOutput {
-  nlohmann::json values;     // runtime::state_to_json after both runs (gradients under "grad")
-  std::string reverse_text;  // the reverse kernel, canonical text
-  std::string printed;       // print statements of the forward run, then of the reverse run
+  nlohmann::json values;         // runtime::state_to_json after both runs (gradients under "grad")
+  std::string reverse_text;      // the reverse kernel, canonical text
+  std::string printed;           // print statements of the forward run, then of the reverse run
   std::vector<StackUse> stacks;  // every stack whose alloc ran in the reverse run, in program order
 };
 
