@@ -149,10 +149,15 @@ SizeExprPtr BoundBuilder::lower_bound(const Stmt* begin) {
 }
 
 SizeExprPtr BoundBuilder::trip_count(const RangeForStmt& loop) {
+  if (auto it = trip_counts_.find(&loop); it != trip_counts_.end()) return it->second;
   SizeExprPtr end = value(loop.end()).expr;
+  SizeExprPtr n;
   if (auto* c = dyn_cast<ConstStmt>(loop.begin()); c && is_integral(c->value.kind()) && c->value.as_i64() < 0)
-    return fold_add(end, SizeExpr::constant(-c->value.as_i64()));
-  return fold_sub(end, lower_bound(loop.begin()));
+    n = fold_add(end, SizeExpr::constant(-c->value.as_i64()));
+  else
+    n = fold_sub(end, lower_bound(loop.begin()));
+  trip_counts_.emplace(&loop, n);
+  return n;
 }
 
 std::pair<SizeExprPtr, SizeExprPtr> BoundBuilder::index_range(const Stmt& loop, int axis) {

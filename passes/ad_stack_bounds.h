@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,7 @@ class BoundBuilder {
     ir::SizeExprPtr expr;
     bool exact = true;  // false: only an upper bound of the value
   };
+  std::unordered_map<const ir::RangeForStmt*, ir::SizeExprPtr> trip_counts_;  // every stack of a loop asks again
   Built value(const ir::Stmt* s);
   Built binary(const ir::BinaryOpStmt& s);
   Built local_load(const ir::LocalLoadStmt& s);
