@@ -39,7 +39,7 @@ ir::SizeExprPtr to_expr(const Depth& d);
 // A loop bound the size grammar cannot express: `why` says what, `at` is the statement.
 class BoundError : public std::runtime_error {
  public:
-  BoundError(std::string why, const ir::Stmt* at) : std::runtime_error(why), at_(at) {}
+  BoundError(const std::string& why, const ir::Stmt* at) : std::runtime_error(why), at_(at) {}
   const ir::Stmt* at() const { return at_; }
 
  private:

@@ -121,6 +121,7 @@ class PipelineParser {
       auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
       if (spec == specs.end()) {
         std::vector<std::string> names;
+        names.reserve(specs.size());
         for (const auto& s : specs) names.push_back(s.name);
         std::string near = nearest(name, names);
         fail_at(name_pos,

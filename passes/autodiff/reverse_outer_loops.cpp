@@ -72,7 +72,7 @@ struct Reverser {
     std::reverse(loops.begin(), loops.end());
     size_t next_loop = 0;
     for (Stmt* s : rest) order.push_back(is_loop(s) ? loops[next_loop++] : s);
-    for (Stmt* s : all) b.detach(s).release();  // re-linked below in the new order
+    for (Stmt* s : all) (void)b.detach(s).release();  // re-linked below in the new order
     for (Stmt* s : order) b.push_back(std::unique_ptr<Stmt>(s));
     ++reordered;
   }
