@@ -6,7 +6,7 @@ namespace pb::ir {
   case Enum::name:                         \
     return spelling;
 #define PB_FROM_NAME(Enum, name, spelling) \
-  if (s == spelling) return Enum::name;
+  if (s == (spelling)) return Enum::name;
 
 std::string_view op_name(UnaryOp op) {
   switch (op) {

@@ -37,6 +37,7 @@ bool is_nonlinear(BinaryOp op) {
     case BinaryOp::atan2:
     case BinaryOp::min:
     case BinaryOp::max:
+    case BinaryOp::mod:  // float: d/dy reads x and y
       return true;
     default:
       return false;

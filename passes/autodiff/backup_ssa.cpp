@@ -80,6 +80,15 @@ class Backup {
     }
   }
 
+  // Whether recomputing `s` before `anchor` would read a stack top: `s` itself, or an operand
+  // that would be recomputed too (one that does not dominate `anchor`).
+  bool reads_stack(const Stmt* s, const Stmt* anchor, int depth = 0) const {
+    if (isa<AdStackLoadTopStmt>(s) || depth > 64) return true;  // deep chains: spilling is always correct
+    for (const Stmt* o : s->operands())
+      if (o && !dominates(o, anchor) && reads_stack(o, anchor, depth + 1)) return true;
+    return false;
+  }
+
   // The reversed clone of `loop` that encloses `anchor`: make_adjoint mirrors loop nesting, so it
   // is the range-for around `anchor` at `loop`'s depth in the IB; it must iterate the same
   // (original) bounds the other way.
@@ -105,7 +114,10 @@ class Backup {
           fmt::format("the reverse code uses the stack `{}`, which is declared in a loop or branch it is outside of",
                       print_stmt(*op, k_)),
           "declare stacks at the top of their independent block (promote_ssa_to_local hoists variables there)");
-    if (recomputable(op)) {
+    // A value computed once per execution of the block is spilled rather than recomputed when
+    // its recomputation would read a stack: later pushes may have changed the top by then.
+    bool once = ad::enclosing_loop_in(*op, ib_) == nullptr;
+    if (recomputable(op) && !(once && reads_stack(op, anchor))) {
       if (auto* li = dyn_cast<LoopIndexStmt>(op)) {
         if (const RangeForStmt* r = reversed_clone_of(li->loop(), anchor)) {
           b_.set_insertion_point_before(*anchor);

@@ -53,10 +53,12 @@ PassInfo CheckGlobalRawPass::info() {
 PassResult CheckGlobalRawPass::run(Kernel& k, const PassOptions&) {
   int64_t pairs = 0;
   for (Stmt* top : k.root()) {
-    auto* loop = dyn_cast<RangeForStmt>(top);
-    if (!loop) continue;
+    // Struct fors too (the reference checks range fors only, and a struct for's RAW
+    // violation then gives a silently wrong gradient).
+    if (!isa<RangeForStmt>(top) && !isa<StructForStmt>(top)) continue;
+    const Stmt* loop = top;
     std::vector<const Stmt*> loads, stores;
-    collect(*loop->body, loads, stores);
+    collect(*top->blocks()[0], loads, stores);
     std::unordered_map<const Stmt*, bool> memo;
     for (const Stmt* st : stores) {
       auto* sp = dyn_cast<GlobalPtrStmt>(static_cast<const GlobalStoreStmt*>(st)->dest());

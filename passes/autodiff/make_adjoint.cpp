@@ -185,6 +185,17 @@ class Adjointer {
         if (dr) accumulate(r, neg(div(mul(a, l), n)));
         return;
       }
+      case BinaryOp::mod: {
+        // Float mod is the C remainder x - y * trunc(x / y): d/dx = 1, d/dy = -trunc(x / y)
+        // (between its jumps, where the finite difference agrees).
+        if (dl) accumulate(l, a);
+        if (dr) {
+          Stmt* q = div(l, r);
+          Stmt* t = b_.select(b_.binary(BinaryOp::cmp_lt, q, constant(q, 0)), un(UnaryOp::ceil, q), un(UnaryOp::floor, q));
+          accumulate(r, neg(mul(a, t)));
+        }
+        return;
+      }
       case BinaryOp::min:
       case BinaryOp::max: {
         // The gradient goes to the operand the forward op chose (lhs on ties).

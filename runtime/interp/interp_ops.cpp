@@ -6,7 +6,6 @@
 
 namespace pb::runtime::detail {
 
-using ir::ScalarKind;
 using ir::Value;
 namespace {
 

@@ -155,7 +155,7 @@ Buffer read_buffer(const json& data, ir::ScalarKind k, const ir::Shape& shape, c
   int64_t want = num_elements(shape);
   std::vector<const json*> leaves;
   if (nested == shape || (nested.size() == 1 && nested[0] == want) || (nested.empty() && want == 1)) {
-    ir::Shape layout = nested;
+    const ir::Shape& layout = nested;
     flatten(data, layout, 0, leaves, what);
   } else {
     throw UserError(fmt::format("{}: {} value(s) laid out as {}, but the shape {} has {} element(s)", what,
