@@ -181,7 +181,7 @@ void summarize(OptimizerReport& report, const ModuleStats* used) {
 }
 
 // Applies the fail-closed rule: throws, or (allow_fallback) returns the input with a warning.
-OptimizeResult fail(OptimizerReport report, OptimizerFailure failure, Diagnostic diagnostic,
+OptimizeResult fail(OptimizerReport report, const OptimizerFailure& failure, Diagnostic diagnostic,
                     std::span<const uint32_t> input, const ModuleStats& input_stats) {
   report.failure = failure;
   if (!report.options.allow_fallback) {
@@ -198,7 +198,8 @@ OptimizeResult fail(OptimizerReport report, OptimizerFailure failure, Diagnostic
     if (!report.valid) {
       report.used_fallback = false;  // nothing valid is left to use
       summarize(report, nullptr);
-      throw SpirvOptimizerError(invalid_output_diagnostic(report, false), std::move(report));
+      Diagnostic invalid = invalid_output_diagnostic(report, false);  // before `report` is moved from
+      throw SpirvOptimizerError(std::move(invalid), std::move(report));
     }
   }
   return {std::vector<uint32_t>(input.begin(), input.end()), std::move(report)};

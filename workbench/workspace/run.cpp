@@ -13,7 +13,7 @@ void seed_gradients(const ir::Kernel& k, runtime::State& state,
     auto id = k.find_field(name);
     if (!id) throw UserError(fmt::format("--seed-grad: no field named '{}'", name), "name a field of the kernel");
     auto grad = k.field(*id).grad;
-    if (!grad) throw UserError(fmt::format("--seed-grad: field '{}' has no gradient field", name), "declare it in the header: `field " + name + " : f32[N] grad " + name + "_grad`");
+    if (!grad) throw UserError(fmt::format("--seed-grad: field '{}' has no gradient field", name), fmt::format("declare it in the header: `field {0} : f32[N] grad {0}_grad`", name));
     auto it = state.fields.find(k.field(*grad).name);
     if (it == state.fields.end())
       throw UserError(fmt::format("--seed-grad: the shape of field '{}' is unknown", name),
