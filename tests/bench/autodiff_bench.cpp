@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ad_kernel_gen.h"
+#include "bench_args.h"
 #include "ir/parser.h"
 #include "ir/visitor.h"
 #include "passes/pass_manager.h"
@@ -41,24 +42,12 @@ size_t count_stacks(ir::Kernel& k) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<size_t> sizes = {1000, 10000, 100000};
-  int repeat = 3;
-  std::string out_path;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--sizes" && i + 1 < argc) {
-      sizes.clear();
-      std::stringstream ss(argv[++i]);
-      for (std::string s; std::getline(ss, s, ',');) sizes.push_back(std::stoul(s));
-    } else if (a == "--repeat" && i + 1 < argc) {
-      repeat = std::stoi(argv[++i]);
-    } else if (a == "--out" && i + 1 < argc) {
-      out_path = argv[++i];
-    } else {
-      std::cerr << "usage: autodiff_bench [--sizes N,N,...] [--repeat N] [--out FILE]\n";
-      return 2;
-    }
-  }
+  auto args = bench::parse_bench_args(argc, argv, {.sizes = {1000, 10000, 100000}, .repeat = 3, .out_path = ""},
+                                      "autodiff_bench");
+  if (!args) return 2;
+  const std::vector<size_t>& sizes = args->sizes;
+  const int repeat = args->repeat;
+  const std::string& out_path = args->out_path;
   auto pipeline = passes::parse_pipeline("reverse_ad");
   passes::RunOptions opts;
   opts.capture_ir = false;

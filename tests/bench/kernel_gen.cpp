@@ -18,8 +18,22 @@ struct Gen {
   size_t emitted = 0;
 
   Gen(Kernel& kernel, uint64_t seed) : k(kernel), b(kernel), rng(seed) {
-    x = k.add_field({.name = "x", .dtype = ScalarKind::f32, .shape = ir::Shape{1024}, .grad = {}, .dual = {}, .primal = {}, .space = "", .declared = true});
-    y = k.add_field({.name = "y", .dtype = ScalarKind::f32, .shape = ir::Shape{1024}, .grad = {}, .dual = {}, .primal = {}, .space = "", .declared = true});
+    x = k.add_field({.name = "x",
+                     .dtype = ScalarKind::f32,
+                     .shape = ir::Shape{1024},
+                     .grad = {},
+                     .dual = {},
+                     .primal = {},
+                     .space = "",
+                     .declared = true});
+    y = k.add_field({.name = "y",
+                     .dtype = ScalarKind::f32,
+                     .shape = ir::Shape{1024},
+                     .grad = {},
+                     .dual = {},
+                     .primal = {},
+                     .space = "",
+                     .declared = true});
   }
 
   size_t pick(size_t n) { return static_cast<size_t>(rng() % n); }
@@ -36,7 +50,7 @@ struct Gen {
     Stmt* one = b.const_f32(1.0f);
     Stmt* same = b.binary(BinaryOp::mul, t, one);  // identity
     Stmt* s = b.unary(UnaryOp::sin, same);
-    b.unary(UnaryOp::cos, t);                      // dead
+    b.unary(UnaryOp::cos, t);                        // dead
     Stmt* dup = b.binary(BinaryOp::mul, v, folded);  // CSE with t
     Stmt* sum = b.binary(BinaryOp::add, s, dup);
     b.global_store(b.global_ptr(y, {index}), sum);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "kernel_gen.h"
 #include "passes/dce.h"
 #include "passes/pass_manager.h"
@@ -49,24 +50,12 @@ double best_ms(const ir::Kernel& k, int repeat, F&& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<size_t> sizes = {1000, 10000, 100000, 1000000};
-  int repeat = 3;
-  std::string out_path;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--sizes" && i + 1 < argc) {
-      sizes.clear();
-      std::stringstream ss(argv[++i]);
-      for (std::string s; std::getline(ss, s, ',');) sizes.push_back(std::stoul(s));
-    } else if (a == "--repeat" && i + 1 < argc) {
-      repeat = std::stoi(argv[++i]);
-    } else if (a == "--out" && i + 1 < argc) {
-      out_path = argv[++i];
-    } else {
-      std::cerr << "usage: passes_bench [--sizes N,N,...] [--repeat N] [--out FILE]\n";
-      return 2;
-    }
-  }
+  auto args = bench::parse_bench_args(
+      argc, argv, {.sizes = {1000, 10000, 100000, 1000000}, .repeat = 3, .out_path = ""}, "passes_bench");
+  if (!args) return 2;
+  const std::vector<size_t>& sizes = args->sizes;
+  const int repeat = args->repeat;
+  const std::string& out_path = args->out_path;
   auto pipeline = passes::parse_pipeline("simplify,dce");
   nlohmann::json results = nlohmann::json::array();
   for (auto shape : {bench::KernelShape::StraightLine, bench::KernelShape::LoopNested}) {
@@ -85,7 +74,8 @@ int main(int argc, char** argv) {
       double on_ms = best_ms(*k, repeat, [&](ir::Kernel& c) { passes::run_pipeline(c, pipeline, on); });
       passes::RunOptions verified = on;
       verified.verify_each = true;
-      double verified_ms = best_ms(*k, std::min(repeat, 2), [&](ir::Kernel& c) { passes::run_pipeline(c, pipeline, verified); });
+      double verified_ms =
+          best_ms(*k, std::min(repeat, 2), [&](ir::Kernel& c) { passes::run_pipeline(c, pipeline, verified); });
       auto after = k->clone();
       auto run = passes::run_pipeline(*after, pipeline, on);
       nlohmann::json r = {
@@ -103,9 +93,10 @@ int main(int argc, char** argv) {
           {"per_pass_ms", {{"simplify", run.records[0].wall_ms}, {"dce", run.records[1].wall_ms}}},
           {"peak_rss_kib", peak_rss_kib()},
       };
-      std::cerr << fmt::format("{:>13} {:>8} stmts: dce {:8.2f} ms ({:5.2f} M/s)  simplify {:8.2f} ms ({:5.2f} M/s)  overhead {:+.1f}%\n",
-                               r["shape"].get<std::string>(), stmts, dce_ms, stmts / dce_ms / 1000.0, simplify_ms, stmts / simplify_ms / 1000.0,
-                               100.0 * (on_ms / off_ms - 1.0));
+      std::cerr << fmt::format(
+          "{:>13} {:>8} stmts: dce {:8.2f} ms ({:5.2f} M/s)  simplify {:8.2f} ms ({:5.2f} M/s)  overhead {:+.1f}%\n",
+          r["shape"].get<std::string>(), stmts, dce_ms, stmts / dce_ms / 1000.0, simplify_ms,
+          stmts / simplify_ms / 1000.0, 100.0 * (on_ms / off_ms - 1.0));
       results.push_back(r);
     }
   }
