@@ -83,8 +83,10 @@ void print_summary(const workbench::KernelCompile& c, const std::string& pipelin
   }
   if (!c.ok()) return;
   const auto& m = c.metrics;
-  std::cerr << fmt::format("  kernel: {} task(s), max final ID bound {}, MSL {} lines, {} bytes, {} push(es), {} MSL lines per push\n",
-                           c.tasks.size(), m.final_id_bound, m.msl_lines, m.msl_bytes, m.pushes, lines_per_push(m));
+  std::string msl = m.msl_bytes ? fmt::format(", MSL {} lines, {} bytes", m.msl_lines, m.msl_bytes) : "";
+  std::string per_push = m.msl_bytes ? fmt::format(", {} MSL lines per push", lines_per_push(m)) : "";
+  std::cerr << fmt::format("  kernel: {} task(s), max final ID bound {}{}, {} push(es){}\n", c.tasks.size(), m.final_id_bound, msl,
+                           m.pushes, per_push);
 }
 
 void write_report(const workbench::KernelCompile& c, const std::string& path) {
@@ -158,7 +160,7 @@ int cmd_compile(const CompileArgs& a) {
   auto [kernel, pipeline] = load(a.codegen);
   workbench::CompileRequest request = make_request(a.codegen, pipeline, true);
   request.optimize = !a.no_optimize;
-  request.msl = true;  // the summary always gives the MSL size
+  request.msl = a.target == "msl";  // only the language asked for: f64 modules have no MSL, for one
   request.glsl = a.target == "glsl";
   workbench::KernelCompile c = workbench::compile_kernel(*kernel, request);
   if (a.table)

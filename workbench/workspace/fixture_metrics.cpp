@@ -86,7 +86,11 @@ CompileRequest fixture_compile_request(const nlohmann::ordered_json& compile, co
       }
     }
   }
-  r.glsl = std::any_of(bounds.begin(), bounds.end(), [](const MetricBound& b) { return b.metric.starts_with("glsl."); });
+  auto names = [&](const char* prefix) {
+    return std::any_of(bounds.begin(), bounds.end(), [&](const MetricBound& b) { return b.metric.starts_with(prefix); });
+  };
+  r.msl = names("msl.");
+  r.glsl = names("glsl.");
   return r;
 }
 

@@ -22,8 +22,8 @@ struct MetricBound {
 std::vector<MetricBound> parse_metric_bounds(const nlohmann::ordered_json& metrics);
 
 // The request a fixture's "compile" object describes ({"lowering": "count=per-stack,...",
-// "max_id_bound": N, "intermediate_dce": bool, "compact_ids": bool}; all optional). Only MSL is
-// cross-compiled when no bound names a glsl metric. Throws UserError on unknown keys or values.
+// "max_id_bound": N, "intermediate_dce": bool, "compact_ids": bool}; all optional). MSL (GLSL) is
+// cross-compiled only when a bound names an msl. (glsl.) metric. Throws UserError on unknown keys or values.
 CompileRequest fixture_compile_request(const nlohmann::ordered_json& compile, const std::vector<MetricBound>& bounds);
 
 // One message per bound that `result` does not meet ("msl.lines = 512, expected <= 400"); a
