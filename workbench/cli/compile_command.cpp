@@ -196,14 +196,19 @@ bool is_default(const codegen::spirv::LoweringOptions& o) {
   return o.storage == d.storage && o.count == d.count && o.push == d.push && o.bounds_check == d.bounds_check;
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+// The first line of a diagnostic, without its "error: " prefix.
+std::string first_line(const std::string& s) {
+  std::string line = s.substr(0, s.find('\n'));
+  return line.starts_with("error: ") ? line.substr(7) : line;
+}
 
 ordered_json comparison_json(const workbench::LoweringComparison& cmp, const std::string& pipeline) {
   ordered_json rows = ordered_json::array();
   for (const auto& row : cmp.rows) {
     ordered_json metrics = ordered_json::object();
     if (row.ok())
-      for (const auto& [name, value] : workbench::metric_values(row.metrics)) metrics[name] = value;
+      for (const auto& [name, value] : workbench::metric_values(row.metrics))
+        if (!row.cross_error || !(name.starts_with("msl.") || name.starts_with("glsl."))) metrics[name] = value;
     ordered_json error = nullptr;
     if (row.error) error = {{"stage", row.error->stage}, {"task", row.error->task}, {"message", row.error->message}};
     rows.push_back({{"lowering", row.lowering},
@@ -211,6 +216,7 @@ ordered_json comparison_json(const workbench::LoweringComparison& cmp, const std
                     {"ok", row.ok()},
                     {"valid", row.ok() && row.valid},
                     {"error", error},
+                    {"cross_error", row.cross_error ? ordered_json(row.cross_error->message) : ordered_json(nullptr)},
                     {"tasks", row.tasks.size()},
                     {"metrics", metrics},
                     {"ms", {{"emit", row.emit_ms}, {"optimize", row.optimize_ms}, {"msl", row.msl_ms}, {"glsl", row.glsl_ms}}}});
@@ -243,6 +249,11 @@ void print_comparison(const workbench::LoweringComparison& cmp, const std::strin
     std::string ratio = reference && reference->metrics.msl_lines
                             ? fmt::format("{:.2f}", static_cast<double>(m.msl_lines) / static_cast<double>(reference->metrics.msl_lines))
                             : "-";
+    if (row.cross_error) {
+      std::cout << fmt::format("{} {:>9} {:>9}   no MSL: {}{}\n", head, m.final_id_bound, m.peak_id_bound,
+                               first_line(row.cross_error->message), row.valid ? "" : "  spirv-val: INVALID");
+      continue;
+    }
     std::cout << fmt::format("{} {:>9} {:>9} {:>9} {:>10} {:>10} {:>7}{}\n", head, m.final_id_bound, m.peak_id_bound, m.msl_lines,
                              m.msl_bytes, lines_per_push(m), ratio, row.valid ? "" : "  spirv-val: INVALID");
   }

@@ -127,6 +127,10 @@ bool finish_task(TaskCompile& task, const CompileRequest& request, const std::st
       m.glsl_bytes = task.glsl.metrics.bytes;
     }
   } catch (const UserError& e) {
+    if (!request.cross_errors_fatal) {
+      if (!out.cross_error) out.cross_error = CompileError{"cross", task.name, e.what()};
+      return true;
+    }
     out.error = CompileError{"cross", task.name, e.what()};
     return false;
   }
@@ -245,6 +249,7 @@ LoweringComparison compare_lowerings(const ir::Kernel& kernel, const CompileRequ
   for (const auto& lowering : codegen::spirv::all_stack_lowerings(request.lowering)) {
     CompileRequest r = request;
     r.lowering = lowering;
+    r.cross_errors_fatal = false;
     out.rows.push_back(compile_prepared(k, r));
   }
   return out;

@@ -31,6 +31,9 @@ struct CompileRequest {
   bool optimize = true;
   bool msl = true;   // cross-compile the modules used to MSL
   bool glsl = true;  // and to GLSL
+  // false: a module SPIRV-Cross cannot translate (f64 buffers have no MSL) is noted in
+  // KernelCompile::cross_error and the SPIR-V results stand; true: the compile fails.
+  bool cross_errors_fatal = true;
 };
 
 // Sizes of the code of one task or of the whole kernel. Kernel-wide: ID bounds are the maximum
@@ -75,6 +78,7 @@ struct KernelCompile {
   std::vector<TaskCompile> tasks;  // every task that was emitted, up to the failing one
   std::optional<CompileError> error;
   bool ok() const { return !error; }
+  std::optional<CompileError> cross_error;  // the first translation failure when not fatal
   CompileMetrics metrics;  // kernel-wide (see CompileMetrics), over `tasks`
   bool valid = false;      // every module used passed spirv-val
   double pipeline_ms = 0, emit_ms = 0, optimize_ms = 0, msl_ms = 0, glsl_ms = 0;

@@ -225,6 +225,7 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
   }
   r.ir = ir::print_kernel(*kernel);
   if (!pipeline.empty()) check_roundtrip(*kernel, *r.ir, r.roundtrip_failures);
+  check_metrics(*kernel, fx, r);
   if (original && (fx.contains("gradcheck") || fx.contains("grad"))) {
     gradient_checks(*original, pipeline, fx, dir, r);
     return r;
