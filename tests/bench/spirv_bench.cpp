@@ -68,8 +68,10 @@ std::string push_family_kernel(size_t pushes, bool same_stack) {
     s += fmt::format("    <f32> ${} = stack alloc (max_size=64)\n", stacks.back());
   }
   int qp = next(), q = next(), np = next(), n = next();
-  s += fmt::format("    <*f32> ${} = global ptr [q], index [${}] activate=true\n    <f32> ${} = global load ${}\n", qp, i, q, qp);
-  s += fmt::format("    <*i32> ${} = global ptr [n], index [] activate=true\n    <i32> ${} = global load ${}\n", np, n, np);
+  s += fmt::format("    <*f32> ${} = global ptr [q], index [${}] activate=true\n    <f32> ${} = global load ${}\n", qp,
+                   i, q, qp);
+  s += fmt::format("    <*i32> ${} = global ptr [n], index [] activate=true\n    <i32> ${} = global load ${}\n", np, n,
+                   np);
   int inner = next();
   s += fmt::format("    ${} : for in range(${}, ${}) block_dim=adaptive {{\n", inner, c0, n);
   for (size_t k = 0; k < pushes; ++k)
@@ -88,8 +90,9 @@ std::string push_family_kernel(size_t pushes, bool same_stack) {
     }
   }
   int op = next();
-  s += fmt::format("    <*f32> ${} = global ptr [out], index [${}] activate=true\n    ${} : global store [${} <- ${}]\n", op, i, next(), op,
-                   sum);
+  s +=
+      fmt::format("    <*f32> ${} = global ptr [out], index [${}] activate=true\n    ${} : global store [${} <- ${}]\n",
+                  op, i, next(), op, sum);
   return s + "  }\n}\n";
 }
 
@@ -141,7 +144,8 @@ Row measure(const ir::Kernel& reverse, const codegen::spirv::LoweringOptions& lo
 
 std::vector<codegen::spirv::LoweringOptions> pick_lowerings(const std::string& which) {
   if (which == "all") return codegen::spirv::all_stack_lowerings();
-  if (which == "defaults") return {codegen::spirv::LoweringOptions{}, codegen::spirv::parse_lowering("count=per-stack,push=branch,bounds=on")};
+  if (which == "defaults")
+    return {codegen::spirv::LoweringOptions{}, codegen::spirv::parse_lowering("count=per-stack,push=branch,bounds=on")};
   std::vector<codegen::spirv::LoweringOptions> out;
   for (const auto& l : split(which, ';')) out.push_back(codegen::spirv::parse_lowering(l));
   return out;
@@ -176,8 +180,11 @@ json slopes(const std::vector<size_t>& counts, const std::vector<codegen::spirv:
       }
       double s = slope(x, y);
       std::string name = codegen::spirv::lowering_name(lowering);
-      std::cerr << fmt::format("slope {:<16} {:<56} {:6.2f} MSL lines per push\n", same_stack ? "same stack" : "stack per push", name, s);
-      out.push_back({{"family", same_stack ? "same_stack" : "stack_per_push"}, {"lowering", name}, {"msl_lines_per_push", s},
+      std::cerr << fmt::format("slope {:<16} {:<56} {:6.2f} MSL lines per push\n",
+                               same_stack ? "same stack" : "stack per push", name, s);
+      out.push_back({{"family", same_stack ? "same_stack" : "stack_per_push"},
+                     {"lowering", name},
+                     {"msl_lines_per_push", s},
                      {"points", points}});
     }
   }
@@ -211,7 +218,8 @@ int main(int argc, char** argv) {
     } else if (a == "--out" && i + 1 < argc) {
       out_path = argv[++i];
     } else {
-      std::cerr << "usage: spirv_bench [--sizes N,N,...] [--lowerings all|defaults|L1;L2] [--slope P,P,...] [--depth D] [--chain L] [--no-intermediate-dce] [--write-kernel PREFIX] [--out FILE]\n";
+      std::cerr << "usage: spirv_bench [--sizes N,N,...] [--lowerings all|defaults|L1;L2] [--slope P,P,...] [--depth "
+                   "D] [--chain L] [--no-intermediate-dce] [--write-kernel PREFIX] [--out FILE]\n";
       return 2;
     }
   }
@@ -237,7 +245,8 @@ int main(int argc, char** argv) {
     for (const auto& lowering : lowerings) {
       Row r = measure(*k, lowering);
       const json& j = r.j;
-      std::cerr << fmt::format("{:>7} fwd / {:>7} rev stmts {:<56} ", forward, k->count_statements(), j["lowering"].get<std::string>());
+      std::cerr << fmt::format("{:>7} fwd / {:>7} rev stmts {:<56} ", forward, k->count_statements(),
+                               j["lowering"].get<std::string>());
       if (r.ok)
         std::cerr << fmt::format("IDs {} -> peak {} -> {}; MSL {} lines; emit {:.0f} opt {:.0f} msl {:.0f} ms\n",
                                  j["unoptimized_id_bound"].get<uint32_t>(), j["peak_id_bound"].get<uint32_t>(),
@@ -257,7 +266,10 @@ int main(int argc, char** argv) {
                        {"pushes", workbench::count_pushes(*k)},
                        {"lowerings", rows}});
   }
-  json doc = {{"benchmark", "spirv"}, {"intermediate_dce", g_intermediate_dce}, {"kernels", kernels}, {"slopes", slope_counts.empty() ? json::array() : slopes(slope_counts, lowerings)}};
+  json doc = {{"benchmark", "spirv"},
+              {"intermediate_dce", g_intermediate_dce},
+              {"kernels", kernels},
+              {"slopes", slope_counts.empty() ? json::array() : slopes(slope_counts, lowerings)}};
   if (out_path.empty())
     std::cout << doc.dump(2) << "\n";
   else

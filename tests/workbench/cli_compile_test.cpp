@@ -108,8 +108,8 @@ TEST(CliCompile, OptimizerReportAndTable) {
 TEST(CliCompile, IdOverflowFailsClosedWithRemedies) {
   fs::path report = scratch("overflow.json");
   // The emitted module's bound is 241; LocalMultiStoreElim takes it past 245 (SSA phis).
-  auto r = run_cli("compile " + decay() + " --target=msl --max-id-bound=245 --no-intermediate-dce --spirv-opt-report=" +
-                   report.string());
+  auto r = run_cli("compile " + decay() +
+                   " --target=msl --max-id-bound=245 --no-intermediate-dce --spirv-opt-report=" + report.string());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;  // nothing written: no silent fallback
   EXPECT_NE(r.err.find("ran out of IDs"), std::string::npos) << r.err;
@@ -163,7 +163,8 @@ TEST(CliCompareLowerings, OneRowPerLoweringWithTheDefaultMarked) {
 }
 
 TEST(CliCompareLowerings, RejectedRowsDoNotStopTheTable) {
-  auto r = run_cli("compare-lowerings " + source_path("fixtures/autodiff_stacks/decay_arg_n3_f64.chi") + " --passes=reverse_ad");
+  auto r = run_cli("compare-lowerings " + source_path("fixtures/autodiff_stacks/decay_arg_n3_f64.chi") +
+                   " --passes=reverse_ad");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(count(r.out, "error (codegen): "), 8u) << r.out;  // f64 stacks cannot live on the heap
   EXPECT_NE(r.out.find("heap stacks hold f32, i32 or u1 values"), std::string::npos) << r.out;
@@ -197,7 +198,8 @@ namespace {
 TEST(FixtureMetricBounds, CheckEnforcesAndUpdateKeepsThem) {
   fs::path dir = scratch("metrics_fixture");
   fs::create_directories(dir);
-  fs::copy_file(source_path("fixtures/codegen/decay_field_n5_f32.chi"), dir / "decay.chi", fs::copy_options::overwrite_existing);
+  fs::copy_file(source_path("fixtures/codegen/decay_field_n5_f32.chi"), dir / "decay.chi",
+                fs::copy_options::overwrite_existing);
   auto fx = nlohmann::ordered_json::parse(R"({"kernel": "decay.chi", "pipeline": "reverse_ad",
       "compile": {"lowering": "count=per-stack"}, "expect": {"metrics": {"msl.lines": "<= 10", "ir.pushes": 3}}})");
   fs::path path = dir / "tight.fixture.json";
@@ -205,7 +207,8 @@ TEST(FixtureMetricBounds, CheckEnforcesAndUpdateKeepsThem) {
   auto check = run_cli("fixture check " + path.string());
   EXPECT_EQ(check.exit_code, 1) << check.out;
   EXPECT_NE(check.out.find("metrics: msl.lines = "), std::string::npos) << check.out;
-  EXPECT_NE(check.out.find("under storage=heap,count=per-stack,push=select,bounds=on, expected <= 10"), std::string::npos)
+  EXPECT_NE(check.out.find("under storage=heap,count=per-stack,push=select,bounds=on, expected <= 10"),
+            std::string::npos)
       << check.out;
   auto update = run_cli("fixture update " + path.string());
   EXPECT_EQ(update.exit_code, 1) << update.out;

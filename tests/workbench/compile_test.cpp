@@ -137,7 +137,8 @@ TEST(CompileKernel, PerStackWithoutIntermediateDceOverflowsWhereTheDefaultsFit) 
   old.optimizer.intermediate_dce = false;
   KernelCompile overflows = compile_kernel(*k, old);
   ASSERT_FALSE(overflows.ok()) << "per-stack without intermediate DCE fit in " << kBound << ": peak "
-                               << overflows.metrics.peak_id_bound << " (defaults' peak " << fits.metrics.peak_id_bound << ")";
+                               << overflows.metrics.peak_id_bound << " (defaults' peak " << fits.metrics.peak_id_bound
+                               << ")";
   const CompileError& e = *overflows.error;
   EXPECT_EQ(e.stage, "optimize");
   const TaskCompile& t = overflows.tasks.back();
@@ -161,7 +162,8 @@ TEST(FixtureMetrics, BoundsParseAndCheck) {
   EXPECT_EQ(bounds[1].value, 2);
   EXPECT_EQ(bounds[2].op, ">=");
   EXPECT_EQ(bounds[3].op, ">");
-  CompileRequest r = fixture_compile_request(nlohmann::ordered_json::parse(R"({"lowering": "count=per-stack"})"), bounds);
+  CompileRequest r =
+      fixture_compile_request(nlohmann::ordered_json::parse(R"({"lowering": "count=per-stack"})"), bounds);
   EXPECT_TRUE(r.glsl);
   EXPECT_EQ(r.lowering.count, codegen::spirv::StackCount::per_stack);
   auto failures = check_metric_bounds(bounds, compile_kernel(*reverse_of(kDecay), r));

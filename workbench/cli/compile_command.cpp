@@ -34,14 +34,17 @@ workbench::CompileRequest make_request(const CodegenArgs& a, const std::string& 
   if (with_choices) {
     std::string choices;
     for (const auto& [key, value] : {std::pair<const char*, const std::string&>{"storage", a.storage},
-                                     {"count", a.count}, {"push", a.push}, {"bounds", a.bounds}})
+                                     {"count", a.count},
+                                     {"push", a.push},
+                                     {"bounds", a.bounds}})
       if (!value.empty()) choices += fmt::format("{}{}={}", choices.empty() ? "" : ",", key, value);
     r.lowering = codegen::spirv::parse_lowering(choices, r.lowering);
   }
   r.float64 = capability(a.float64);
   r.int64 = capability(a.int64);
   if (a.max_id_bound == 0 || a.max_id_bound > UINT32_MAX)
-    throw UserError(fmt::format("--max-id-bound={} is out of range", a.max_id_bound), "give a bound from 1 to 4294967295");
+    throw UserError(fmt::format("--max-id-bound={} is out of range", a.max_id_bound),
+                    "give a bound from 1 to 4294967295");
   r.optimizer.max_id_bound = static_cast<uint32_t>(a.max_id_bound);
   r.optimizer.intermediate_dce = !a.no_intermediate_dce;
   r.optimizer.compact_ids = !a.no_compact_ids;
@@ -85,19 +88,24 @@ void print_summary(const workbench::KernelCompile& c, const std::string& pipelin
   const auto& m = c.metrics;
   std::string msl = m.msl_bytes ? fmt::format(", MSL {} lines, {} bytes", m.msl_lines, m.msl_bytes) : "";
   std::string per_push = m.msl_bytes ? fmt::format(", {} MSL lines per push", lines_per_push(m)) : "";
-  std::cerr << fmt::format("  kernel: {} task(s), max final ID bound {}{}, {} push(es){}\n", c.tasks.size(), m.final_id_bound, msl,
-                           m.pushes, per_push);
+  std::cerr << fmt::format("  kernel: {} task(s), max final ID bound {}{}, {} push(es){}\n", c.tasks.size(),
+                           m.final_id_bound, msl, m.pushes, per_push);
 }
 
 void write_report(const workbench::KernelCompile& c, const std::string& path) {
   ordered_json reports = ordered_json::array();
   for (const auto& t : c.tasks)
     if (t.report) reports.push_back(spirv::report_to_json(*t.report));
-  ordered_json doc = {{"schema", "passbench.spirv-opt-reports"}, {"version", 1},      {"kernel", c.kernel},
-                      {"lowering", c.lowering},                  {"tasks", reports}};
+  ordered_json doc = {{"schema", "passbench.spirv-opt-reports"},
+                      {"version", 1},
+                      {"kernel", c.kernel},
+                      {"lowering", c.lowering},
+                      {"tasks", reports}};
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << doc.dump(2) << "\n";
-  if (!out) throw UserError(fmt::format("cannot write the optimizer report to {}", path), "check the folder exists and is writable");
+  if (!out)
+    throw UserError(fmt::format("cannot write the optimizer report to {}", path),
+                    "check the folder exists and is writable");
 }
 
 struct TargetInfo {
@@ -141,8 +149,9 @@ void write_outputs(const workbench::KernelCompile& c, const CompileArgs& a) {
     return;
   }
   if (info.binary && c.tasks.size() > 1)
-    throw UserError(fmt::format("kernel '{}' has {} tasks, and binary SPIR-V holds one module per file", c.kernel, c.tasks.size()),
-                    "pass -o DIR/ to write one TASK.spv per task, or --target=spvasm for one text");
+    throw UserError(
+        fmt::format("kernel '{}' has {} tasks, and binary SPIR-V holds one module per file", c.kernel, c.tasks.size()),
+        "pass -o DIR/ to write one TASK.spv per task, or --target=spvasm for one text");
   std::string text;
   for (const auto& t : c.tasks) {
     if (c.tasks.size() > 1) text += fmt::format("{}{} task {}\n", text.empty() ? "" : "\n", info.comment, t.name);
@@ -189,7 +198,9 @@ const char* storage_name(codegen::spirv::StackStorage s) {
 const char* count_name(codegen::spirv::StackCount c) {
   return c == codegen::spirv::StackCount::shared_array ? "shared-array" : "per-stack";
 }
-const char* push_name(codegen::spirv::StackPush p) { return p == codegen::spirv::StackPush::select ? "select" : "branch"; }
+const char* push_name(codegen::spirv::StackPush p) {
+  return p == codegen::spirv::StackPush::select ? "select" : "branch";
+}
 
 bool is_default(const codegen::spirv::LoweringOptions& o) {
   codegen::spirv::LoweringOptions d;
@@ -211,29 +222,36 @@ ordered_json comparison_json(const workbench::LoweringComparison& cmp, const std
         if (!row.cross_error || !(name.starts_with("msl.") || name.starts_with("glsl."))) metrics[name] = value;
     ordered_json error = nullptr;
     if (row.error) error = {{"stage", row.error->stage}, {"task", row.error->task}, {"message", row.error->message}};
-    rows.push_back({{"lowering", row.lowering},
-                    {"default", is_default(row.lowering_options)},
-                    {"ok", row.ok()},
-                    {"valid", row.ok() && row.valid},
-                    {"error", error},
-                    {"cross_error", row.cross_error ? ordered_json(row.cross_error->message) : ordered_json(nullptr)},
-                    {"tasks", row.tasks.size()},
-                    {"metrics", metrics},
-                    {"ms", {{"emit", row.emit_ms}, {"optimize", row.optimize_ms}, {"msl", row.msl_ms}, {"glsl", row.glsl_ms}}}});
+    rows.push_back(
+        {{"lowering", row.lowering},
+         {"default", is_default(row.lowering_options)},
+         {"ok", row.ok()},
+         {"valid", row.ok() && row.valid},
+         {"error", error},
+         {"cross_error", row.cross_error ? ordered_json(row.cross_error->message) : ordered_json(nullptr)},
+         {"tasks", row.tasks.size()},
+         {"metrics", metrics},
+         {"ms", {{"emit", row.emit_ms}, {"optimize", row.optimize_ms}, {"msl", row.msl_ms}, {"glsl", row.glsl_ms}}}});
   }
-  return {{"schema", "passbench.compare-lowerings"}, {"version", 1}, {"kernel", cmp.kernel},
-          {"pipeline", pipeline}, {"pushes", cmp.pushes},           {"rows", rows}};
+  return {{"schema", "passbench.compare-lowerings"},
+          {"version", 1},
+          {"kernel", cmp.kernel},
+          {"pipeline", pipeline},
+          {"pushes", cmp.pushes},
+          {"rows", rows}};
 }
 
-void print_comparison(const workbench::LoweringComparison& cmp, const std::string& pipeline, const workbench::CompileRequest& r) {
-  std::cout << fmt::format("kernel '{}'{}: {} stack push(es); optimizer: max ID bound {}{}{}\n", cmp.kernel, pipeline_note(pipeline),
-                           cmp.pushes, r.optimizer.max_id_bound, r.optimizer.intermediate_dce ? "" : ", no intermediate DCE",
+void print_comparison(const workbench::LoweringComparison& cmp, const std::string& pipeline,
+                      const workbench::CompileRequest& r) {
+  std::cout << fmt::format("kernel '{}'{}: {} stack push(es); optimizer: max ID bound {}{}{}\n", cmp.kernel,
+                           pipeline_note(pipeline), cmp.pushes, r.optimizer.max_id_bound,
+                           r.optimizer.intermediate_dce ? "" : ", no intermediate DCE",
                            r.optimizer.compact_ids ? "" : ", no CompactIds");
   const workbench::KernelCompile* reference = nullptr;
   for (const auto& row : cmp.rows)
     if (is_default(row.lowering_options) && row.ok()) reference = &row;
-  std::cout << fmt::format("  {:<8} {:<12} {:<6} {:<6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>7}\n", "storage", "count", "push",
-                           "bounds", "final ID", "peak ID", "MSL lines", "MSL bytes", "lines/push", "MSL x");
+  std::cout << fmt::format("  {:<8} {:<12} {:<6} {:<6} {:>9} {:>9} {:>9} {:>10} {:>10} {:>7}\n", "storage", "count",
+                           "push", "bounds", "final ID", "peak ID", "MSL lines", "MSL bytes", "lines/push", "MSL x");
   int failed = 0;
   for (const auto& row : cmp.rows) {
     const auto& o = row.lowering_options;
@@ -241,26 +259,32 @@ void print_comparison(const workbench::LoweringComparison& cmp, const std::strin
                                    count_name(o.count), push_name(o.push), o.bounds_check ? "on" : "off");
     if (!row.ok()) {
       ++failed;
-      std::cout << fmt::format("{} error ({}{}): {}\n", head, row.error->stage, row.error->task.empty() ? "" : ", task " + row.error->task,
+      std::cout << fmt::format("{} error ({}{}): {}\n", head, row.error->stage,
+                               row.error->task.empty() ? "" : ", task " + row.error->task,
                                first_line(row.error->message));
       continue;
     }
     const auto& m = row.metrics;
     std::string ratio = reference && reference->metrics.msl_lines
-                            ? fmt::format("{:.2f}", static_cast<double>(m.msl_lines) / static_cast<double>(reference->metrics.msl_lines))
+                            ? fmt::format("{:.2f}", static_cast<double>(m.msl_lines) /
+                                                        static_cast<double>(reference->metrics.msl_lines))
                             : "-";
     if (row.cross_error) {
       std::cout << fmt::format("{} {:>9} {:>9}   no MSL: {}{}\n", head, m.final_id_bound, m.peak_id_bound,
                                first_line(row.cross_error->message), row.valid ? "" : "  spirv-val: INVALID");
       continue;
     }
-    std::cout << fmt::format("{} {:>9} {:>9} {:>9} {:>10} {:>10} {:>7}{}\n", head, m.final_id_bound, m.peak_id_bound, m.msl_lines,
-                             m.msl_bytes, lines_per_push(m), ratio, row.valid ? "" : "  spirv-val: INVALID");
+    std::cout << fmt::format("{} {:>9} {:>9} {:>9} {:>10} {:>10} {:>7}{}\n", head, m.final_id_bound, m.peak_id_bound,
+                             m.msl_lines, m.msl_bytes, lines_per_push(m), ratio,
+                             row.valid ? "" : "  spirv-val: INVALID");
   }
-  std::cout << "* the default lowering; ID bounds: the largest over the kernel's tasks; MSL: all tasks; MSL x: MSL lines / the default's\n";
+  std::cout << "* the default lowering; ID bounds: the largest over the kernel's tasks; MSL: all tasks; MSL x: MSL "
+               "lines / the default's\n";
   if (failed)
-    std::cout << fmt::format("{} lowering(s) failed; `passbench compile FILE --target=msl --adstack-...` with that lowering shows the whole error\n",
-                             failed);
+    std::cout << fmt::format(
+        "{} lowering(s) failed; `passbench compile FILE --target=msl --adstack-...` with that lowering shows the whole "
+        "error\n",
+        failed);
 }
 
 }  // namespace
@@ -270,7 +294,8 @@ int cmd_compare_lowerings(const CompareArgs& a) {
   workbench::CompileRequest request = make_request(a.codegen, pipeline, false);
   workbench::LoweringComparison cmp = workbench::compare_lowerings(*kernel, request);
   if (cmp.pipeline_error) {
-    std::cerr << fmt::format("{}: the pipeline '{}' failed: {}\n", a.codegen.file, pipeline, cmp.pipeline_error->message);
+    std::cerr << fmt::format("{}: the pipeline '{}' failed: {}\n", a.codegen.file, pipeline,
+                             cmp.pipeline_error->message);
     return 1;
   }
   if (a.json)
@@ -279,7 +304,8 @@ int cmd_compare_lowerings(const CompareArgs& a) {
     print_comparison(cmp, pipeline, request);
   bool bug = false;
   for (const auto& row : cmp.rows) bug = bug || (row.error && row.error->internal) || (row.ok() && !row.valid);
-  if (bug) std::cerr << "a lowering hit an internal error or produced invalid SPIR-V: a bug in passbench; please report it\n";
+  if (bug)
+    std::cerr << "a lowering hit an internal error or produced invalid SPIR-V: a bug in passbench; please report it\n";
   return bug ? 1 : 0;
 }
 

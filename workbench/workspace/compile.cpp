@@ -44,9 +44,12 @@ bool has_f64_atomic(const ir::Kernel& k) {
 
 bool resolve(Capability c, bool requested, bool needed) {
   switch (c) {
-    case Capability::on: return true;
-    case Capability::off: return false;
-    case Capability::automatic: return requested || needed;
+    case Capability::on:
+      return true;
+    case Capability::off:
+      return false;
+    case Capability::automatic:
+      return requested || needed;
   }
   return requested;
 }
@@ -156,7 +159,7 @@ std::string kernel_label(const ir::Kernel& k) { return k.name.empty() ? "kernel"
 
 // Runs request.pipeline on a copy of `kernel`; null (and `error` set) when it fails.
 std::unique_ptr<ir::Kernel> run_preparation(const ir::Kernel& kernel, const std::string& pipeline,
-                                         std::optional<CompileError>& error) {
+                                            std::optional<CompileError>& error) {
   passes::RunOptions run_options;
   run_options.capture_ir = false;
   try {
@@ -187,8 +190,8 @@ KernelCompile compile_prepared(const ir::Kernel& k, const CompileRequest& reques
     out.error = CompileError{"codegen", "", e.what()};
     return out;
   } catch (const InternalError& e) {
-    out.error = CompileError{"codegen", "", fmt::format("internal error (a passbench bug; please report it): {}", e.what()),
-                             true};
+    out.error = CompileError{"codegen", "",
+                             fmt::format("internal error (a passbench bug; please report it): {}", e.what()), true};
     return out;
   }
   out.emit_ms = ms_since(start);

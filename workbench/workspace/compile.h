@@ -54,8 +54,8 @@ struct CompileMetrics {
 
 struct TaskCompile {
   std::string name;
-  std::vector<uint32_t> unoptimized;  // the emitter's module
-  std::vector<uint32_t> spirv;        // the module used: optimized, or the input on fallback/no optimize
+  std::vector<uint32_t> unoptimized;             // the emitter's module
+  std::vector<uint32_t> spirv;                   // the module used: optimized, or the input on fallback/no optimize
   std::optional<spirv::OptimizerReport> report;  // when the optimizer ran (also when it failed)
   msl::CrossCompiled msl, glsl;                  // empty text when not requested
   bool valid = false;                            // spirv-val accepted the module used
@@ -71,16 +71,16 @@ struct CompileError {
 };
 
 struct KernelCompile {
-  std::string kernel;    // the kernel's name
-  std::string lowering;  // codegen::spirv::lowering_name of the options used
-  codegen::spirv::LoweringOptions lowering_options;  // with capabilities resolved
+  std::string kernel;                                      // the kernel's name
+  std::string lowering;                                    // codegen::spirv::lowering_name of the options used
+  codegen::spirv::LoweringOptions lowering_options;        // with capabilities resolved
   std::optional<codegen::spirv::CompiledKernel> compiled;  // metadata; tasks' words moved into `tasks`
-  std::vector<TaskCompile> tasks;  // every task that was emitted, up to the failing one
+  std::vector<TaskCompile> tasks;                          // every task that was emitted, up to the failing one
   std::optional<CompileError> error;
   bool ok() const { return !error; }
   std::optional<CompileError> cross_error;  // the first translation failure when not fatal
-  CompileMetrics metrics;  // kernel-wide (see CompileMetrics), over `tasks`
-  bool valid = false;      // every module used passed spirv-val
+  CompileMetrics metrics;                   // kernel-wide (see CompileMetrics), over `tasks`
+  bool valid = false;                       // every module used passed spirv-val
   double pipeline_ms = 0, emit_ms = 0, optimize_ms = 0, msl_ms = 0, glsl_ms = 0;
 };
 

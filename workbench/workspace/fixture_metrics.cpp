@@ -12,7 +12,8 @@ namespace pb::workbench {
 
 namespace {
 
-constexpr const char* kBoundForms = "write a bound as \"<= 400\", \"< 400\", \">= 1\", \"> 0\", \"== 12\" or a number (==)";
+constexpr const char* kBoundForms =
+    "write a bound as \"<= 400\", \"< 400\", \">= 1\", \"> 0\", \"== 12\" or a number (==)";
 
 std::string names_list() {
   std::string s;
@@ -35,7 +36,8 @@ MetricBound parse_bound(const std::string& metric, const nlohmann::ordered_json&
     b.value = v.get<double>();
     return b;
   }
-  if (!v.is_string()) throw UserError(fmt::format("expect.metrics.{}: {} is not a bound", metric, v.dump()), kBoundForms);
+  if (!v.is_string())
+    throw UserError(fmt::format("expect.metrics.{}: {} is not a bound", metric, v.dump()), kBoundForms);
   std::string text = trim(v.get<std::string>());
   for (const char* op : {"<=", ">=", "==", "<", ">"}) {
     if (!text.starts_with(op)) continue;
@@ -69,7 +71,8 @@ std::vector<MetricBound> parse_metric_bounds(const nlohmann::ordered_json& metri
 CompileRequest fixture_compile_request(const nlohmann::ordered_json& compile, const std::vector<MetricBound>& bounds) {
   CompileRequest r;
   if (!compile.is_null() && !compile.is_object())
-    throw UserError("\"compile\" must be an object", "e.g. {\"lowering\": \"count=per-stack\", \"max_id_bound\": 5000}");
+    throw UserError("\"compile\" must be an object",
+                    "e.g. {\"lowering\": \"count=per-stack\", \"max_id_bound\": 5000}");
   if (compile.is_object()) {
     for (const auto& [key, v] : compile.items()) {
       if (key == "lowering" && v.is_string()) {
@@ -81,13 +84,15 @@ CompileRequest fixture_compile_request(const nlohmann::ordered_json& compile, co
       } else if (key == "compact_ids" && v.is_boolean()) {
         r.optimizer.compact_ids = v.get<bool>();
       } else {
-        throw UserError(fmt::format("compile.{}: unknown key or bad value {}", key, v.dump()),
-                        "keys: lowering (string), max_id_bound (up to 4294967295), intermediate_dce, compact_ids (booleans)");
+        throw UserError(
+            fmt::format("compile.{}: unknown key or bad value {}", key, v.dump()),
+            "keys: lowering (string), max_id_bound (up to 4294967295), intermediate_dce, compact_ids (booleans)");
       }
     }
   }
   auto names = [&](const char* prefix) {
-    return std::any_of(bounds.begin(), bounds.end(), [&](const MetricBound& b) { return b.metric.starts_with(prefix); });
+    return std::any_of(bounds.begin(), bounds.end(),
+                       [&](const MetricBound& b) { return b.metric.starts_with(prefix); });
   };
   r.msl = names("msl.");
   r.glsl = names("glsl.");
@@ -96,18 +101,20 @@ CompileRequest fixture_compile_request(const nlohmann::ordered_json& compile, co
 
 std::vector<std::string> check_metric_bounds(const std::vector<MetricBound>& bounds, const KernelCompile& result) {
   if (!result.ok())
-    return {fmt::format("metrics: compiling under {} failed ({}):\n  {}", result.lowering.empty() ? "the lowering" : result.lowering,
-                        result.error->stage, result.error->message)};
+    return {fmt::format("metrics: compiling under {} failed ({}):\n  {}",
+                        result.lowering.empty() ? "the lowering" : result.lowering, result.error->stage,
+                        result.error->message)};
   std::vector<std::string> failures;
   auto values = metric_values(result.metrics);
   for (const auto& b : bounds) {
     auto it = std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == b.metric; });
     if (it == values.end()) {
-      failures.push_back(fmt::format("metrics: {} is not defined for this kernel (it has no stack pushes), expected {} {:g}",
-                                     b.metric, b.op, b.value));
+      failures.push_back(
+          fmt::format("metrics: {} is not defined for this kernel (it has no stack pushes), expected {} {:g}", b.metric,
+                      b.op, b.value));
     } else if (!holds(b, it->second)) {
-      failures.push_back(fmt::format("metrics: {} = {:g} under {}, expected {} {:g}", b.metric, it->second, result.lowering,
-                                     b.op, b.value));
+      failures.push_back(fmt::format("metrics: {} = {:g} under {}, expected {} {:g}", b.metric, it->second,
+                                     result.lowering, b.op, b.value));
     }
   }
   return failures;
