@@ -6,8 +6,36 @@
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "workbench/cli/commands.h"
+#include "workbench/cli/compile_command.h"
 #include "workbench/cli/gradient_command.h"
 #include "workbench/cli/replay_command.h"
+
+namespace {
+
+// Options `compile` and `compare-lowerings` share; `with_choices` adds the four adstack choices.
+CLI::Option* add_codegen_options(CLI::App* cmd, pb::cli::CodegenArgs& a, bool with_choices) {
+  cmd->add_option("FILE", a.file, "kernel file, or a fixture carrying a pipeline (- for stdin)")->required();
+  auto* passes = cmd->add_option("--passes", a.passes, "pipeline to run before compiling, e.g. reverse_ad (default: the fixture's, else none)");
+  if (with_choices) {
+    cmd->add_option("--adstack-storage", a.storage, "where stack entries live (default heap)")->check(CLI::IsMember({"heap", "function"}));
+    cmd->add_option("--adstack-count", a.count, "where stack counts live (default shared-array)")
+        ->check(CLI::IsMember({"per-stack", "shared-array"}));
+    cmd->add_option("--adstack-push", a.push, "how a push guards its store (default select)")->check(CLI::IsMember({"branch", "select"}));
+    cmd->add_option("--bounds-check", a.bounds, "record stack overflow in the flags buffer (default on)")->check(CLI::IsMember({"on", "off"}));
+  }
+  cmd->add_option("--lowering", a.lowering, "more lowering options as KEY=VALUE,...: float64 int64 atomic-float-add print capacity workgroup");
+  cmd->add_option("--float64", a.float64, "Float64 capability; auto: on when the kernel uses f64")->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
+  cmd->add_option("--int64", a.int64, "Int64 capability; auto: on when the kernel uses i64/u64 or f64 atomics")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  cmd->add_option("--max-id-bound", a.max_id_bound, "no optimized module may reach an ID bound above N (up to 4294967295)")->capture_default_str();
+  cmd->add_flag("--no-intermediate-dce", a.no_intermediate_dce, "drop the AggressiveDCE passes between the SSA passes (keep the last)");
+  cmd->add_flag("--no-compact-ids", a.no_compact_ids, "leave CompactIds out of the optimizer pipeline");
+  cmd->add_flag("--spirv-opt-fallback", a.fallback, "when the optimizer fails, use the UNOPTIMIZED module (with a warning) instead of failing");
+  return passes;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"passbench: a pass workbench for the CHI IR of Taichi-family compilers"};
@@ -77,6 +105,22 @@ int main(int argc, char** argv) {
   replay->add_option("--reproducer-dir", replay_args.reproducer_dir, "where to write a reproducer when a pass fails (default: the temp folder)");
   replay->add_option("--color", replay_args.color, "colour diffs")->check(CLI::IsMember({"auto", "always", "never"}));
 
+  pb::cli::CompileArgs compile_args;
+  auto* compile = app.add_subcommand("compile", "Compile a kernel to SPIR-V, SPIR-V assembly, MSL or GLSL, with the optimizer's ID growth");
+  auto* compile_passes = add_codegen_options(compile, compile_args.codegen, true);
+  compile->add_option("--target", compile_args.target, "what to write: spirv (binary), spvasm, msl or glsl")
+      ->required()
+      ->check(CLI::IsMember({"spirv", "spvasm", "msl", "glsl"}));
+  compile->add_flag("--no-optimize", compile_args.no_optimize, "write the emitter's module without running spirv-opt");
+  compile->add_option("--spirv-opt-report", compile_args.report, "write every task's optimizer report (JSON) to FILE");
+  compile->add_flag("--spirv-opt-table", compile_args.table, "print every task's per-pass ID growth table (stderr)");
+  compile->add_option("-o,--output", compile_args.output, "output file, or a directory (existing or ending in /) for one file per task");
+
+  pb::cli::CompareArgs compare_args;
+  auto* compare = app.add_subcommand("compare-lowerings", "Compile a kernel under all 16 adstack lowerings and tabulate ID bounds and MSL size");
+  auto* compare_passes = add_codegen_options(compare, compare_args.codegen, false);
+  compare->add_flag("--json", compare_args.json, "print the table as JSON");
+
   auto* passes_cmd = app.add_subcommand("passes", "List every pass with its options and statistics");
 
   std::vector<std::string> fixture_paths;
@@ -103,6 +147,14 @@ int main(int argc, char** argv) {
       if (pc->count() > 0) replay_args.print_changed = print_changed.empty() ? "full" : print_changed;
       if (no_verify_each) replay_args.verify_each = false;
       return pb::cli::cmd_replay(replay_args);
+    }
+    if (*compile) {
+      compile_args.codegen.passes_given = compile_passes->count() > 0;
+      return pb::cli::cmd_compile(compile_args);
+    }
+    if (*compare) {
+      compare_args.codegen.passes_given = compare_passes->count() > 0;
+      return pb::cli::cmd_compare_lowerings(compare_args);
     }
     if (*passes_cmd) return pb::cli::cmd_passes();
     if (*check) return pb::cli::cmd_fixture(false, fixture_paths);

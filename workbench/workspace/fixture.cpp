@@ -15,7 +15,9 @@
 #include "ir/verifier.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/interp/state.h"
+#include "workbench/workspace/compile.h"
 #include "workbench/workspace/fixture_compare.h"
+#include "workbench/workspace/fixture_metrics.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
 #include "workbench/workspace/replay.h"
@@ -60,6 +62,7 @@ struct Replay {
   std::optional<nlohmann::json> values;
   std::optional<std::string> printed;
   std::vector<std::string> roundtrip_failures;
+  std::vector<std::string> metric_failures;  // expect.metrics not met, or not readable
 };
 
 std::string located_message(const UserError& e) {
@@ -154,6 +157,18 @@ void gradient_checks(const ir::Kernel& forward, const std::string& pipeline, con
   }
 }
 
+// "expect.metrics": compiles the kernel after the pipeline as "compile" says and checks the bounds.
+void check_metrics(const ir::Kernel& k, const ordered_json& fx, Replay& r) {
+  if (!fx.contains("expect") || !fx["expect"].contains("metrics")) return;
+  try {
+    auto bounds = parse_metric_bounds(fx["expect"]["metrics"]);
+    auto request = fixture_compile_request(fx.value("compile", ordered_json()), bounds);
+    r.metric_failures = check_metric_bounds(bounds, compile_kernel(k, request));
+  } catch (const UserError& e) {
+    r.metric_failures.push_back(e.what());
+  }
+}
+
 Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
   Replay r;
   fs::path dir = fixture_path.parent_path();
@@ -210,6 +225,7 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
   }
   r.ir = ir::print_kernel(*kernel);
   if (!pipeline.empty()) check_roundtrip(*kernel, *r.ir, r.roundtrip_failures);
+  check_metrics(*kernel, fx, r);
   if (original && (fx.contains("gradcheck") || fx.contains("grad"))) {
     gradient_checks(*original, pipeline, fx, dir, r);
     return r;
@@ -276,6 +292,7 @@ FixtureOutcome check_fixture(const std::string& path) {
   f.insert(f.end(), r.roundtrip_failures.begin(), r.roundtrip_failures.end());
   f.insert(f.end(), r.differential_failures.begin(), r.differential_failures.end());
   f.insert(f.end(), r.gradcheck_failures.begin(), r.gradcheck_failures.end());
+  f.insert(f.end(), r.metric_failures.begin(), r.metric_failures.end());
   if (expect.contains("ir_after")) {
     for (const auto& [key, text] : expect["ir_after"].items()) {
       auto it = r.ir_after.find(key);
@@ -371,6 +388,7 @@ FixtureOutcome update_fixture(const std::string& path) {
     if (!r.error_pass.empty()) fresh["error"]["pass"] = r.error_pass;
   }
   if (expect.contains("tolerance")) fresh["tolerance"] = expect["tolerance"];
+  if (expect.contains("metrics")) fresh["metrics"] = expect["metrics"];  // bounds are written by hand, never updated
   o.changed = fresh != expect;
   fx["expect"] = fresh;
   if (o.changed) {
@@ -381,6 +399,7 @@ FixtureOutcome update_fixture(const std::string& path) {
   o.failures.insert(o.failures.end(), r.roundtrip_failures.begin(), r.roundtrip_failures.end());
   o.failures.insert(o.failures.end(), r.differential_failures.begin(), r.differential_failures.end());
   o.failures.insert(o.failures.end(), r.gradcheck_failures.begin(), r.gradcheck_failures.end());
+  o.failures.insert(o.failures.end(), r.metric_failures.begin(), r.metric_failures.end());
   o.passed = o.failures.empty();
   return o;
 }

@@ -1,0 +1,278 @@
+// Benchmark of SPIR-V codegen for reverse kernels (issue #5). Generates articulated-body forward
+// kernels (ad_kernel_gen.h, one body: a single task whose carried values grow with the size),
+// makes the reverse kernel with `reverse_ad`, and compiles it under each adstack lowering through
+// the workspace (workbench/workspace/compile.h): emit, spirv-opt pass by pass, MSL. Records the
+// unoptimized, peak and final ID bounds, live IDs, MSL lines and bytes, MSL lines per push and the
+// time of each stage. Then the slope of MSL lines against the push count over kernels that differ
+// only in their pushes (one stack pushed P times; and, for comparison, P stacks pushed once).
+//   spirv_bench [--sizes 1000,10000] [--lowerings all|defaults|L1;L2] [--slope 8,16,32,64]
+//               [--depth D] [--chain L] [--no-intermediate-dce] [--write-kernel PREFIX] [--out FILE]
+// --write-kernel writes each forward kernel to PREFIX.SIZE.chi (for `passbench compile`).
+// --lowerings `defaults` is the default lowering and per-stack,branch,on (heap): the two the
+// targets compare. Writes JSON (to stdout without --out) and a progress line per row on stderr.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ad_kernel_gen.h"
+#include "codegen/spirv/options.h"
+#include "ir/parser.h"
+#include "ir/visitor.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
+#include "workbench/workspace/compile.h"
+
+using namespace pb;
+using nlohmann::json;
+
+namespace {
+
+constexpr uint32_t kSpirvToolsDefaultBound = 4194303;
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string part; std::getline(ss, part, sep);)
+    if (!part.empty()) out.push_back(part);
+  return out;
+}
+
+size_t count_stacks(const ir::Kernel& k) {
+  size_t n = 0;
+  ir::walk(k.root(), [&](ir::Stmt& s) { n += ir::isa<ir::AdStackAllocaStmt>(&s); });
+  return n;
+}
+
+// A reverse-shaped kernel whose only variable part is `pushes`: one f32 stack pushed `pushes`
+// times per iteration of a dynamic loop (same_stack), or `pushes` stacks pushed once each and
+// read back with load top (one stack per push: also adds an alloc and a load top per push).
+std::string push_family_kernel(size_t pushes, bool same_stack) {
+  std::string s = "field q : f32[16]\nfield out : f32[16]\nfield n : i32[]\nkernel \"push_family\" {\n";
+  int id = 0;
+  auto next = [&] { return id++; };
+  int c0 = next(), c16 = next();
+  s += fmt::format("  <i32> ${} = const 0\n  <i32> ${} = const 16\n", c0, c16);
+  int loop = next();
+  s += fmt::format("  ${} : for in range(${}, ${}) block_dim=adaptive {{\n", loop, c0, c16);
+  int i = next();
+  s += fmt::format("    <i32> ${} = loop ${} index 0\n", i, loop);
+  std::vector<int> stacks;
+  for (size_t k = 0; k < (same_stack ? 1 : pushes); ++k) {
+    stacks.push_back(next());
+    s += fmt::format("    <f32> ${} = stack alloc (max_size=64)\n", stacks.back());
+  }
+  int qp = next(), q = next(), np = next(), n = next();
+  s += fmt::format("    <*f32> ${} = global ptr [q], index [${}] activate=true\n    <f32> ${} = global load ${}\n", qp,
+                   i, q, qp);
+  s += fmt::format("    <*i32> ${} = global ptr [n], index [] activate=true\n    <i32> ${} = global load ${}\n", np, n,
+                   np);
+  int inner = next();
+  s += fmt::format("    ${} : for in range(${}, ${}) block_dim=adaptive {{\n", inner, c0, n);
+  for (size_t k = 0; k < pushes; ++k)
+    s += fmt::format("      <f32> ${} : stack push ${}, val = ${}\n", next(), stacks[same_stack ? 0 : k], q);
+  s += "    }\n";
+  int sum = -1;
+  for (int st : stacks) {
+    int top = next();
+    s += fmt::format("    <f32> ${} = stack load top ${}\n", top, st);
+    if (sum < 0) {
+      sum = top;
+    } else {
+      int add = next();
+      s += fmt::format("    <f32> ${} = add ${} ${}\n", add, sum, top);
+      sum = add;
+    }
+  }
+  int op = next();
+  s +=
+      fmt::format("    <*f32> ${} = global ptr [out], index [${}] activate=true\n    ${} : global store [${} <- ${}]\n",
+                  op, i, next(), op, sum);
+  return s + "  }\n}\n";
+}
+
+struct Row {
+  json j;
+  uint64_t msl_lines = 0;
+  bool ok = false;
+};
+
+bench::AdWorkload g_workload;    // --depth, --chain: the generator's nesting and chain length
+bool g_intermediate_dce = true;  // --no-intermediate-dce clears it for every row
+
+Row measure(const ir::Kernel& reverse, const codegen::spirv::LoweringOptions& lowering) {
+  workbench::CompileRequest request;
+  request.lowering = lowering;
+  request.optimizer.intermediate_dce = g_intermediate_dce;
+  request.glsl = false;
+  workbench::KernelCompile c = workbench::compile_kernel(reverse, request);
+  Row row;
+  row.ok = c.ok();
+  row.msl_lines = c.metrics.msl_lines;
+  const auto& m = c.metrics;
+  bool dense = c.ok();
+  double peak_ratio = 0;
+  for (const auto& t : c.tasks) {
+    dense = dense && t.metrics.final_id_bound == t.metrics.live_ids + 1;
+    if (t.metrics.unoptimized_id_bound)
+      peak_ratio = std::max(peak_ratio, static_cast<double>(t.metrics.peak_id_bound) / t.metrics.unoptimized_id_bound);
+  }
+  row.j = {{"lowering", c.lowering},
+           {"ok", c.ok()},
+           {"error", c.error ? json(c.error->message) : json(nullptr)},
+           {"tasks", c.tasks.size()},
+           {"pushes", m.pushes},
+           {"unoptimized_id_bound", m.unoptimized_id_bound},
+           {"peak_id_bound", m.peak_id_bound},
+           {"final_id_bound", m.final_id_bound},
+           {"live_ids", m.live_ids},
+           {"final_is_live_plus_one", dense},
+           {"peak_over_unoptimized", peak_ratio},
+           {"peak_below_spirv_tools_default", m.peak_id_bound < kSpirvToolsDefaultBound},
+           {"msl_lines", m.msl_lines},
+           {"msl_bytes", m.msl_bytes},
+           {"msl_lines_per_push", m.msl_lines_per_push() ? json(*m.msl_lines_per_push()) : json(nullptr)},
+           {"valid", c.valid},
+           {"ms", {{"emit", c.emit_ms}, {"optimize", c.optimize_ms}, {"msl", c.msl_ms}}}};
+  return row;
+}
+
+std::vector<codegen::spirv::LoweringOptions> pick_lowerings(const std::string& which) {
+  if (which == "all") return codegen::spirv::all_stack_lowerings();
+  if (which == "defaults")
+    return {codegen::spirv::LoweringOptions{}, codegen::spirv::parse_lowering("count=per-stack,push=branch,bounds=on")};
+  std::vector<codegen::spirv::LoweringOptions> out;
+  for (const auto& l : split(which, ';')) out.push_back(codegen::spirv::parse_lowering(l));
+  return out;
+}
+
+// Least-squares slope of y against x.
+double slope(const std::vector<double>& x, const std::vector<double>& y) {
+  double n = static_cast<double>(x.size()), sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sx += x[i];
+    sy += y[i];
+    sxx += x[i] * x[i];
+    sxy += x[i] * y[i];
+  }
+  double d = n * sxx - sx * sx;
+  return d == 0 ? 0 : (n * sxy - sx * sy) / d;
+}
+
+json slopes(const std::vector<size_t>& counts, const std::vector<codegen::spirv::LoweringOptions>& lowerings) {
+  json out = json::array();
+  for (bool same_stack : {true, false}) {
+    for (const auto& lowering : lowerings) {
+      std::vector<double> x, y;
+      json points = json::array();
+      for (size_t p : counts) {
+        auto k = ir::parse_kernel(push_family_kernel(p, same_stack), "<push family>");
+        Row r = measure(*k, lowering);
+        if (!r.ok) continue;
+        x.push_back(static_cast<double>(p));
+        y.push_back(static_cast<double>(r.msl_lines));
+        points.push_back({{"pushes", p}, {"msl_lines", r.msl_lines}, {"final_id_bound", r.j["final_id_bound"]}});
+      }
+      double s = slope(x, y);
+      std::string name = codegen::spirv::lowering_name(lowering);
+      std::cerr << fmt::format("slope {:<16} {:<56} {:6.2f} MSL lines per push\n",
+                               same_stack ? "same stack" : "stack per push", name, s);
+      out.push_back({{"family", same_stack ? "same_stack" : "stack_per_push"},
+                     {"lowering", name},
+                     {"msl_lines_per_push", s},
+                     {"points", points}});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<size_t> sizes = {1000, 10000};
+  std::vector<size_t> slope_counts = {8, 16, 32, 64};
+  std::string which = "all", out_path, write_kernel;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--sizes" && i + 1 < argc) {
+      sizes.clear();
+      for (const auto& s : split(argv[++i], ',')) sizes.push_back(std::stoul(s));
+    } else if (a == "--slope" && i + 1 < argc) {
+      slope_counts.clear();
+      for (const auto& s : split(argv[++i], ',')) slope_counts.push_back(std::stoul(s));
+    } else if (a == "--lowerings" && i + 1 < argc) {
+      which = argv[++i];
+    } else if (a == "--depth" && i + 1 < argc) {
+      g_workload.depth = std::stoul(argv[++i]);
+    } else if (a == "--chain" && i + 1 < argc) {
+      g_workload.chain = std::stoul(argv[++i]);
+    } else if (a == "--write-kernel" && i + 1 < argc) {
+      write_kernel = argv[++i];
+    } else if (a == "--no-intermediate-dce") {
+      g_intermediate_dce = false;
+    } else if (a == "--out" && i + 1 < argc) {
+      out_path = argv[++i];
+    } else {
+      std::cerr << "usage: spirv_bench [--sizes N,N,...] [--lowerings all|defaults|L1;L2] [--slope P,P,...] [--depth "
+                   "D] [--chain L] [--no-intermediate-dce] [--write-kernel PREFIX] [--out FILE]\n";
+      return 2;
+    }
+  }
+  auto lowerings = pick_lowerings(which);
+  auto pipeline = passes::parse_pipeline("reverse_ad");
+  passes::RunOptions run_options;
+  run_options.capture_ir = false;
+  run_options.verify_each = false;
+  json kernels = json::array();
+  for (size_t n : sizes) {
+    std::string text = bench::generate_ad_kernel(n, g_workload, true);
+    if (!write_kernel.empty()) std::ofstream(fmt::format("{}.{}.chi", write_kernel, n)) << text;
+    auto k = ir::parse_kernel(text, "<generated>");
+    size_t forward = k->count_statements();
+    auto start = std::chrono::steady_clock::now();
+    auto run = passes::run_pipeline(*k, pipeline, run_options);
+    double reverse_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (run.failed) {
+      std::cerr << "reverse_ad failed: " << run.records[run.failed_index].failure << "\n";
+      return 1;
+    }
+    json rows = json::array();
+    for (const auto& lowering : lowerings) {
+      Row r = measure(*k, lowering);
+      const json& j = r.j;
+      std::cerr << fmt::format("{:>7} fwd / {:>7} rev stmts {:<56} ", forward, k->count_statements(),
+                               j["lowering"].get<std::string>());
+      if (r.ok)
+        std::cerr << fmt::format("IDs {} -> peak {} -> {}; MSL {} lines; emit {:.0f} opt {:.0f} msl {:.0f} ms\n",
+                                 j["unoptimized_id_bound"].get<uint32_t>(), j["peak_id_bound"].get<uint32_t>(),
+                                 j["final_id_bound"].get<uint32_t>(), r.msl_lines, j["ms"]["emit"].get<double>(),
+                                 j["ms"]["optimize"].get<double>(), j["ms"]["msl"].get<double>());
+      else
+        std::cerr << "error: " << j["error"].get<std::string>().substr(0, 200) << "\n";
+      rows.push_back(j);
+    }
+    kernels.push_back({{"shape", "one_body"},
+                       {"depth", g_workload.depth},
+                       {"chain", g_workload.chain},
+                       {"forward_statements", forward},
+                       {"reverse_statements", k->count_statements()},
+                       {"reverse_ad_ms", reverse_ms},
+                       {"stacks", count_stacks(*k)},
+                       {"pushes", workbench::count_pushes(*k)},
+                       {"lowerings", rows}});
+  }
+  json doc = {{"benchmark", "spirv"},
+              {"intermediate_dce", g_intermediate_dce},
+              {"kernels", kernels},
+              {"slopes", slope_counts.empty() ? json::array() : slopes(slope_counts, lowerings)}};
+  if (out_path.empty())
+    std::cout << doc.dump(2) << "\n";
+  else
+    std::ofstream(out_path) << doc.dump(2) << "\n";
+  return 0;
+}

@@ -1,0 +1,40 @@
+// `passbench compile` and `passbench compare-lowerings`: SPIR-V, MSL and GLSL for a kernel, and
+// what each adstack lowering costs (workbench/workspace/compile.h does the work).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace pb::cli {
+
+// Options shared by both commands: the pipeline, the lowering and the optimizer.
+struct CodegenArgs {
+  std::string file;
+  std::string passes;  // empty: the fixture's pipeline when FILE is a fixture, else none
+  bool passes_given = false;
+  std::string storage, count, push, bounds;  // empty: the default (or what --lowering says)
+  std::string lowering;                      // extra parse_lowering pairs: "float64=on,capacity=32"
+  std::string float64 = "auto", int64 = "auto";
+  uint64_t max_id_bound = 0x3FFFFF;
+  bool no_intermediate_dce = false;
+  bool no_compact_ids = false;
+  bool fallback = false;  // --spirv-opt-fallback
+};
+
+struct CompileArgs {
+  CodegenArgs codegen;
+  std::string target;  // spirv, spvasm, msl, glsl
+  bool no_optimize = false;
+  std::string report;  // --spirv-opt-report FILE.json
+  bool table = false;  // --spirv-opt-table
+  std::string output;  // -o: a file, or a directory (one file per task); empty: stdout
+};
+int cmd_compile(const CompileArgs& a);
+
+struct CompareArgs {
+  CodegenArgs codegen;
+  bool json = false;
+};
+int cmd_compare_lowerings(const CompareArgs& a);
+
+}  // namespace pb::cli
