@@ -84,8 +84,9 @@ bool uses_kind(const ir::Kernel& k, std::initializer_list<ir::ScalarKind> kinds)
   auto hit = [&](ir::ScalarKind s) {
     for (auto x : kinds) found |= s == x;
   };
+  // Statements only: a declared field no statement touches gets no binding (pointers to a
+  // field carry its element type, so used fields count).
   ir::walk(k.root(), [&](ir::Stmt& s) { hit(s.type.scalar); });
-  for (const auto& f : k.fields()) hit(f.dtype);
   return found;
 }
 
