@@ -6,6 +6,7 @@
 #include <spirv_cross/spirv_msl.hpp>
 #include <vector>
 
+#include "codegen/large_stack.h"
 #include "ir/diagnostic.h"
 
 namespace pb::msl {
@@ -47,7 +48,7 @@ CrossCompiled spirv_to_msl(std::span<const uint32_t> words, const MslOptions& op
     msl.set_msl_version(options.major, options.minor);
     msl.platform = options.ios ? spirv_cross::CompilerMSL::Options::iOS : spirv_cross::CompilerMSL::Options::macOS;
     compiler.set_msl_options(msl);
-    out.text = compiler.compile();
+    codegen::on_large_stack([&] { out.text = compiler.compile(); });
     out.entry_point = entry_point_name(compiler);
   });
 }
@@ -63,7 +64,7 @@ CrossCompiled spirv_to_glsl(std::span<const uint32_t> words, const GlslOptions& 
     glsl.es = false;
     glsl.vulkan_semantics = options.vulkan_semantics;
     compiler.set_common_options(glsl);
-    out.text = compiler.compile();
+    codegen::on_large_stack([&] { out.text = compiler.compile(); });
     out.entry_point = entry_point_name(compiler);
   });
 }

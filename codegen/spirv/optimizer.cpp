@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <limits>
 #include <spirv-tools/libspirv.hpp>
 #include <spirv-tools/optimizer.hpp>
 
+#include "codegen/large_stack.h"
 #include "codegen/spirv/module_stats.h"
 #include "codegen/spirv/optimizer_pipeline.h"
 
@@ -77,7 +79,8 @@ PassRun run_pass(const OptimizerStep& step, std::span<const uint32_t> input, con
   spv_options.set_run_validator(false);  // validated once, at the end
   spv_options.set_max_id_bound(effective_spirv_tools_max_id_bound(options));
   const auto start = std::chrono::steady_clock::now();
-  const bool ok = optimizer.Run(input.data(), input.size(), &run.output, spv_options);
+  bool ok = false;
+  codegen::on_large_stack([&] { ok = optimizer.Run(input.data(), input.size(), &run.output, spv_options); });
   run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   run.succeeded = ok && !run.id_overflow;
   return run;
