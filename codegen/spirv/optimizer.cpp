@@ -139,7 +139,8 @@ Diagnostic id_overflow_diagnostic(const OptimizerReport& report, const Optimizer
     remedies.push_back("raise the maximum ID bound (--max-id-bound, up to 4294967295)");
   if (!report.options.intermediate_dce)
     remedies.push_back("keep the intermediate AggressiveDCE passes (drop --no-intermediate-dce)");
-  remedies.push_back("lower autodiff stacks with the shared-array count lowering, which needs far fewer IDs");
+  if (!report.options.counts_in_shared_array)
+    remedies.push_back("lower autodiff stacks with the shared-array count lowering, which needs far fewer IDs");
   std::string remedy = "either " + remedies.front();
   for (size_t i = 1; i < remedies.size(); ++i) remedy += (i + 1 == remedies.size() ? ", or " : ", ") + remedies[i];
   remedy += "; --spirv-opt-fallback runs the unoptimized module instead";

@@ -30,6 +30,9 @@ struct OptimizerOptions {
   bool allow_fallback = false;  // on failure return the input module, with a warning
   bool validate = true;         // run spirv-val on the module finally used
   TargetEnv target_env = TargetEnv::kVulkan1_1;
+  // The module keeps its adstack counts in one shared array already, so an ID overflow's remedy
+  // does not suggest that lowering (the optimizer cannot tell from the words).
+  bool counts_in_shared_array = false;
 };
 
 // Measures of the module after one pass (row 0: the input, pass "input", ms 0).

@@ -85,7 +85,9 @@ bool finish_task(TaskCompile& task, const CompileRequest& request, const std::st
   if (request.optimize) {
     auto start = Clock::now();
     try {
-      spirv::OptimizeResult r = spirv::optimize_spirv(task.unoptimized, request.optimizer, kernel_name, task.name);
+      spirv::OptimizerOptions options = request.optimizer;
+      options.counts_in_shared_array = request.lowering.count == codegen::spirv::StackCount::shared_array;
+      spirv::OptimizeResult r = spirv::optimize_spirv(task.unoptimized, options, kernel_name, task.name);
       task.spirv = std::move(r.words);
       task.report = std::move(r.report);
     } catch (const spirv::SpirvOptimizerError& e) {
