@@ -10,8 +10,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libdtl-dev
   # codegen/: SPIR-V builder, validator and optimizer; MSL/GLSL through SPIRV-Cross
   spirv-tools spirv-headers spirv-cross libspirv-cross-c-shared-dev
-  # tests and benchmarks
-  libgtest-dev libbenchmark-dev
+  # tests and benchmarks (python3: the autodiff fuzzer's smoke test)
+  libgtest-dev libbenchmark-dev python3
 )
 
 missing=()
