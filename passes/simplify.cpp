@@ -1,9 +1,9 @@
 #include "passes/simplify.h"
 
+#include <fmt/format.h>
+
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
@@ -24,7 +24,8 @@ struct CseKey {
   uint64_t bits = 0;
   const Stmt* operands[4] = {};
   bool operator==(const CseKey& o) const {
-    if (kind != o.kind || !(type == o.type) || num_operands != o.num_operands || attr != o.attr || bits != o.bits) return false;
+    if (kind != o.kind || !(type == o.type) || num_operands != o.num_operands || attr != o.attr || bits != o.bits)
+      return false;
     for (int i = 0; i < num_operands; ++i)
       if (operands[i] != o.operands[i]) return false;
     return true;
@@ -33,8 +34,12 @@ struct CseKey {
 
 struct CseKeyHash {
   size_t operator()(const CseKey& k) const {
-    uint64_t h = static_cast<uint64_t>(k.kind) | static_cast<uint64_t>(k.type.scalar) << 8 | static_cast<uint64_t>(k.type.pointer) << 16;
-    auto mix = [&](uint64_t v) { h = (h ^ v) * 0x9e3779b97f4a7c15ull; h ^= h >> 29; };
+    uint64_t h = static_cast<uint64_t>(k.kind) | static_cast<uint64_t>(k.type.scalar) << 8 |
+                 static_cast<uint64_t>(k.type.pointer) << 16;
+    auto mix = [&](uint64_t v) {
+      h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+      h ^= h >> 29;
+    };
     mix(static_cast<uint64_t>(k.attr));
     mix(k.bits);
     for (int i = 0; i < k.num_operands; ++i) mix(reinterpret_cast<uintptr_t>(k.operands[i]));
@@ -85,12 +90,20 @@ std::optional<CseKey> key_of(const Stmt& s) {
   }
 }
 
-// Available expressions for CSE: a flat open-addressing table of (hash, statement, scope).
-// Entries of blocks that have ended stay in place but no longer match (their scope is dead), so
-// leaving a block costs nothing and lookups never allocate.
+// Available expressions for CSE: a flat open-addressing table of 16-byte slots (hash, scope,
+// statement), sized once per round from the kernel's statement count. Entries of blocks that
+// have ended stay in place but no longer match (their scope is dead) and are overwritten by
+// later insertions, so leaving a block costs nothing and lookups never allocate.
 class AvailableTable {
  public:
-  AvailableTable() { slots_.resize(1024); }
+  // Empties the table, sized so that `expected` insertions rarely make it grow.
+  void reset(size_t expected) {
+    size_t n = 1024;
+    while (n < expected) n *= 2;
+    slots_.assign(n, Slot{});
+    alive_.clear();
+    used_ = 0;
+  }
 
   int open_scope() {
     alive_.push_back(true);
@@ -99,30 +112,31 @@ class AvailableTable {
   void close_scope(int scope) { alive_[static_cast<size_t>(scope)] = false; }
 
   Stmt* find(const CseKey& key, size_t hash) const {
-    for (size_t i = hash & mask(); slots_[i].stmt; i = (i + 1) & mask()) {
+    uint32_t h = static_cast<uint32_t>(hash);
+    for (size_t i = h & mask(); slots_[i].stmt; i = (i + 1) & mask()) {
       const Slot& e = slots_[i];
-      if (e.hash == hash && alive_[e.scope] && key_of(*e.stmt) == key) return e.stmt;
+      if (e.hash == h && alive_[e.scope] && key_of(*e.stmt) == key) return e.stmt;
     }
     return nullptr;
   }
 
   void insert(size_t hash, Stmt* s, int scope) {
     if ((used_ + 1) * 2 > slots_.size()) grow();
-    place(hash, s, static_cast<uint32_t>(scope));
+    place(static_cast<uint32_t>(hash), s, static_cast<uint32_t>(scope));
   }
 
  private:
   struct Slot {
-    size_t hash = 0;
-    Stmt* stmt = nullptr;
+    uint32_t hash = 0;  // the low half of the key's hash (tables stay below 2^32 slots)
     uint32_t scope = 0;
+    Stmt* stmt = nullptr;
   };
   size_t mask() const { return slots_.size() - 1; }
-  void place(size_t hash, Stmt* s, uint32_t scope) {
+  void place(uint32_t hash, Stmt* s, uint32_t scope) {
     size_t i = hash & mask();
     while (slots_[i].stmt && alive_[slots_[i].scope]) i = (i + 1) & mask();
     if (!slots_[i].stmt) ++used_;
-    slots_[i] = {hash, s, scope};
+    slots_[i] = {hash, scope, s};
   }
   void grow() {
     std::vector<Slot> old = std::move(slots_);
@@ -155,7 +169,7 @@ class Simplifier {
   // One round; returns whether anything changed.
   bool round() {
     int64_t before = r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded;
-    available_ = AvailableTable();
+    available_.reset(k_.count_statements());
     block(k_.root());
     return r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded != before;
   }
@@ -181,7 +195,7 @@ class Simplifier {
   }
 
   void block(Block& b) {
-    int scope = available_.open_scope();  // what this block makes available ends with it
+    int scope = available_.open_scope();           // what this block makes available ends with it
     std::unordered_map<const Stmt*, Stmt*> known;  // alloca -> value it holds (nullptr: zero)
     Stmt* s = b.front();
     while (s) {
@@ -275,14 +289,20 @@ PassInfo SimplifyPass::info() {
   return declare_pass<SimplifyPass>(
       {.name = "simplify",
        .summary = "Constant folding, exact identities, CSE, constant if/select folding, local store-to-load forwarding",
-       .options = {{.name = "max_rounds", .type = OptionType::Int, .default_value = "16", .help = "fixed-point round limit", .choices = {}}},
+       .options = {{.name = "max_rounds",
+                    .type = OptionType::Int,
+                    .default_value = "16",
+                    .help = "fixed-point round limit",
+                    .choices = {}}},
        .statistics = {"folded", "identities", "cse", "branches_folded", "loads_forwarded", "rounds"},
        .create = {}});
 }
 
 PassResult SimplifyPass::run(Kernel& k, const PassOptions& options) {
   int64_t rounds = options.get_int("max_rounds");
-  if (rounds < 1) throw UserError(fmt::format("simplify{{max_rounds={}}}: max_rounds must be at least 1", rounds), "use simplify{max_rounds=1} or more");
+  if (rounds < 1)
+    throw UserError(fmt::format("simplify{{max_rounds={}}}: max_rounds must be at least 1", rounds),
+                    "use simplify{max_rounds=1} or more");
   SimplifyResult r = simplify(k, rounds);
   return {r.changed(),
           {{"folded", r.folded},
