@@ -60,6 +60,16 @@ TEST(StmtPool, CountsLiveBlocksAndGivesBackEmptySlabs) {
   EXPECT_LE(after.slabs, before.slabs + 1);  // emptied slabs went to the spare list
 }
 
+TEST(StmtPool, EmptyChunksGoBackBeyondTheSpareLimit) {
+  // 30 MiB of 512-byte blocks (470 slabs), then all freed: at most 256 spare slabs plus the
+  // rest of one partly spare 2 MiB chunk (32 slabs) stay.
+  std::vector<void*> blocks;
+  for (int i = 0; i < 60000; ++i) blocks.push_back(stmt_pool::allocate(512));
+  EXPECT_GE(stmt_pool::stats().slabs, 60000u / 127);
+  for (void* p : blocks) stmt_pool::deallocate(p, 512);
+  EXPECT_LE(stmt_pool::stats().spare_slabs, 256u + 32u);
+}
+
 TEST(StmtPool, SpilledUsesAndOperandsArePooled) {
   auto c = make_const(1.0f);
   std::vector<std::unique_ptr<Stmt>> users;
