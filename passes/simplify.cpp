@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ir/diagnostic.h"
+#include "ir/huge_pages.h"
 #include "ir/visitor.h"
 #include "passes/simplify_rules.h"
 
@@ -139,14 +140,14 @@ class AvailableTable {
     slots_[i] = {hash, scope, s};
   }
   void grow() {
-    std::vector<Slot> old = std::move(slots_);
+    auto old = std::move(slots_);
     slots_.assign(old.size() * 2, Slot{});
     used_ = 0;
     for (const Slot& e : old)
       if (e.stmt && alive_[e.scope]) place(e.hash, e.stmt, e.scope);
   }
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;  // probed at random: huge pages spare the TLB
   std::vector<bool> alive_;
   size_t used_ = 0;
 };
