@@ -1,44 +1,48 @@
 // A vector of trivially copyable elements with N elements of inline storage: statements keep
-// their operands and (usually few) uses without a heap allocation.
+// their operands and (usually few) uses without a heap allocation. Compact (the heap pointer
+// shares the inline storage, sizes are 32-bit) because every statement holds three of them;
+// spilled elements live in the statement pool, near the statements.
 #pragma once
 
 #include <cstddef>
-#include <cstdlib>
+#include <cstdint>
 #include <cstring>
-#include <new>
 #include <span>
 #include <type_traits>
 
+#include "ir/stmt_pool.h"
+
 namespace pb::ir {
 
-template <class T, size_t N>
+template <class T, uint32_t N>
 class SmallVector {
   static_assert(std::is_trivially_copyable_v<T>, "SmallVector holds trivially copyable elements");
+  static_assert(N > 0, "SmallVector needs inline storage");
 
  public:
-  SmallVector() = default;
+  SmallVector() {}
   SmallVector(const SmallVector&) = delete;
   SmallVector& operator=(const SmallVector&) = delete;
   ~SmallVector() {
-    if (data_ != inline_) std::free(data_);
+    if (on_heap()) stmt_pool::deallocate(heap_, capacity_ * sizeof(T));
   }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  T* data() { return data_; }
-  const T* data() const { return data_; }
-  T& operator[](size_t i) { return data_[i]; }
-  const T& operator[](size_t i) const { return data_[i]; }
-  T& back() { return data_[size_ - 1]; }
-  T* begin() { return data_; }
-  T* end() { return data_ + size_; }
-  const T* begin() const { return data_; }
-  const T* end() const { return data_ + size_; }
-  operator std::span<const T>() const { return {data_, size_}; }
+  T* data() { return on_heap() ? heap_ : inline_; }
+  const T* data() const { return on_heap() ? heap_ : inline_; }
+  T& operator[](size_t i) { return data()[i]; }
+  const T& operator[](size_t i) const { return data()[i]; }
+  T& back() { return data()[size_ - 1]; }
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+  operator std::span<const T>() const { return {data(), size_}; }
 
   void push_back(const T& v) {
     if (size_ == capacity_) grow();
-    data_[size_++] = v;
+    data()[size_++] = v;
   }
   void pop_back() { --size_; }
   void reserve(size_t n) {
@@ -46,20 +50,22 @@ class SmallVector {
   }
 
  private:
+  bool on_heap() const { return capacity_ > N; }
   void grow() {
-    size_t cap = capacity_ * 2;
-    T* fresh = static_cast<T*>(std::malloc(cap * sizeof(T)));
-    if (!fresh) throw std::bad_alloc();
-    std::memcpy(fresh, data_, size_ * sizeof(T));
-    if (data_ != inline_) std::free(data_);
-    data_ = fresh;
+    uint32_t cap = capacity_ * 2;
+    T* fresh = static_cast<T*>(stmt_pool::allocate(size_t{cap} * sizeof(T)));
+    std::memcpy(fresh, data(), size_t{size_} * sizeof(T));
+    if (on_heap()) stmt_pool::deallocate(heap_, capacity_ * sizeof(T));
+    heap_ = fresh;
     capacity_ = cap;
   }
 
-  T inline_[N];
-  T* data_ = inline_;
-  size_t size_ = 0;
-  size_t capacity_ = N;
+  union {
+    T inline_[N];
+    T* heap_;
+  };
+  uint32_t size_ = 0;
+  uint32_t capacity_ = N;
 };
 
 }  // namespace pb::ir

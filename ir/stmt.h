@@ -14,6 +14,7 @@
 
 #include "ir/small_vector.h"
 #include "ir/stmt_kinds.h"
+#include "ir/stmt_pool.h"
 #include "ir/type.h"
 
 namespace pb::ir {
@@ -24,6 +25,9 @@ class Stmt {
  public:
   virtual ~Stmt();
   Stmt& operator=(const Stmt&) = delete;
+  // Statements live in the statement pool, so those created together are adjacent in memory.
+  static void* operator new(size_t bytes) { return stmt_pool::allocate(bytes); }
+  static void operator delete(void* p, size_t bytes) noexcept { stmt_pool::deallocate(p, bytes); }
 
   StmtKind kind() const { return kind_; }
   int id = -1;  // the `$N` name; unique within a kernel
@@ -71,7 +75,8 @@ class Stmt {
   virtual std::vector<Block*> blocks() const { return {}; }
   // If, range for, struct for and while hold blocks; nothing else does (a kind check, no allocation).
   bool is_container() const {
-    return kind_ == StmtKind::If || kind_ == StmtKind::RangeFor || kind_ == StmtKind::StructFor || kind_ == StmtKind::While;
+    return kind_ == StmtKind::If || kind_ == StmtKind::RangeFor || kind_ == StmtKind::StructFor ||
+           kind_ == StmtKind::While;
   }
   // Copies attributes and operands (registering uses) but not nested statements: containers
   // come back with empty blocks. The id is copied; callers give clones a fresh one.

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ir/diagnostic.h"
+#include "ir/huge_pages.h"
 #include "ir/visitor.h"
 #include "passes/simplify_rules.h"
 
@@ -90,12 +91,20 @@ std::optional<CseKey> key_of(const Stmt& s) {
   }
 }
 
-// Available expressions for CSE: a flat open-addressing table of (hash, statement, scope).
-// Entries of blocks that have ended stay in place but no longer match (their scope is dead), so
-// leaving a block costs nothing and lookups never allocate.
+// Available expressions for CSE: a flat open-addressing table of 16-byte slots (hash, scope,
+// statement), sized once per round from the kernel's statement count. Entries of blocks that
+// have ended stay in place but no longer match (their scope is dead) and are overwritten by
+// later insertions, so leaving a block costs nothing and lookups never allocate.
 class AvailableTable {
  public:
-  AvailableTable() { slots_.resize(1024); }
+  // Empties the table, sized so that `expected` insertions rarely make it grow.
+  void reset(size_t expected) {
+    size_t n = 1024;
+    while (n < expected) n *= 2;
+    slots_.assign(n, Slot{});
+    alive_.clear();
+    used_ = 0;
+  }
 
   int open_scope() {
     alive_.push_back(true);
@@ -104,40 +113,41 @@ class AvailableTable {
   void close_scope(int scope) { alive_[static_cast<size_t>(scope)] = false; }
 
   Stmt* find(const CseKey& key, size_t hash) const {
-    for (size_t i = hash & mask(); slots_[i].stmt; i = (i + 1) & mask()) {
+    uint32_t h = static_cast<uint32_t>(hash);
+    for (size_t i = h & mask(); slots_[i].stmt; i = (i + 1) & mask()) {
       const Slot& e = slots_[i];
-      if (e.hash == hash && alive_[e.scope] && key_of(*e.stmt) == key) return e.stmt;
+      if (e.hash == h && alive_[e.scope] && key_of(*e.stmt) == key) return e.stmt;
     }
     return nullptr;
   }
 
   void insert(size_t hash, Stmt* s, int scope) {
     if ((used_ + 1) * 2 > slots_.size()) grow();
-    place(hash, s, static_cast<uint32_t>(scope));
+    place(static_cast<uint32_t>(hash), s, static_cast<uint32_t>(scope));
   }
 
  private:
   struct Slot {
-    size_t hash = 0;
-    Stmt* stmt = nullptr;
+    uint32_t hash = 0;  // the low half of the key's hash (tables stay below 2^32 slots)
     uint32_t scope = 0;
+    Stmt* stmt = nullptr;
   };
   size_t mask() const { return slots_.size() - 1; }
-  void place(size_t hash, Stmt* s, uint32_t scope) {
+  void place(uint32_t hash, Stmt* s, uint32_t scope) {
     size_t i = hash & mask();
     while (slots_[i].stmt && alive_[slots_[i].scope]) i = (i + 1) & mask();
     if (!slots_[i].stmt) ++used_;
-    slots_[i] = {hash, s, scope};
+    slots_[i] = {hash, scope, s};
   }
   void grow() {
-    std::vector<Slot> old = std::move(slots_);
+    auto old = std::move(slots_);
     slots_.assign(old.size() * 2, Slot{});
     used_ = 0;
     for (const Slot& e : old)
       if (e.stmt && alive_[e.scope]) place(e.hash, e.stmt, e.scope);
   }
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;  // probed at random: huge pages spare the TLB
   std::vector<bool> alive_;
   size_t used_ = 0;
 };
@@ -160,7 +170,7 @@ class Simplifier {
   // One round; returns whether anything changed.
   bool round() {
     int64_t before = r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded;
-    available_ = AvailableTable();
+    available_.reset(k_.count_statements());
     block(k_.root());
     return r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded != before;
   }

@@ -1,0 +1,248 @@
+#include "ir/stmt_pool.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+
+#include "ir/assert.h"
+#include "ir/huge_pages.h"
+
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define PB_HAVE_SINGLE_THREADED 1
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define PB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PB_ASAN 1
+#endif
+#endif
+
+#ifdef PB_ASAN
+#include <sanitizer/asan_interface.h>
+// Free blocks and untouched slab space are poisoned, so a use after free is still reported.
+#define PB_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define PB_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define PB_POISON(p, n) ((void)(p), (void)(n))
+#define PB_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+namespace pb::ir::stmt_pool {
+namespace {
+
+constexpr size_t kGranule = 16;    // block sizes are multiples of this
+constexpr size_t kMaxBlock = 512;  // larger objects go to ::operator new
+constexpr size_t kClasses = kMaxBlock / kGranule;
+constexpr size_t kSlabBytes = size_t{64} << 10;  // aligned to its size: a block finds its slab by masking
+constexpr size_t kHeaderBytes = 64;
+// Slabs are carved from chunks of one huge page each: a 1M-statement kernel then spans ~70 TLB
+// entries instead of ~36,000 (where Linux grants huge pages).
+constexpr size_t kChunkBytes = kHugePageBytes;
+constexpr uint32_t kSlabsPerChunk = static_cast<uint32_t>(kChunkBytes / kSlabBytes);
+constexpr size_t kMaxSpareSlabs = 256;  // empty slabs kept (16 MiB) before whole empty chunks go back
+
+struct Chunk {
+  char* base;
+  uint32_t carved = 0;  // slabs handed out so far, in address order
+  uint32_t spare = 0;   // of those, how many are on the spare list
+};
+
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+// The header at the start of every slab. A slab serves one size class at a time.
+struct Slab {
+  Slab* prev = nullptr;  // neighbours on the one list it is on: its class's slabs with room, or spare
+  Slab* next = nullptr;
+  FreeBlock* free = nullptr;  // freed blocks, most recent first
+  char* bump = nullptr;       // first block never handed out
+  char* end = nullptr;        // end of the last whole block
+  Chunk* chunk = nullptr;
+  uint32_t live = 0;
+  uint32_t block_bytes = 0;
+  bool listed = false;  // full slabs are on no list
+  bool has_room() const { return free || bump != end; }
+};
+static_assert(sizeof(Slab) <= kHeaderBytes);
+
+struct SlabList {
+  Slab* head = nullptr;
+  size_t size = 0;
+  void push_front(Slab* s) {
+    s->prev = nullptr;
+    s->next = head;
+    if (head) head->prev = s;
+    head = s;
+    s->listed = true;
+    ++size;
+  }
+  void remove(Slab* s) {
+    if (s->prev)
+      s->prev->next = s->next;
+    else
+      head = s->next;
+    if (s->next) s->next->prev = s->prev;
+    s->prev = s->next = nullptr;
+    s->listed = false;
+    --size;
+  }
+};
+
+size_t class_of(size_t bytes) { return (bytes + kGranule - 1) / kGranule - 1; }
+Slab* slab_of(void* p) { return reinterpret_cast<Slab*>(reinterpret_cast<uintptr_t>(p) & ~(kSlabBytes - 1)); }
+
+// Allocation takes the most recently freed block of the first slab with room (a slab that
+// regains room goes to the front), else the slab's next untouched block.
+class Pool {
+ public:
+  std::mutex mutex;
+
+  void* allocate(size_t bytes) {
+    size_t cls = class_of(bytes);
+    SlabList& room = room_[cls];
+    if (!room.head) room.push_front(take_slab((cls + 1) * kGranule));
+    Slab* s = room.head;
+    void* p;
+    if (FreeBlock* f = s->free) {
+      PB_UNPOISON(f, s->block_bytes);
+      s->free = f->next;
+      p = f;
+    } else {
+      p = s->bump;
+      PB_UNPOISON(p, s->block_bytes);
+      s->bump += s->block_bytes;
+    }
+    ++s->live;
+    ++live_;
+    if (!s->has_room()) room.remove(s);
+    return p;
+  }
+
+  void deallocate(void* p, size_t bytes) {
+    Slab* s = slab_of(p);
+    PB_ASSERT(s->block_bytes == (class_of(bytes) + 1) * kGranule && s->live > 0,
+              "statement freed with the wrong size or twice");
+    auto* f = static_cast<FreeBlock*>(p);
+    f->next = s->free;
+    s->free = f;
+    PB_POISON(p, s->block_bytes);
+    --s->live;
+    --live_;
+    SlabList& room = room_[class_of(s->block_bytes)];
+    if (s->live == 0) {
+      if (s->listed) room.remove(s);
+      retire(s);
+    } else if (!s->listed) {
+      room.push_front(s);
+    }
+  }
+
+  Stats stats() const { return {live_, slabs_ - spare_.size, spare_.size}; }
+
+ private:
+  Slab* take_slab(size_t block_bytes) {
+    Slab* s = spare_.head;
+    if (s) {
+      spare_.remove(s);
+      --s->chunk->spare;
+    } else {
+      if (!chunk_ || chunk_->carved == kSlabsPerChunk) chunk_ = new_chunk();
+      s = ::new (chunk_->base + chunk_->carved * kSlabBytes) Slab;
+      s->chunk = chunk_;
+      ++chunk_->carved;
+      ++slabs_;
+    }
+    char* first = reinterpret_cast<char*>(s) + kHeaderBytes;
+    s->free = nullptr;
+    s->live = 0;
+    s->block_bytes = static_cast<uint32_t>(block_bytes);
+    s->bump = first;
+    s->end = first + (kSlabBytes - kHeaderBytes) / block_bytes * block_bytes;
+    PB_POISON(first, kSlabBytes - kHeaderBytes);
+    return s;
+  }
+
+  void retire(Slab* s) {
+    spare_.push_front(s);
+    Chunk* c = s->chunk;
+    if (++c->spare < kSlabsPerChunk || spare_.size <= kMaxSpareSlabs) return;
+    // Every slab of this chunk is empty and enough others are spare: give the chunk back.
+    for (uint32_t i = 0; i < kSlabsPerChunk; ++i) spare_.remove(reinterpret_cast<Slab*>(c->base + i * kSlabBytes));
+    if (c == chunk_) chunk_ = nullptr;
+    PB_UNPOISON(c->base, kChunkBytes);
+    free_huge_pages(c->base);
+    delete c;
+    slabs_ -= kSlabsPerChunk;
+  }
+
+  static Chunk* new_chunk() { return new Chunk{static_cast<char*>(allocate_huge_pages(kChunkBytes))}; }
+
+  SlabList room_[kClasses];
+  SlabList spare_;
+  Chunk* chunk_ = nullptr;  // the chunk slabs are being carved from
+  size_t live_ = 0;
+  size_t slabs_ = 0;
+};
+
+// Never destroyed: statements owned by static objects may be freed after it would have been.
+Pool& pool() {
+  static Pool* const instance = new Pool;
+  return *instance;
+}
+
+// Locks unless the process has a single thread (then no other thread can be inside the pool,
+// and a thread created later synchronises with everything done before its creation).
+class PoolLock {
+ public:
+  explicit PoolLock(std::mutex& m) : m_(single_threaded() ? nullptr : &m) {
+    if (m_) m_->lock();
+  }
+  ~PoolLock() {
+    if (m_) m_->unlock();
+  }
+  PoolLock(const PoolLock&) = delete;
+  PoolLock& operator=(const PoolLock&) = delete;
+
+ private:
+  static bool single_threaded() {
+#ifdef PB_HAVE_SINGLE_THREADED
+    return __libc_single_threaded;
+#else
+    return false;
+#endif
+  }
+  std::mutex* m_;
+};
+
+}  // namespace
+
+void* allocate(size_t bytes) {
+  if (bytes > kMaxBlock) return ::operator new(bytes);
+  Pool& p = pool();
+  PoolLock lock(p.mutex);
+  return p.allocate(bytes);
+}
+
+void deallocate(void* ptr, size_t bytes) noexcept {
+  if (!ptr) return;
+  if (bytes > kMaxBlock) {
+    ::operator delete(ptr, bytes);
+    return;
+  }
+  Pool& p = pool();
+  PoolLock lock(p.mutex);
+  p.deallocate(ptr, bytes);
+}
+
+Stats stats() {
+  Pool& p = pool();
+  PoolLock lock(p.mutex);
+  return p.stats();
+}
+
+}  // namespace pb::ir::stmt_pool

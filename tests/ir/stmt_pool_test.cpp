@@ -1,0 +1,118 @@
+// The statement pool: statements created together are adjacent, freed blocks are reused, empty
+// slabs are given back, spilled operand/use storage is pooled, and statements may be created on
+// one thread and destroyed on another.
+#include "ir/stmt_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "ir/kernel.h"
+
+namespace pb::ir {
+namespace {
+
+std::unique_ptr<Stmt> make_const(float v) { return std::make_unique<ConstStmt>(Value::make_f32(v)); }
+
+TEST(StmtPool, StatementsStaySmall) {
+  // Every statement carries three small vectors; these bounds keep a 1M-statement kernel near
+  // 150 MB (docs/performance.md). The 8 bytes above the pool change's 136/144/152 are
+  // Stmt::position, the pre-order scratch number that replaced per-pass hash maps in the autodiff
+  // stages (a 4-byte field past the 16 bytes of header that were full).
+  EXPECT_LE(sizeof(Stmt), 144u);
+  EXPECT_LE(sizeof(BinaryOpStmt), 152u);
+  EXPECT_LE(sizeof(ConstStmt), 160u);
+}
+
+TEST(StmtPool, ConsecutiveStatementsAreAdjacent) {
+  std::vector<std::unique_ptr<Stmt>> made;
+  for (int i = 0; i < 200; ++i) made.push_back(make_const(static_cast<float>(i)));
+  // A run of fresh blocks is contiguous except where a slab ends (or a freed block is reused).
+  int adjacent = 0;
+  for (size_t i = 1; i < made.size(); ++i) {
+    auto gap = reinterpret_cast<uintptr_t>(made[i].get()) - reinterpret_cast<uintptr_t>(made[i - 1].get());
+    if (gap == 160) ++adjacent;  // sizeof(ConstStmt) rounded up to the 16-byte class
+  }
+  EXPECT_GE(adjacent, 190);
+}
+
+TEST(StmtPool, FreedBlockIsReusedFirst) {
+  auto keep = make_const(1.0f);
+  auto a = make_const(2.0f);
+  Stmt* where = a.get();
+  a.reset();
+  auto b = make_const(3.0f);
+  EXPECT_EQ(b.get(), where);
+}
+
+TEST(StmtPool, CountsLiveBlocksAndGivesBackEmptySlabs) {
+  auto before = stmt_pool::stats();
+  {
+    std::vector<std::unique_ptr<Stmt>> made;
+    for (int i = 0; i < 5000; ++i) made.push_back(make_const(0.5f));  // several 64 KiB slabs
+    auto during = stmt_pool::stats();
+    EXPECT_EQ(during.live_blocks, before.live_blocks + 5000);
+    EXPECT_GE(during.slabs, before.slabs + 5000 * 160 / (64 * 1024));
+  }
+  auto after = stmt_pool::stats();
+  EXPECT_EQ(after.live_blocks, before.live_blocks);
+  EXPECT_LE(after.slabs, before.slabs + 1);  // emptied slabs went to the spare list
+}
+
+TEST(StmtPool, EmptyChunksGoBackBeyondTheSpareLimit) {
+  // 30 MiB of 512-byte blocks (470 slabs), then all freed: at most 256 spare slabs plus the
+  // rest of one partly spare 2 MiB chunk (32 slabs) stay.
+  std::vector<void*> blocks;
+  for (int i = 0; i < 60000; ++i) blocks.push_back(stmt_pool::allocate(512));
+  EXPECT_GE(stmt_pool::stats().slabs, 60000u / 127);
+  for (void* p : blocks) stmt_pool::deallocate(p, 512);
+  EXPECT_LE(stmt_pool::stats().spare_slabs, 256u + 32u);
+}
+
+TEST(StmtPool, SpilledUsesAndOperandsArePooled) {
+  auto c = make_const(1.0f);
+  std::vector<std::unique_ptr<Stmt>> users;
+  for (int i = 0; i < 100; ++i) users.push_back(std::make_unique<BinaryOpStmt>(BinaryOp::add, c.get(), c.get()));
+  EXPECT_EQ(c->num_uses(), 200u);
+  std::vector<Stmt*> indices(10, c.get());
+  auto ptr = std::make_unique<GlobalPtrStmt>(0, indices);  // 10 operands: spills
+  EXPECT_EQ(ptr->num_operands(), 10u);
+  EXPECT_EQ(c->num_uses(), 210u);
+  users.resize(50);
+  EXPECT_EQ(c->num_uses(), 110u);
+  ptr.reset();
+  EXPECT_EQ(c->num_uses(), 100u);
+}
+
+TEST(StmtPool, LargeObjectsBypassThePool) {
+  void* p = stmt_pool::allocate(4096);
+  ASSERT_NE(p, nullptr);
+  stmt_pool::deallocate(p, 4096);
+}
+
+TEST(StmtPool, StatementsCrossThreads) {
+  // Built on one thread, destroyed on another, while a third builds and destroys its own.
+  std::unique_ptr<Kernel> built;
+  std::thread maker([&] {
+    built = std::make_unique<Kernel>();
+    for (int i = 0; i < 20000; ++i) built->root().push_back(built->make<ConstStmt>(Value::make_i32(i)));
+  });
+  std::thread churn([] {
+    for (int round = 0; round < 20; ++round) {
+      Kernel k;
+      Stmt* c = k.root().push_back(k.make<ConstStmt>(Value::make_f32(1.0f)));
+      for (int i = 0; i < 1000; ++i) k.root().push_back(k.make<BinaryOpStmt>(BinaryOp::mul, c, c));
+    }
+  });
+  maker.join();
+  std::thread destroyer([&] { built.reset(); });
+  destroyer.join();
+  churn.join();
+  EXPECT_EQ(built, nullptr);
+}
+
+}  // namespace
+}  // namespace pb::ir
