@@ -12,7 +12,8 @@ inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
 // `bytes` is rounded up to a multiple of kHugePageBytes. Throws std::bad_alloc.
 void* allocate_huge_pages(size_t bytes);
-void free_huge_pages(void* p) noexcept;
+// `bytes` must be the size given to allocate_huge_pages.
+void free_huge_pages(void* p, size_t bytes) noexcept;
 
 // For std::vector: arrays of at least one huge page use allocate_huge_pages, smaller ones the
 // ordinary heap.
@@ -28,7 +29,7 @@ struct HugePageAllocator {
   }
   void deallocate(T* p, size_t n) noexcept {
     if (n * sizeof(T) >= kHugePageBytes)
-      free_huge_pages(p);
+      free_huge_pages(p, n * sizeof(T));
     else
       ::operator delete(p);
   }

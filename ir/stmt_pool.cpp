@@ -175,7 +175,7 @@ class Pool {
     for (uint32_t i = 0; i < kSlabsPerChunk; ++i) spare_.remove(reinterpret_cast<Slab*>(c->base + i * kSlabBytes));
     if (c == chunk_) chunk_ = nullptr;
     PB_UNPOISON(c->base, kChunkBytes);
-    free_huge_pages(c->base);
+    free_huge_pages(c->base, kChunkBytes);
     delete c;
     slabs_ -= kSlabsPerChunk;
   }
