@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
@@ -34,6 +35,7 @@ class Adjointer {
 
   void run() {
     snapshot_clobbered_stack_reads();
+    index_forward_code();
     std::vector<Stmt*> forward = ib_.statements();
     b_.set_insertion_point_end(ib_);
     size_t before = k_.count_statements();
@@ -52,6 +54,27 @@ class Adjointer {
     return &ib_;
   }
 
+  // Forward statements get dense numbers; a primal whose users all sit in its own block gets
+  // its adjoint as an SSA value: reverse code is emitted last-to-first, so every accumulation
+  // into it lands in that block's reverse before the read, in order, and no alloca is needed.
+  void index_forward_code() {
+    forward_ = collect_preorder(ib_);
+    number_preorder(ib_);
+    value_mode_.assign(forward_.size(), 0);
+    adj_value_.assign(forward_.size(), nullptr);
+    for (Stmt* s : forward_) {
+      bool local = true;
+      for (const Stmt* u : s->users()) local = local && u->parent() == s->parent();
+      value_mode_[s->position] = local && !isa<AllocaStmt>(s);
+    }
+  }
+
+  // Position of a forward statement of this IB, or -1 (values from outside the IB, new code).
+  int64_t forward_index(const Stmt* s) const {
+    uint32_t p = s->position;
+    return p < forward_.size() && forward_[p] == s ? static_cast<int64_t>(p) : -1;
+  }
+
   Stmt* adjoint_alloca(const Stmt* primal) {
     if (auto it = adj_.find(primal); it != adj_.end()) return it->second;
     Block* home = adjoint_home(primal);
@@ -63,7 +86,7 @@ class Adjointer {
     Stmt* a = b_.alloca(primal->type.scalar);
     // Start from -0.0 rather than the alloca's +0.0: -0.0 + v == v exactly, so simplify can drop
     // the first accumulation's add.
-    b_.local_store(a, b_.constant(Value::from_double(primal->type.scalar, -0.0)));
+    b_.local_store(a, constant(primal, -0.0));
     adj_[primal] = a;
     return a;
   }
@@ -82,18 +105,35 @@ class Adjointer {
 
   // The current adjoint of `s`, or nullptr when nothing flowed into it (zero).
   Stmt* adjoint_value(const Stmt* s) {
+    if (int64_t i = forward_index(s); i >= 0 && value_mode_[i]) return adj_value_[i];
     auto it = adj_.find(s);
     return it == adj_.end() ? nullptr : b_.local_load(it->second);
   }
 
   void accumulate(const Stmt* primal, Stmt* v) {
     if (!v || !is_real(primal) || isa<ConstStmt>(primal)) return;
+    if (int64_t i = forward_index(primal); i >= 0 && value_mode_[i]) {
+      Stmt*& cur = adj_value_[i];
+      cur = cur ? b_.binary(BinaryOp::add, cur, v) : v;
+      return;
+    }
     Stmt* a = adjoint_alloca(primal);
     Stmt* cur = b_.local_load(a);
     b_.local_store(a, b_.binary(BinaryOp::add, cur, v));
   }
 
-  Stmt* constant(const Stmt* like, double v) { return b_.constant(Value::from_double(like->type.scalar, v)); }
+  // Constants of the reverse code, one per type and value, at the top of the IB (they dominate
+  // all of it).
+  Stmt* constant(const Stmt* like, double v) {
+    Value value = Value::from_double(like->type.scalar, v);
+    for (auto& [c, stmt] : constants_)
+      if (c.identical(value)) return stmt;
+    InsertionGuard guard(b_);
+    b_.set_insertion_point_before(*ib_.front());
+    Stmt* stmt = b_.constant(value);
+    constants_.emplace_back(value, stmt);
+    return stmt;
+  }
   Stmt* mul(Stmt* a, Stmt* c) { return b_.binary(BinaryOp::mul, a, c); }
   Stmt* div(Stmt* a, Stmt* c) { return b_.binary(BinaryOp::div, a, c); }
   Stmt* neg(Stmt* a) { return b_.unary(UnaryOp::neg, a); }
@@ -378,6 +418,10 @@ class Adjointer {
   Builder b_;
   Block& ib_;
   MakeAdjointResult& r_;
+  std::vector<Stmt*> forward_;                           // the IB's forward code, by position
+  std::vector<uint8_t> value_mode_;                      // by position: adjoint is an SSA value
+  std::vector<Stmt*> adj_value_;                         // by position: its current value
+  std::vector<std::pair<Value, Stmt*>> constants_;       // constants of the reverse code
   std::unordered_map<const Stmt*, Stmt*> adj_;           // primal -> adjoint alloca
   std::unordered_map<const Block*, Block*> reverse_of_;  // forward loop body -> reverse body
   std::vector<Stmt*> erase_;                             // forward writes to differentiable fields
@@ -385,13 +429,14 @@ class Adjointer {
 
 // Differentiable writes must be inside an IB, where their reverse code goes.
 void check_writes_inside(const Kernel& k, const std::vector<Block*>& ibs) {
+  std::unordered_set<const Block*> is_ib(ibs.begin(), ibs.end());
   walk(k.root(), [&](Stmt& s) {
     const Stmt* ptr = nullptr;
     if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
     if (auto* at = dyn_cast<AtomicOpStmt>(&s)) ptr = at->dest();
     if (!differentiable_ptr(k, ptr)) return;
-    for (const Block* ib : ibs)
-      if (block_encloses(ib, s.parent())) return;
+    for (const Block* b = s.parent(); b; b = b->owner() ? b->owner()->parent() : nullptr)
+      if (is_ib.count(b)) return;
     reject(k, s, "it writes a differentiable field outside every loop body that holds reverse code",
            "move it into the loop that computes its value, or into a `for _ in range(1)` loop");
   });

@@ -158,16 +158,16 @@ kernel {
   <i32> $0 = const 0
   <i32> $1 = const 4
   $2 : for in range($0, $1) block_dim=adaptive {
-    <i32> $3 = loop $2 index 0
-    <*f32> $4 = global ptr [x], index [$3] activate=true
-    <f32> $5 = global load $4
-    <*f32> $6 = global ptr [y_grad], index [$3] activate=true
-    <f32> $7 = global load $6
-    <f32> $8 = const 0
-    $9 : global store [$6 <- $8]
-    <f32> $10 = mul $7 $5
+    <f32> $3 = const 0
+    <i32> $4 = loop $2 index 0
+    <*f32> $5 = global ptr [x], index [$4] activate=true
+    <f32> $6 = global load $5
+    <*f32> $7 = global ptr [y_grad], index [$4] activate=true
+    <f32> $8 = global load $7
+    $9 : global store [$7 <- $3]
+    <f32> $10 = mul $8 $6
     <f32> $11 = add $10 $10
-    <*f32> $12 = global ptr [x_grad], index [$3] activate=true
+    <*f32> $12 = global ptr [x_grad], index [$4] activate=true
     <f32> $13 = atomic add($12, $11)
   }
 }
