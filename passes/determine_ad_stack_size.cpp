@@ -83,7 +83,7 @@ class StackSizer {
       const Stmt* u = use.user;
       if (!isa<AdStackPushStmt>(u) && !isa<AdStackPopStmt>(u)) continue;
       for (const Stmt* s = u; s && s->parent() && s != &stack_; s = s->parent_stmt()) {
-        auto& kids = children_[s->parent()];
+        auto& kids = children_of(s->parent());
         if (std::find(kids.begin(), kids.end(), s) != kids.end()) break;  // ancestors already recorded
         kids.push_back(s);
         if (s->parent() == stack_.parent()) break;
@@ -97,6 +97,16 @@ class StackSizer {
     }
   }
 
+  // The walk's input as tokens: which of this stack's pushes and pops, containers and loop
+  // exits it meets, in order. Two stacks allocated in the same block with the same signature
+  // have the same bound (the walk reads nothing else), so the pass sizes each signature once.
+  std::string signature() const {
+    std::string sig;
+    append(sig, stack_.parent());
+    sign(sig, stack_.parent(), stack_.position);
+    return sig;
+  }
+
   SizeExprPtr run() {
     Exits outside;  // leaving the alloc's own block ends the stack's life
     Depth peak = walk(stack_.parent(), stack_.position, Depth{}, outside).peak.value_or(Depth{});
@@ -106,14 +116,50 @@ class StackSizer {
   }
 
  private:
+  std::vector<const Stmt*>& children_of(const Block* b) {
+    for (auto& [block, kids] : children_)
+      if (block == b) return kids;
+    return children_.emplace_back(b, std::vector<const Stmt*>{}).second;
+  }
+
+  // What walk visits in `b`: this stack's pushes and pops and the containers holding them, or
+  // only loop exits, or nothing.
+  const std::vector<const Stmt*>* visited_in(const Block* b) const {
+    for (const auto& [block, kids] : children_)
+      if (block == b) return &kids;
+    if (auto c = index_.controls.find(b); c != index_.controls.end()) return &c->second;
+    return nullptr;
+  }
+
+  static void append(std::string& sig, const void* p) {
+    auto v = reinterpret_cast<uintptr_t>(p);
+    sig.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+
+  void sign(std::string& sig, const Block* b, uint32_t after) const {
+    const std::vector<const Stmt*>* kids = visited_in(b);
+    if (!kids) return;
+    for (const Stmt* s : *kids) {
+      if (after && s->position <= after) continue;
+      if (isa<AdStackPushStmt>(s)) {
+        sig += 'P';
+      } else if (isa<AdStackPopStmt>(s)) {
+        sig += 'Q';
+      } else {
+        sig += 'S';  // a container or a loop exit, by identity, then what is inside it
+        append(sig, s);
+        for (const Block* inner : s->blocks()) {
+          sign(sig, inner, 0);
+          sig += '|';
+        }
+      }
+    }
+  }
+
   // The paths through the part of `b` after pre-order position `after` (all of it: 0).
   Paths walk(const Block* b, uint32_t after, OptDepth d, Exits& exits) {
     OptDepth peak = d;
-    const std::vector<const Stmt*>* kids = nullptr;
-    if (auto it = children_.find(b); it != children_.end())
-      kids = &it->second;
-    else if (auto c = index_.controls.find(b); c != index_.controls.end())
-      kids = &c->second;  // no pushes or pops here, but a loop exit
+    const std::vector<const Stmt*>* kids = visited_in(b);
     if (!kids) return {d, peak};
     for (const Stmt* s : *kids) {
       if (!d) break;
@@ -218,7 +264,8 @@ class StackSizer {
   const AdStackAllocaStmt& stack_;
   BoundBuilder& bounds_;
   const KernelIndex& index_;
-  std::unordered_map<const Block*, std::vector<const Stmt*>> children_;  // what walk visits, in order
+  // What walk visits, in order, per block (a stack lives in few blocks: a linear search).
+  std::vector<std::pair<const Block*, std::vector<const Stmt*>>> children_;
 };
 
 }  // namespace
@@ -227,6 +274,11 @@ AdStackSizeResult determine_ad_stack_sizes(Kernel& k) {
   AdStackSizeResult r;
   BoundBuilder bounds(k);
   KernelIndex index(k);
+  struct Sized {
+    SizeExprPtr bound;
+    std::string text;
+  };
+  std::unordered_map<std::string, Sized> sized;  // by StackSizer::signature
   for (Stmt* s : collect_preorder(k.root())) {
     auto* stack = dyn_cast<AdStackAllocaStmt>(s);
     if (!stack) continue;
@@ -235,16 +287,23 @@ AdStackSizeResult determine_ad_stack_sizes(Kernel& k) {
                                                  : fmt::format("max_size={} (given)", stack->max_size)});
       continue;
     }
-    SizeExprPtr bound = StackSizer(k, *stack, bounds, index).run();
+    StackSizer sizer(k, *stack, bounds, index);
+    auto [it, fresh] = sized.try_emplace(sizer.signature());
+    if (fresh) {
+      SizeExprPtr bound = sizer.run();
+      it->second.bound = bound;
+      it->second.text = bound->is_const() ? fmt::format("max_size={}", std::max<int64_t>(bound->value(), 1))
+                                          : "size=" + to_string(*bound);
+    }
+    const SizeExprPtr& bound = it->second.bound;
     if (bound->is_const()) {
       stack->max_size = std::max<int64_t>(bound->value(), 1);
-      r.bounds.push_back({stack->id, fmt::format("max_size={}", stack->max_size)});
       ++r.constant;
     } else {
       stack->size = bound;
-      r.bounds.push_back({stack->id, "size=" + to_string(*bound)});
       ++r.symbolic;
     }
+    r.bounds.push_back({stack->id, it->second.text});
     ++r.stacks_sized;
   }
   return r;
