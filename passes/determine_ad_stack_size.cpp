@@ -53,11 +53,13 @@ const Block* body_of(const Stmt& loop) { return loop.blocks()[0]; }
 // containers holding them, that change a path's depth).
 struct KernelIndex {
   std::unordered_map<const Block*, std::vector<const Stmt*>> controls;
+  std::vector<AdStackAllocaStmt*> stacks;  // in pre-order
 
   explicit KernelIndex(Kernel& k) {
     uint32_t i = 0;
     walk(k.root(), [&](Stmt& s) {
       s.position = i++;
+      if (auto* a = dyn_cast<AdStackAllocaStmt>(&s)) stacks.push_back(a);
       // A continue ends paths of its innermost loop's body; a while control, of its while. The
       // statements holding it up to that loop are on the way.
       bool is_continue = isa<ContinueStmt>(&s);
@@ -279,9 +281,7 @@ AdStackSizeResult determine_ad_stack_sizes(Kernel& k) {
     std::string text;
   };
   std::unordered_map<std::string, Sized> sized;  // by StackSizer::signature
-  for (Stmt* s : collect_preorder(k.root())) {
-    auto* stack = dyn_cast<AdStackAllocaStmt>(s);
-    if (!stack) continue;
+  for (AdStackAllocaStmt* stack : index.stacks) {
     if (stack->is_sized()) {
       r.bounds.push_back({stack->id, stack->size ? "size=" + to_string(*stack->size) + " (given)"
                                                  : fmt::format("max_size={} (given)", stack->max_size)});

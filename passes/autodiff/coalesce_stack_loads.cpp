@@ -1,6 +1,6 @@
 #include "passes/autodiff/coalesce_stack_loads.h"
 
-#include <unordered_map>
+#include <vector>
 
 #include "ir/visitor.h"
 
@@ -10,42 +10,73 @@ using namespace ir;
 
 namespace {
 
-void coalesce_block(Block& b, int64_t& removed) {
-  std::unordered_map<const Stmt*, Stmt*> top, top_adj;  // stack -> latest valid read in this block
-  for (Stmt* s : b.statements()) {
-    if (s->is_container()) {
-      for (Block* child : s->blocks())
-        if (child) coalesce_block(*child, removed);
-      top.clear();
-      top_adj.clear();
-      continue;
-    }
-    auto reuse = [&](std::unordered_map<const Stmt*, Stmt*>& cache) {
-      auto [it, fresh] = cache.emplace(s->operand(0), s);
-      if (fresh) return;
-      s->replace_all_uses_with(it->second);
-      b.erase(s);
-      ++removed;
-    };
-    if (isa<AdStackLoadTopStmt>(s)) {
-      reuse(top);
-    } else if (isa<AdStackLoadTopAdjStmt>(s)) {
-      reuse(top_adj);
-    } else if (isa<AdStackPushStmt>(s) || isa<AdStackPopStmt>(s)) {
-      top.erase(s->operand(0));
-      top_adj.erase(s->operand(0));
-    } else if (isa<AdStackAccAdjointStmt>(s)) {
-      top_adj.erase(s->operand(0));
+// The latest valid `load top` / `load top adj` of each stack in the block being scanned. Stacks
+// get dense numbers (Stmt::position) when the walk meets their alloc, which dominates every
+// access; an entry counts only if its epoch is current, so forgetting everything (entering or
+// leaving a container) is one increment.
+class Coalescer {
+ public:
+  int64_t removed = 0;
+
+  void block(Block& b) {
+    ++epoch_;
+    for (Stmt* s = b.empty() ? nullptr : b.front(); s;) {
+      Stmt* next = s->next();
+      visit(b, s);
+      s = next;
     }
   }
-}
+
+ private:
+  struct Slot {
+    uint64_t top_epoch = 0, adj_epoch = 0;
+    Stmt* top = nullptr;
+    Stmt* adj = nullptr;
+  };
+
+  void visit(Block& b, Stmt* s) {
+    if (auto* alloc = dyn_cast<AdStackAllocaStmt>(s)) {
+      alloc->position = static_cast<uint32_t>(slots_.size());
+      slots_.emplace_back();
+      return;
+    }
+    if (s->is_container()) {
+      for (Block* child : s->blocks())
+        if (child) block(*child);
+      ++epoch_;
+      return;
+    }
+    bool top = isa<AdStackLoadTopStmt>(s), adj = isa<AdStackLoadTopAdjStmt>(s);
+    bool write = isa<AdStackPushStmt>(s) || isa<AdStackPopStmt>(s), acc = isa<AdStackAccAdjointStmt>(s);
+    if (!top && !adj && !write && !acc) return;
+    Slot& slot = slots_.at(s->operand(0)->position);
+    if (top || adj) {
+      uint64_t& e = top ? slot.top_epoch : slot.adj_epoch;
+      Stmt*& seen = top ? slot.top : slot.adj;
+      if (e == epoch_) {
+        s->replace_all_uses_with(seen);
+        b.erase(s);
+        ++removed;
+      } else {
+        e = epoch_;
+        seen = s;
+      }
+      return;
+    }
+    slot.adj_epoch = 0;            // push, pop and acc adj change the top's adjoint
+    if (write) slot.top_epoch = 0;  // push and pop change the top
+  }
+
+  std::vector<Slot> slots_;
+  uint64_t epoch_ = 0;
+};
 
 }  // namespace
 
 int64_t coalesce_stack_loads(Kernel& k) {
-  int64_t removed = 0;
-  coalesce_block(k.root(), removed);
-  return removed;
+  Coalescer c;
+  c.block(k.root());
+  return c.removed;
 }
 
 PassInfo CoalesceStackLoadsPass::info() {

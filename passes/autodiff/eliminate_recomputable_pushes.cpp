@@ -11,16 +11,23 @@ using namespace ir;
 
 namespace {
 
-std::unordered_set<FieldId> written_fields(Kernel& k) {
-  std::unordered_set<FieldId> out;
-  walk(k.root(), [&](Stmt& s) {
-    const Stmt* ptr = nullptr;
-    if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
-    if (auto* at = dyn_cast<AtomicOpStmt>(&s)) ptr = at->dest();
-    if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) out.insert(g->field);
-  });
-  return out;
-}
+// One walk: pre-order positions, the stacks in order, and the fields the kernel writes.
+struct KernelScan {
+  std::vector<AdStackAllocaStmt*> stacks;
+  std::unordered_set<FieldId> written;
+
+  explicit KernelScan(Kernel& k) {
+    uint32_t position = 0;
+    walk(k.root(), [&](Stmt& s) {
+      s.position = position++;
+      if (auto* a = dyn_cast<AdStackAllocaStmt>(&s)) stacks.push_back(a);
+      const Stmt* ptr = nullptr;
+      if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
+      if (auto* at = dyn_cast<AtomicOpStmt>(&s)) ptr = at->dest();
+      if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) written.insert(g->field);
+    });
+  }
+};
 
 bool recomputable(const Stmt* s, const std::unordered_set<FieldId>& written, int depth = 0) {
   if (!s || depth > 64) return false;
@@ -53,12 +60,13 @@ bool recomputable(const Stmt* s, const std::unordered_set<FieldId>& written, int
 bool under(const Stmt* s, const Block* b) { return block_encloses(b, s->parent()); }
 
 bool try_eliminate(AdStackAllocaStmt& stack, const std::unordered_set<FieldId>& written) {
+  // The bootstrap push: the first push after the alloc in its own block.
   AdStackPushStmt* bootstrap = nullptr;
-  for (Stmt* s = stack.next(); s; s = s->next())
-    if (auto* p = dyn_cast<AdStackPushStmt>(s); p && p->stack() == &stack) {
+  for (const Stmt::Use& use : stack.uses())
+    if (auto* p = dyn_cast<AdStackPushStmt>(use.user); p && p->parent() == stack.parent() &&
+                                                        p->position > stack.position &&
+                                                        (!bootstrap || p->position < bootstrap->position))
       bootstrap = p;
-      break;
-    }
   AdStackPushStmt* push = nullptr;
   std::vector<Stmt*> loads;
   for (const Stmt::Use& use : stack.uses()) {
@@ -89,19 +97,19 @@ bool try_eliminate(AdStackAllocaStmt& stack, const std::unordered_set<FieldId>& 
 }  // namespace
 
 int64_t eliminate_recomputable_pushes(Kernel& k) {
-  auto written = written_fields(k);
+  // Dropping a stack turns its loads into the pushed value, which can make another stack's
+  // pushed value recomputable: repeat over the survivors. Positions stay valid (only erasures).
+  KernelScan scan(k);
+  std::vector<AdStackAllocaStmt*> stacks = std::move(scan.stacks);
   int64_t dropped = 0;
-  for (int round = 0; round < 1024; ++round) {
-    std::vector<AdStackAllocaStmt*> stacks;
-    uint32_t position = 0;
-    walk(k.root(), [&](Stmt& s) {
-      s.position = position++;
-      if (auto* a = dyn_cast<AdStackAllocaStmt>(&s)) stacks.push_back(a);
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::erase_if(stacks, [&](AdStackAllocaStmt* s) {
+      bool gone = try_eliminate(*s, scan.written);
+      changed = changed || gone;
+      dropped += gone;
+      return gone;
     });
-    int64_t before = dropped;
-    for (AdStackAllocaStmt* s : stacks)
-      if (try_eliminate(*s, written)) ++dropped;
-    if (dropped == before) break;
   }
   return dropped;
 }
