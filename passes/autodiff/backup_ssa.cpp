@@ -37,6 +37,7 @@ class Backup {
   Backup(Kernel& k, Block& ib, const KernelFacts& facts, BackupSsaResult& r)
       : k_(k), b_(k), ib_(ib), r_(r), bounds_(facts.bounds) {
     walk(ib, [&](Stmt& s) {
+      users_.push_back(&s);
       const Stmt* ptr = nullptr;
       if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
       if (auto* at = dyn_cast<AtomicOpStmt>(&s)) ptr = at->dest();
@@ -45,7 +46,7 @@ class Backup {
   }
 
   void run() {
-    for (Stmt* user : collect_preorder(ib_))
+    for (Stmt* user : users_)
       for (size_t i = 0; i < user->num_operands(); ++i) {
         Stmt* op = user->operand(i);
         if (!op || dominates(op, user) || isa<LoopIndexStmt>(user)) continue;
@@ -159,6 +160,7 @@ class Backup {
   BackupSsaResult& r_;
   const std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>>& bounds_;
   std::unordered_set<FieldId> written_;
+  std::vector<Stmt*> users_;  // the IB in pre-order, before any rewrite
   std::unordered_map<const Stmt*, Stmt*> spills_;
 };
 

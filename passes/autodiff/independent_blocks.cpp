@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/printer.h"
 #include "ir/visitor.h"
@@ -104,11 +105,14 @@ std::vector<Block*> find_independent_blocks(Kernel& k) {
   if (top.empty()) return {&k.root()};
   Finder f{k, {}};
   for (Stmt* l : top) f.visit(l, 1);
+  // Keep each block once, and only the outermost of nested ones.
+  std::unordered_set<const Block*> found(f.found.begin(), f.found.end()), kept;
   std::vector<Block*> out;
   for (Block* b : f.found) {
-    if (std::find(out.begin(), out.end(), b) != out.end()) continue;
-    bool nested = std::any_of(f.found.begin(), f.found.end(), [&](Block* o) { return o != b && block_encloses(o, b); });
-    if (!nested) out.push_back(b);
+    bool nested = false;
+    for (const Stmt* o = b->owner(); o && !nested; o = o->parent() ? o->parent()->owner() : nullptr)
+      nested = found.count(o->parent()) > 0;
+    if (!nested && kept.insert(b).second) out.push_back(b);
   }
   return out;
 }

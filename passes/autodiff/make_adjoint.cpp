@@ -34,8 +34,9 @@ class Adjointer {
   Adjointer(Kernel& k, Block& ib, MakeAdjointResult& r) : k_(k), b_(k), ib_(ib), r_(r) { reverse_of_[&ib] = &ib; }
 
   void run() {
-    snapshot_clobbered_stack_reads();
     index_forward_code();
+    if (snapshot_clobbered_stack_reads() > 0) index_forward_code();
+    mark_value_mode();
     std::vector<Stmt*> forward = ib_.statements();
     b_.set_insertion_point_end(ib_);
     size_t before = k_.count_statements();
@@ -58,8 +59,14 @@ class Adjointer {
   // its adjoint as an SSA value: reverse code is emitted last-to-first, so every accumulation
   // into it lands in that block's reverse before the read, in order, and no alloca is needed.
   void index_forward_code() {
-    forward_ = collect_preorder(ib_);
-    number_preorder(ib_);
+    forward_.clear();
+    walk(ib_, [&](Stmt& s) {
+      s.position = static_cast<uint32_t>(forward_.size());
+      forward_.push_back(&s);
+    });
+  }
+
+  void mark_value_mode() {
     value_mode_.assign(forward_.size(), 0);
     adj_value_.assign(forward_.size(), nullptr);
     for (Stmt* s : forward_) {
@@ -376,14 +383,14 @@ class Adjointer {
   // mirrors the statement. When the stack changes between the forward read and that statement
   // (an if whose branch pushes to its condition's stack, a push between a load and its use),
   // the value is first copied onto a snapshot stack of its own, pushed once right after the read.
-  void snapshot_clobbered_stack_reads() {
-    number_preorder(ib_);
+  // Returns how many operands now read a snapshot. Needs index_forward_code's positions.
+  int64_t snapshot_clobbered_stack_reads() {
     std::unordered_map<const Stmt*, std::vector<const Stmt*>> writes;
-    walk(ib_, [&](Stmt& s) {
-      if (isa<AdStackPushStmt>(&s) || isa<AdStackPopStmt>(&s)) writes[s.operand(0)].push_back(&s);
-    });
+    for (Stmt* s : forward_)
+      if (isa<AdStackPushStmt>(s) || isa<AdStackPopStmt>(s)) writes[s->operand(0)].push_back(s);
+    int64_t made = 0;
     std::unordered_map<Stmt*, Stmt*> snapshot_of;
-    for (Stmt* s : collect_preorder(ib_)) {
+    for (Stmt* s : std::vector<Stmt*>(forward_)) {
       for (size_t slot : ad::required_operand_slots(*s)) {
         auto* top = dyn_cast<AdStackLoadTopStmt>(s->operand(slot));
         if (!top || ad::loop_depth_in(*top, ib_) == 0) continue;
@@ -399,8 +406,10 @@ class Adjointer {
         if (fresh) it->second = make_snapshot(*top);
         s->set_operand(slot, it->second);
         ++r_.snapshots;
+        ++made;
       }
     }
+    return made;
   }
 
   Stmt* make_snapshot(AdStackLoadTopStmt& top) {
