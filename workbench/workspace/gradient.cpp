@@ -10,6 +10,7 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
+#include "ir/widen.h"
 #include "runtime/interp/state.h"
 #include "workbench/workspace/replay.h"
 
@@ -192,6 +193,11 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   result.wrt = fields_to_check(forward, o);
   auto reverse = make_reverse_kernel(forward, o.pipeline);
   result.reverse_text = ir::print_kernel(*reverse);
+  // Both sides in f64: the kernel itself widened, so that the pipeline's constant folding is
+  // in f64 too (folding an f32 kernel rounds to f32, which the f64 forward run does not).
+  std::unique_ptr<ir::Kernel> wide = ir::widen_f32_to_f64(forward);
+  if (wide) reverse = make_reverse_kernel(*wide, o.pipeline);
+  const ir::Kernel& fwd = wide ? *wide : forward;
 
   runtime::State base = runtime::make_state(forward, o.inputs);
   buffer(base, loss.name);
@@ -205,9 +211,9 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   run_opts.f64 = true;
   run_opts.trace_decisions = true;
   runtime::State analytic = base;
-  Path at_x(run_step(forward, analytic, run_opts, "in the forward run"));
+  Path at_x(run_step(fwd, analytic, run_opts, "in the forward run"));
   result.loss = sum(buffer(analytic, loss.name));
-  seed_gradients(forward, analytic, {{o.loss, 1.0}});
+  seed_gradients(fwd, analytic, {{o.loss, 1.0}});
   run_step(*reverse, analytic, run_opts, "in the reverse kernel");
 
   for (const auto& name : result.wrt) {
@@ -227,7 +233,7 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
         double xs = side == 0 ? xi + h : xi - h;
         s.fields.at(name).data[i] = ir::Value::make_f64(xs);
         auto what = fmt::format("in the forward run at {} = {} (x {} h)", element_name(e), xs, side == 0 ? "+" : "-");
-        path[side].emplace(run_step(forward, s, run_opts, what));
+        path[side].emplace(run_step(fwd, s, run_opts, what));
         loss_at[side] = sum(buffer(s, loss.name));
       }
       // The actual step (x+h) - (x-h), which rounding may make differ from 2h.
