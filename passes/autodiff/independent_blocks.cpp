@@ -38,17 +38,18 @@ bool touches_outer_alloca(const Block& b) {
 
 bool is_gradient_field(const Kernel& k, FieldId f) { return k.field(f).primal.has_value(); }
 
-// Reads or atomics on differentiable globals, not counting those inside nested range-fors. Any
-// access to a gradient field counts too: make_adjoint turns each such access into one on the
-// gradient field at the same level, so the blocks found after it are the blocks it used.
+// Reads, writes or atomics on differentiable globals, not counting those inside nested
+// range-fors. A write counts because its reverse (zeroing the gradient it overwrote) must come
+// after the reverse of the loops that follow it in the same body (`y[i] = 0` before an inner
+// loop accumulating into y[i]). Any access to a gradient field counts too: make_adjoint turns
+// each such access into one on the gradient field at the same level, so the blocks found after
+// it are the blocks it used.
 bool has_global_ad_access(const Kernel& k, const Block& b) {
   for (const Stmt* s : b) {
     const Stmt* ptr = nullptr;
     if (auto* ld = dyn_cast<GlobalLoadStmt>(s)) ptr = ld->src();
     if (auto* at = dyn_cast<AtomicOpStmt>(s)) ptr = at->dest();
-    if (auto* gs = dyn_cast<GlobalStoreStmt>(s); gs && isa<GlobalPtrStmt>(gs->dest()) &&
-                                                  is_gradient_field(k, static_cast<const GlobalPtrStmt*>(gs->dest())->field))
-      return true;
+    if (auto* gs = dyn_cast<GlobalStoreStmt>(s)) ptr = gs->dest();
     if (auto* g = dyn_cast<GlobalPtrStmt>(ptr); g && (is_differentiable_field(k, g->field) || is_gradient_field(k, g->field)))
       return true;
     if (auto* e = dyn_cast<ExternalPtrStmt>(ptr); e && !e->is_grad) return true;
