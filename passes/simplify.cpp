@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/huge_pages.h"
 #include "ir/visitor.h"
@@ -91,65 +92,79 @@ std::optional<CseKey> key_of(const Stmt& s) {
   }
 }
 
-// Available expressions for CSE: a flat open-addressing table of 16-byte slots (hash, scope,
-// statement), sized once per round from the kernel's statement count. Entries of blocks that
-// have ended stay in place but no longer match (their scope is dead) and are overwritten by
-// later insertions, so leaving a block costs nothing and lookups never allocate.
+// Available expressions for CSE: open addressing with linear probing over a byte array of tags
+// (empty, removed, or 7-8 bits of the key's hash) beside the array of statements, sized once per
+// round from the kernel's statement count. A lookup of a key that is not there (most lookups)
+// reads only tags, which stay in cache even at a million statements; the statement array is read
+// on a tag match and written on insertion. Scopes nest like blocks: closing one marks the slots
+// it filled as removed.
 class AvailableTable {
  public:
   // Empties the table, sized so that `expected` insertions rarely make it grow.
   void reset(size_t expected) {
     size_t n = 1024;
     while (n < expected) n *= 2;
-    slots_.assign(n, Slot{});
-    alive_.clear();
+    tags_.assign(n, kEmpty);
+    slots_.resize(n);
+    filled_.clear();
+    scope_starts_.clear();
     used_ = 0;
   }
 
   int open_scope() {
-    alive_.push_back(true);
-    return static_cast<int>(alive_.size()) - 1;
+    scope_starts_.push_back(filled_.size());
+    return static_cast<int>(scope_starts_.size()) - 1;
   }
-  void close_scope(int scope) { alive_[static_cast<size_t>(scope)] = false; }
+  void close_scope(int scope) {
+    PB_ASSERT(static_cast<size_t>(scope) + 1 == scope_starts_.size(), "CSE scopes close innermost first");
+    size_t start = scope_starts_.back();
+    scope_starts_.pop_back();
+    for (size_t i = start; i < filled_.size(); ++i) tags_[filled_[i]] = kRemoved;
+    filled_.resize(start);
+  }
 
   Stmt* find(const CseKey& key, size_t hash) const {
-    uint32_t h = static_cast<uint32_t>(hash);
-    for (size_t i = h & mask(); slots_[i].stmt; i = (i + 1) & mask()) {
-      const Slot& e = slots_[i];
-      if (e.hash == h && alive_[e.scope] && key_of(*e.stmt) == key) return e.stmt;
-    }
+    uint8_t tag = tag_of(hash);
+    for (size_t i = hash & mask(); tags_[i] != kEmpty; i = (i + 1) & mask())
+      if (tags_[i] == tag && key_of(*slots_[i]) == key) return slots_[i];
     return nullptr;
   }
 
-  void insert(size_t hash, Stmt* s, int scope) {
-    if ((used_ + 1) * 2 > slots_.size()) grow();
-    place(static_cast<uint32_t>(hash), s, static_cast<uint32_t>(scope));
+  void insert(size_t hash, Stmt* s) {
+    if ((used_ + 1) * 2 > tags_.size()) grow();
+    filled_.push_back(place(hash, s));
   }
 
  private:
-  struct Slot {
-    uint32_t hash = 0;  // the low half of the key's hash (tables stay below 2^32 slots)
-    uint32_t scope = 0;
-    Stmt* stmt = nullptr;
-  };
-  size_t mask() const { return slots_.size() - 1; }
-  void place(uint32_t hash, Stmt* s, uint32_t scope) {
+  static constexpr uint8_t kEmpty = 0, kRemoved = 1;
+  static uint8_t tag_of(size_t hash) { return static_cast<uint8_t>(2 + (hash >> 56) % 254); }
+  size_t mask() const { return tags_.size() - 1; }
+
+  uint32_t place(size_t hash, Stmt* s) {
     size_t i = hash & mask();
-    while (slots_[i].stmt && alive_[slots_[i].scope]) i = (i + 1) & mask();
-    if (!slots_[i].stmt) ++used_;
-    slots_[i] = {hash, scope, s};
-  }
-  void grow() {
-    auto old = std::move(slots_);
-    slots_.assign(old.size() * 2, Slot{});
-    used_ = 0;
-    for (const Slot& e : old)
-      if (e.stmt && alive_[e.scope]) place(e.hash, e.stmt, e.scope);
+    while (tags_[i] > kRemoved) i = (i + 1) & mask();
+    if (tags_[i] == kEmpty) ++used_;
+    tags_[i] = tag_of(hash);
+    slots_[i] = s;
+    return static_cast<uint32_t>(i);
   }
 
-  std::vector<Slot, HugePageAllocator<Slot>> slots_;  // probed at random: huge pages spare the TLB
-  std::vector<bool> alive_;
-  size_t used_ = 0;
+  // Doubles the table; the live entries are exactly those recorded in `filled_`.
+  void grow() {
+    std::vector<Stmt*> live;
+    live.reserve(filled_.size());
+    for (uint32_t i : filled_) live.push_back(slots_[i]);
+    tags_.assign(tags_.size() * 2, kEmpty);
+    slots_.resize(tags_.size());
+    used_ = 0;
+    for (size_t j = 0; j < live.size(); ++j) filled_[j] = place(CseKeyHash()(*key_of(*live[j])), live[j]);
+  }
+
+  std::vector<uint8_t, HugePageAllocator<uint8_t>> tags_;  // probed at random: huge pages spare the TLB
+  std::vector<Stmt*, HugePageAllocator<Stmt*>> slots_;     // valid where the tag is neither empty nor removed
+  std::vector<uint32_t> filled_;                           // slots filled by open scopes, innermost last
+  std::vector<size_t> scope_starts_;                       // per open scope: its first entry in filled_
+  size_t used_ = 0;                                        // slots not empty (removed ones included)
 };
 
 // Allocas a statement (or anything nested in it) may write.
@@ -183,7 +198,7 @@ class Simplifier {
   }
 
   // A constant equal to `v` visible at `at`: an existing one, or a new one inserted before it.
-  Stmt* constant_before(Stmt* at, const Value& v, int scope) {
+  Stmt* constant_before(Stmt* at, const Value& v) {
     CseKey key;
     key.kind = StmtKind::Const;
     key.type = DataType::of(v.kind());
@@ -191,7 +206,7 @@ class Simplifier {
     size_t h = CseKeyHash()(key);
     if (Stmt* existing = available_.find(key, h)) return existing;
     Stmt* raw = at->parent()->insert_before(at, k_.make<ConstStmt>(v));
-    available_.insert(h, raw, scope);
+    available_.insert(h, raw);
     return raw;
   }
 
@@ -209,7 +224,7 @@ class Simplifier {
           continue;
         }
         if (auto v = simplify_rules::fold(*s)) {
-          replace(s, constant_before(s, *v, scope));
+          replace(s, constant_before(s, *v));
           ++r_.folded;
           s = next;
           continue;
@@ -227,7 +242,7 @@ class Simplifier {
           replace(s, existing);
           ++r_.cse;
         } else {
-          available_.insert(h, s, scope);
+          available_.insert(h, s);
         }
         s = next;
         continue;
@@ -238,7 +253,7 @@ class Simplifier {
         known[st->dest()] = st->val();
       } else if (auto* ld = dyn_cast<LocalLoadStmt>(s)) {
         if (auto it = known.find(ld->src()); it != known.end()) {
-          Stmt* v = it->second ? it->second : constant_before(ld, Value::zero(ld->type.scalar), scope);
+          Stmt* v = it->second ? it->second : constant_before(ld, Value::zero(ld->type.scalar));
           replace(ld, v);
           ++r_.loads_forwarded;
         }
