@@ -73,6 +73,31 @@ struct KernelIndex {
   }
 };
 
+// What a stack's sizing walk reads, as bytes: its alloc's block, then each push or pop in
+// pre-order with the block it sits in (the blocks fix the containers between it and the alloc,
+// and the order fixes how they nest). Two stacks with equal keys get equal bounds, so each key
+// is sized once. Loop exits (continue, while control) also steer the walk; in a kernel that has
+// any, there is no key (every stack is sized on its own).
+bool sizing_key(const AdStackAllocaStmt& stack, const KernelIndex& index,
+                std::vector<std::pair<uint32_t, const Stmt*>>& events, std::string& key) {
+  if (!index.controls.empty()) return false;
+  events.clear();
+  for (const Stmt::Use& use : stack.uses())
+    if (isa<AdStackPushStmt>(use.user) || isa<AdStackPopStmt>(use.user)) events.emplace_back(use.user->position, use.user);
+  std::sort(events.begin(), events.end());
+  key.clear();
+  auto append = [&](const void* p) {
+    auto v = reinterpret_cast<uintptr_t>(p);
+    key.append(reinterpret_cast<const char*>(&v), sizeof v);
+  };
+  append(stack.parent());
+  for (const auto& [position, s] : events) {
+    key += isa<AdStackPushStmt>(s) ? 'P' : 'Q';
+    append(s->parent());
+  }
+  return true;
+}
+
 // The longest path of one stack's depth over the structured control flow, from its alloc. Only
 // the statements that matter are visited: the stack's pushes and pops, the containers holding
 // them, and the loop exits in those containers, so sizing all stacks costs the sum of their
@@ -99,16 +124,6 @@ class StackSizer {
     }
   }
 
-  // The walk's input as tokens: which of this stack's pushes and pops, containers and loop
-  // exits it meets, in order. Two stacks allocated in the same block with the same signature
-  // have the same bound (the walk reads nothing else), so the pass sizes each signature once.
-  std::string signature() const {
-    std::string sig;
-    append(sig, stack_.parent());
-    sign(sig, stack_.parent(), stack_.position);
-    return sig;
-  }
-
   SizeExprPtr run() {
     Exits outside;  // leaving the alloc's own block ends the stack's life
     Depth peak = walk(stack_.parent(), stack_.position, Depth{}, outside).peak.value_or(Depth{});
@@ -131,31 +146,6 @@ class StackSizer {
       if (block == b) return &kids;
     if (auto c = index_.controls.find(b); c != index_.controls.end()) return &c->second;
     return nullptr;
-  }
-
-  static void append(std::string& sig, const void* p) {
-    auto v = reinterpret_cast<uintptr_t>(p);
-    sig.append(reinterpret_cast<const char*>(&v), sizeof v);
-  }
-
-  void sign(std::string& sig, const Block* b, uint32_t after) const {
-    const std::vector<const Stmt*>* kids = visited_in(b);
-    if (!kids) return;
-    for (const Stmt* s : *kids) {
-      if (after && s->position <= after) continue;
-      if (isa<AdStackPushStmt>(s)) {
-        sig += 'P';
-      } else if (isa<AdStackPopStmt>(s)) {
-        sig += 'Q';
-      } else {
-        sig += 'S';  // a container or a loop exit, by identity, then what is inside it
-        append(sig, s);
-        for (const Block* inner : s->blocks()) {
-          sign(sig, inner, 0);
-          sig += '|';
-        }
-      }
-    }
   }
 
   // The paths through the part of `b` after pre-order position `after` (all of it: 0).
@@ -280,22 +270,25 @@ AdStackSizeResult determine_ad_stack_sizes(Kernel& k) {
     SizeExprPtr bound;
     std::string text;
   };
-  std::unordered_map<std::string, Sized> sized;  // by StackSizer::signature
+  std::unordered_map<std::string, Sized> sized;  // by sizing_key
+  Sized unkeyed;
+  std::vector<std::pair<uint32_t, const Stmt*>> events;
+  std::string key;
   for (AdStackAllocaStmt* stack : index.stacks) {
     if (stack->is_sized()) {
       r.bounds.push_back({stack->id, stack->size ? "size=" + to_string(*stack->size) + " (given)"
                                                  : fmt::format("max_size={} (given)", stack->max_size)});
       continue;
     }
-    StackSizer sizer(k, *stack, bounds, index);
-    auto [it, fresh] = sized.try_emplace(sizer.signature());
-    if (fresh) {
-      SizeExprPtr bound = sizer.run();
-      it->second.bound = bound;
-      it->second.text = bound->is_const() ? fmt::format("max_size={}", std::max<int64_t>(bound->value(), 1))
-                                          : "size=" + to_string(*bound);
+    Sized* entry = &unkeyed;
+    if (sizing_key(*stack, index, events, key)) entry = &sized.try_emplace(key).first->second;
+    if (!entry->bound) {
+      SizeExprPtr bound = StackSizer(k, *stack, bounds, index).run();
+      entry->bound = bound;
+      entry->text = bound->is_const() ? fmt::format("max_size={}", std::max<int64_t>(bound->value(), 1))
+                                      : "size=" + to_string(*bound);
     }
-    const SizeExprPtr& bound = it->second.bound;
+    SizeExprPtr bound = entry->bound;
     if (bound->is_const()) {
       stack->max_size = std::max<int64_t>(bound->value(), 1);
       ++r.constant;
@@ -303,7 +296,8 @@ AdStackSizeResult determine_ad_stack_sizes(Kernel& k) {
       stack->size = bound;
       ++r.symbolic;
     }
-    r.bounds.push_back({stack->id, it->second.text});
+    r.bounds.push_back({stack->id, entry->text});
+    unkeyed = {};
     ++r.stacks_sized;
   }
   return r;

@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "ir/assert.h"
 #include "ir/visitor.h"
 
 namespace pb::passes::ad {
@@ -44,36 +45,36 @@ bool is_nonlinear(BinaryOp op) {
   }
 }
 
-std::vector<size_t> required_operand_slots(const Stmt& s) {
-  if (auto* u = dyn_cast<UnaryOpStmt>(&s))
-    return is_real(&s) && is_nonlinear(u->op) ? std::vector<size_t>{0} : std::vector<size_t>{};
-  if (auto* b = dyn_cast<BinaryOpStmt>(&s)) {
-    if (!is_real(&s) || !is_nonlinear(b->op)) return {};
+SlotSet required_operand_slots(const Stmt& s) {
+  SlotSet slots;
+  auto range = [&](size_t from) {
+    PB_ASSERT(s.num_operands() <= 64, "a statement has at most 64 operands");
+    for (size_t i = from; i < s.num_operands(); ++i) slots.add(i);
+  };
+  if (auto* u = dyn_cast<UnaryOpStmt>(&s)) {
+    if (is_real(&s) && is_nonlinear(u->op)) slots.add(0);
+  } else if (auto* b = dyn_cast<BinaryOpStmt>(&s)) {
+    if (!is_real(&s) || !is_nonlinear(b->op)) return slots;
     // x * c and x / c are linear in x: the operand is read only to form the other's adjoint.
     bool lhs_varies = !isa<ConstStmt>(b->lhs()), rhs_varies = !isa<ConstStmt>(b->rhs());
     if (b->op == BinaryOp::mul) {
-      std::vector<size_t> slots;
-      if (rhs_varies) slots.push_back(0);
-      if (lhs_varies) slots.push_back(1);
-      return slots;
+      if (rhs_varies) slots.add(0);
+      if (lhs_varies) slots.add(1);
+    } else if (b->op != BinaryOp::div || rhs_varies) {
+      range(0);
     }
-    if (b->op == BinaryOp::div) return rhs_varies ? std::vector<size_t>{0, 1} : std::vector<size_t>{};
-    return {0, 1};
+  } else if (isa<TernaryOpStmt>(&s)) {
+    if (is_real(&s)) slots.add(0);
+  } else if (isa<GlobalPtrStmt>(&s)) {
+    range(0);
+  } else if (isa<ExternalPtrStmt>(&s)) {
+    range(1);
+  } else if (isa<IfStmt>(&s)) {
+    slots.add(0);
+  } else if (isa<RangeForStmt>(&s)) {
+    range(0);
   }
-  if (isa<TernaryOpStmt>(&s)) return is_real(&s) ? std::vector<size_t>{0} : std::vector<size_t>{};
-  if (isa<GlobalPtrStmt>(&s)) {
-    std::vector<size_t> all(s.num_operands());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    return all;
-  }
-  if (isa<ExternalPtrStmt>(&s)) {
-    std::vector<size_t> idx;
-    for (size_t i = 1; i < s.num_operands(); ++i) idx.push_back(i);
-    return idx;
-  }
-  if (isa<IfStmt>(&s)) return {0};
-  if (isa<RangeForStmt>(&s)) return {0, 1};
-  return {};
+  return slots;
 }
 
 namespace {

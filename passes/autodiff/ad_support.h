@@ -2,6 +2,7 @@
 // statement sits relative to its independent block (IB), and what can be recomputed in reverse.
 #pragma once
 
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -21,7 +22,34 @@ bool is_nonlinear(ir::BinaryOp op);
 // The operand slots of `s` whose forward values the reverse code reads: operands of non-linear
 // real ops (but not x in x * c or x / c for a constant c), a select's condition, pointer
 // indices, if conditions and range-for bounds.
-std::vector<size_t> required_operand_slots(const ir::Stmt& s);
+// A set of operand slots (0..63) as a bit mask, iterable in increasing order without allocating.
+class SlotSet {
+ public:
+  SlotSet() = default;
+  void add(size_t slot) { bits_ |= uint64_t{1} << slot; }
+  bool empty() const { return bits_ == 0; }
+
+  class iterator {
+   public:
+    explicit iterator(uint64_t bits) : bits_(bits) {}
+    size_t operator*() const { return static_cast<size_t>(__builtin_ctzll(bits_)); }
+    iterator& operator++() {
+      bits_ &= bits_ - 1;
+      return *this;
+    }
+    bool operator!=(const iterator& o) const { return bits_ != o.bits_; }
+
+   private:
+    uint64_t bits_;
+  };
+  iterator begin() const { return iterator(bits_); }
+  iterator end() const { return iterator(0); }
+
+ private:
+  uint64_t bits_ = 0;
+};
+
+SlotSet required_operand_slots(const ir::Stmt& s);
 
 // Range-for, struct-for and while loops strictly between `s` and `ib` (0: `s` runs once per
 // execution of the IB).

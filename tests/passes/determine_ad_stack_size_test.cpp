@@ -208,6 +208,42 @@ kernel {
                {{"$6", "max_size=0, size=4 * n[]"}, {"$7", "max_size=0, size=arg(0) + (n[] - 4)"}});
 }
 
+// Stacks allocated in one block with the same pushes and pops in the same blocks share one
+// sizing; any difference in order, count or place must give each its own bound.
+TEST(DetermineAdStackSize, StacksOfTheSameShapeShareABoundOthersDoNot) {
+  expect_sized(R"(field n : i32[]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 3
+  <*i32> $2 = global ptr [n], index [] activate=true
+  <i32> $3 = global load $2
+  <f32> $4 = const 1
+  <f32> $5 = stack alloc (max_size=0)
+  <f32> $6 = stack alloc (max_size=0)
+  <f32> $7 = stack alloc (max_size=0)
+  <f32> $8 = stack alloc (max_size=0)
+  <f32> $9 : stack push $5, val = $4
+  <f32> $10 : stack push $6, val = $4
+  <f32> $11 : stack push $8, val = $4
+  $12 : for in range($0, $3) block_dim=adaptive {
+    <f32> $13 : stack push $5, val = $4
+    <f32> $14 : stack push $6, val = $4
+    <f32> $15 : stack push $7, val = $4
+    <f32> $16 : stack push $7, val = $4
+  }
+  $17 : for in range($0, $1) block_dim=adaptive {
+    <f32> $18 : stack push $8, val = $4
+  }
+  <f32> $19 : stack pop $5
+  <f32> $20 : stack pop $8
+}
+)",
+               {{"$5", "max_size=0, size=1 + n[]"},
+                {"$6", "max_size=0, size=1 + n[]"},
+                {"$7", "max_size=0, size=2 * n[]"},
+                {"$8", "max_size=4"}});
+}
+
 TEST(DetermineAdStackSize, TriangularLoopIsBoundedByTheOuterLoop) {
   // for i in range(n[]): for j in range(i): push. j < i <= n[] - 1; range(n[] - i) is largest at i = 0.
   expect_sized(R"(field n : i32[]
