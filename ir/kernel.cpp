@@ -24,15 +24,17 @@ Kernel::Kernel(Kernel&&) noexcept = default;
 Kernel& Kernel::operator=(Kernel&&) noexcept = default;
 
 std::optional<FieldId> Kernel::find_field(std::string_view n) const {
-  for (size_t i = 0; i < fields_.size(); ++i)
-    if (fields_[i].name == n) return static_cast<FieldId>(i);
-  return std::nullopt;
+  auto it = field_index_.find(std::string(n));
+  if (it == field_index_.end()) return std::nullopt;
+  return it->second;
 }
 
 FieldId Kernel::add_field(Field f) {
   PB_ASSERT(!find_field(f.name), "field '" + f.name + "' added twice");
+  auto id = static_cast<FieldId>(fields_.size());
+  field_index_.emplace(f.name, id);
   fields_.push_back(std::move(f));
-  return static_cast<FieldId>(fields_.size() - 1);
+  return id;
 }
 
 FieldId Kernel::ensure_grad(FieldId id) {
@@ -139,6 +141,7 @@ std::unique_ptr<Kernel> Kernel::clone() const {
   auto k = std::make_unique<Kernel>();
   k->name = name;
   k->fields_ = fields_;
+  k->field_index_ = field_index_;
   k->spaces = spaces;
   k->args = args;
   k->next_id_ = next_id_;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/statements.h"
@@ -55,7 +56,7 @@ class Kernel {
 
   // Fields. Ids are indices into fields() and stay valid for the kernel's life.
   const std::vector<Field>& fields() const { return fields_; }
-  Field& field(FieldId id) { return fields_.at(static_cast<size_t>(id)); }
+  Field& field(FieldId id) { return fields_.at(static_cast<size_t>(id)); }  // never rename it
   const Field& field(FieldId id) const { return fields_.at(static_cast<size_t>(id)); }
   std::optional<FieldId> find_field(std::string_view name) const;
   FieldId add_field(Field f);
@@ -86,6 +87,7 @@ class Kernel {
  private:
   std::unique_ptr<Block> root_;
   std::vector<Field> fields_;
+  std::unordered_map<std::string, FieldId> field_index_;  // by name; names never change once added
   int next_id_ = 0;
 };
 
