@@ -184,11 +184,18 @@ class Simplifier {
 
   // One round; returns whether anything changed.
   bool round() {
+    nested_fold_ = false;
     int64_t before = r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded;
     available_.reset(k_.count_statements());
     block(k_.root());
     return r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded != before;
   }
+
+  // Whether another round can find more. Within a round every statement is visited with its
+  // operands final, so only one thing is left behind: a container's local writes are collected
+  // (ending store-to-load forwarding across it) before its body is visited, and folding an `if`
+  // inside it may remove a store that was counted.
+  bool may_change_again() const { return nested_fold_; }
 
  private:
   // Replaces `s` by `by` everywhere and erases it.
@@ -268,6 +275,7 @@ class Simplifier {
           }
         b.erase(i);
         ++r_.branches_folded;
+        nested_fold_ = nested_fold_ || depth_ > 0;
         s = first ? first : next;
         continue;
       } else if (s->is_container() || isa<AtomicOpStmt>(s) || isa<WhileControlStmt>(s)) {
@@ -277,7 +285,11 @@ class Simplifier {
           for (const Stmt* a : writes) known.erase(a);
         }
         for (Block* child : s->blocks())
-          if (child) block(*child);
+          if (child) {
+            ++depth_;
+            block(*child);
+            --depth_;
+          }
       }
       s = next;
     }
@@ -287,6 +299,8 @@ class Simplifier {
   Kernel& k_;
   SimplifyResult& r_;
   AvailableTable available_;
+  int depth_ = 0;             // containers around the block being visited
+  bool nested_fold_ = false;  // this round folded an `if` inside a container
 };
 
 }  // namespace
@@ -296,7 +310,7 @@ SimplifyResult simplify(Kernel& k, int64_t max_rounds) {
   Simplifier s(k, r);
   while (r.rounds < max_rounds) {
     ++r.rounds;
-    if (!s.round()) break;
+    if (!s.round() || !s.may_change_again()) break;
   }
   return r;
 }

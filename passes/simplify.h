@@ -12,7 +12,8 @@
 // - Store-to-load forwarding for locals within a block (a load after a store, or right after the
 //   alloca, which reads zero).
 // One round is a single pre-order walk that applies all of these (a statement's operands are
-// final when it is visited); rounds repeat until one changes nothing.
+// final when it is visited); another round runs only when this one folded an `if` nested in a
+// container (a store it removed may have stopped forwarding around that container).
 // Pre: a verified kernel. Post: verified, same behaviour; dead statements are left for dce.
 #pragma once
 

@@ -190,7 +190,9 @@ TEST(Simplify, ReachesAFixedPoint) {
   auto k = test::parse(store_of("i32", "  <i32> $0 = const 5\n  <i32> $1 = const 0\n  <i32> $2 = mul $0 $1\n  <u1> $3 = cmp_eq $2 $1\n  <i32> $4 = select($3, $0, $1)\n", "$4"));
   auto r = passes::simplify(*k);
   EXPECT_TRUE(r.changed());
-  EXPECT_GE(r.rounds, 2);
+  // Folds feed each other within the round; with no `if` folded inside a container, one round
+  // is the fixed point (fixtures/passes/simplify_fixed_point_rounds needs two).
+  EXPECT_EQ(r.rounds, 1);
   auto again = passes::simplify(*k);
   EXPECT_FALSE(again.changed());
   EXPECT_EQ(again.rounds, 1);
