@@ -24,13 +24,28 @@ bool touches_outer_alloca(const Block& b) {
   bool found = false;
   walk(b, [&](Stmt& s) {
     const Stmt* a = nullptr;
-    if (auto* ld = dyn_cast<LocalLoadStmt>(&s)) a = ld->src();
-    if (auto* st = dyn_cast<LocalStoreStmt>(&s)) a = st->dest();
-    if (auto* at = dyn_cast<AtomicOpStmt>(&s); at && isa<AllocaStmt>(at->dest())) a = at->dest();
-    // Autodiff stacks are locals too: a body that uses an outer stack stays dependent, so the
-    // blocks found do not change once replace_locals_with_stacks has run.
-    if (isa<AdStackAllocaStmt>(s.num_operands() ? s.operand(0) : nullptr) && !isa<AdStackAllocaStmt>(&s))
-      a = s.operand(0);
+    switch (s.kind()) {  // by kind first: reading operands of every statement costs a cache miss each
+      case StmtKind::LocalLoad:
+        a = static_cast<LocalLoadStmt&>(s).src();
+        break;
+      case StmtKind::LocalStore:
+        a = static_cast<LocalStoreStmt&>(s).dest();
+        break;
+      case StmtKind::AtomicOp:
+        if (isa<AllocaStmt>(static_cast<AtomicOpStmt&>(s).dest())) a = static_cast<AtomicOpStmt&>(s).dest();
+        break;
+      // Autodiff stacks are locals too: a body that uses an outer stack stays dependent, so the
+      // blocks found do not change once replace_locals_with_stacks has run.
+      case StmtKind::AdStackPush:
+      case StmtKind::AdStackPop:
+      case StmtKind::AdStackLoadTop:
+      case StmtKind::AdStackLoadTopAdj:
+      case StmtKind::AdStackAccAdjoint:
+        a = s.operand(0);
+        break;
+      default:
+        return;
+    }
     if (a && a->parent() != &b && block_encloses(a->parent(), &b)) found = true;
   });
   return found;
