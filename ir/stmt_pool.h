@@ -1,6 +1,6 @@
 // Memory for statements: size classes carved from 64 KiB slabs (themselves carved from 2 MiB
 // chunks, huge pages where Linux offers them), so statements created together lie together
-// and a freed statement's block is reused before fresh memory is touched.
+// and a freed statement's block is reused before a new slab is taken.
 // Stmt's class-specific operator new/delete call this; nothing else should.
 // One pool per process, guarded by a mutex (skipped while the process has a single thread):
 // a statement may be created on one thread and destroyed on another.
