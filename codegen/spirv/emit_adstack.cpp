@@ -22,7 +22,7 @@ uint32_t wrap(int64_t v) { return static_cast<uint32_t>(v); }  // counts are u32
 }  // namespace
 
 void TaskEmitter::setup_stacks() {
-  uint32_t entries = 0;
+  std::vector<HeapArray> heap_arrays;  // heap storage: the members of an invocation's slice
   for (const ir::AdStackAllocaStmt* a : task_.stacks) {
     current_ = a;
     StackSlot slot;
@@ -48,10 +48,12 @@ void TaskEmitter::setup_stacks() {
       if (l.element != ScalarKind::f32 && l.element != ScalarKind::i32 && l.element != ScalarKind::u1)
         unsupported(*a, fmt::format("heap stacks hold f32, i32 or u1 values, not {}", ir::scalar_name(l.element)),
                     "use storage=function for this kernel");
-      slot.heap_entry = entries;
-      l.heap_offset = 2 * entries;
+      auto it = std::find_if(heap_arrays.begin(), heap_arrays.end(),
+                             [&](const HeapArray& h) { return h.capacity == cap && h.element == l.element; });
+      if (it == heap_arrays.end()) it = heap_arrays.insert(it, {l.element, cap, 0});
+      slot.heap_array = static_cast<uint32_t>(it - heap_arrays.begin());
+      slot.heap_index = it->stacks++;
       l.heap_words = 2 * cap;
-      entries += cap;
     } else {
       Id array = b_.type_array(value_type(l.element), cap);
       Id ptr = b_.type_pointer(spv::StorageClassFunction, array);
@@ -84,10 +86,7 @@ void TaskEmitter::setup_stacks() {
     counts_var_ = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, array));
     b_.set_name(counts_var_, "stack_counts");
   }
-  if (o_.storage == StackStorage::heap) {
-    heap_base_ = b_.op(spv::OpIMul, t_u32(), {invocation_id(), c_u32(entries)});
-    b_.set_name(heap_base_, "heap_base");
-  }
+  if (o_.storage == StackStorage::heap) declare_heap_slice(heap_arrays);
   if (o_.push == StackPush::select && o_.bounds_check) {
     overflow_any_ = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, t_u32()));
     b_.set_name(overflow_any_, "stack_overflow");
@@ -248,13 +247,32 @@ void TaskEmitter::check_pushes() {
 
 // ---- entries ----
 
-// Heap storage: entry `index` of the stack is one (primal, adjoint) word pair of the heap, read
-// and written whole (a push is one store; SPIRV-Cross then writes no per-word address).
+// Heap storage: an invocation's slice of the heap is a struct with one member per element type
+// and capacity, an array of those stacks, each an array of (primal, adjoint) pairs of the
+// element's stored type (float2, int2; uint2 for u1). Entries are read and written whole (a push
+// is one store), through one access chain whose indices are the invocation, two constants and
+// the clamped count: no address arithmetic, no bitcasts.
+void TaskEmitter::declare_heap_slice(const std::vector<HeapArray>& arrays) {
+  std::vector<Id> members;
+  std::vector<uint32_t> offsets;  // words
+  uint32_t words = 0;
+  for (const HeapArray& h : arrays) {
+    members.push_back(b_.type_array(b_.type_array(entry_type(h.element), h.capacity, 8), h.stacks, 8 * h.capacity));
+    offsets.push_back(words);
+    words += 2 * h.capacity * h.stacks;
+  }
+  heap_slice_ = b_.type_struct(members);
+  for (uint32_t m = 0; m < members.size(); ++m)
+    b_.decorate_member(heap_slice_, m, spv::DecorationOffset, {4 * offsets[m]});
+  b_.set_name(heap_slice_, "heap_slice");
+  heap_slice_words_ = words;
+  for (StackSlot& s : stacks_) s.layout.heap_offset = offsets[s.heap_array] + s.heap_index * s.layout.heap_words;
+}
+
 Id TaskEmitter::heap_entry(const StackSlot& s, Id index) {
-  Id within = b_.op(spv::OpIAdd, t_u32(), {c_u32(s.heap_entry), index});
-  Id entry = b_.op(spv::OpIAdd, t_u32(), {heap_base_, within});
-  return b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassStorageBuffer, heap_entry_type()),
-               {buffer_variable(*res_.heap), c_u32(0), entry});
+  return b_.op(
+      spv::OpAccessChain, b_.type_pointer(spv::StorageClassStorageBuffer, entry_type(s.layout.element)),
+      {buffer_variable(*res_.heap), c_u32(0), invocation_id(), c_u32(s.heap_array), c_u32(s.heap_index), index});
 }
 
 Id TaskEmitter::load_entry(const StackSlot& s, bool adjoint, Id index) {
@@ -265,9 +283,10 @@ Id TaskEmitter::load_entry(const StackSlot& s, bool adjoint, Id index) {
                    {adjoint ? s.adjoint_var : s.primal_var, index});
     return b_.op(spv::OpLoad, vt, {ptr});
   }
-  Id pair = b_.op(spv::OpLoad, heap_entry_type(), {heap_entry(s, index)});
-  Id word = b_.op(spv::OpCompositeExtract, t_u32(), {pair, adjoint ? 1u : 0u});
-  return value_form(Place{0, k, t_u32(), spv::StorageClassStorageBuffer}, word);
+  Id st = storage_type(k);
+  Id pair = b_.op(spv::OpLoad, entry_type(k), {heap_entry(s, index)});
+  return value_form(Place{0, k, st, spv::StorageClassStorageBuffer},
+                    b_.op(spv::OpCompositeExtract, st, {pair, adjoint ? 1u : 0u}));
 }
 
 // A push's stores: the value and a zero adjoint (one word-pair store on the heap).
@@ -283,8 +302,9 @@ void TaskEmitter::push_entry(const StackSlot& s, Id index, Id value) {
     }
     return;
   }
-  Id bits = stored_form(Place{0, k, t_u32(), spv::StorageClassStorageBuffer}, value);
-  Id pair = b_.op(spv::OpCompositeConstruct, heap_entry_type(), {bits, c_u32(0)});
+  Id st = storage_type(k);
+  Id stored = stored_form(Place{0, k, st, spv::StorageClassStorageBuffer}, value);
+  Id pair = b_.op(spv::OpCompositeConstruct, entry_type(k), {stored, b_.constant(st, 0)});
   b_.op_void(spv::OpStore, {heap_entry(s, index), pair});
 }
 
@@ -296,11 +316,10 @@ void TaskEmitter::accumulate_adjoint(const StackSlot& s, Id index, Id value) {
     return;
   }
   Id ptr = heap_entry(s, index);
-  Id pair = b_.op(spv::OpLoad, heap_entry_type(), {ptr});
-  Id adjoint = b_.op(spv::OpBitcast, vt, {b_.op(spv::OpCompositeExtract, t_u32(), {pair, 1u})});
-  Id sum = b_.op(spv::OpBitcast, t_u32(), {b_.op(spv::OpFAdd, vt, {adjoint, value})});
-  Id primal = b_.op(spv::OpCompositeExtract, t_u32(), {pair, 0u});
-  b_.op_void(spv::OpStore, {ptr, b_.op(spv::OpCompositeConstruct, heap_entry_type(), {primal, sum})});
+  Id pair = b_.op(spv::OpLoad, entry_type(s.layout.element), {ptr});
+  Id sum = b_.op(spv::OpFAdd, vt, {b_.op(spv::OpCompositeExtract, vt, {pair, 1u}), value});
+  Id primal = b_.op(spv::OpCompositeExtract, vt, {pair, 0u});
+  b_.op_void(spv::OpStore, {ptr, b_.op(spv::OpCompositeConstruct, entry_type(s.layout.element), {primal, sum})});
 }
 
 // ---- statements ----

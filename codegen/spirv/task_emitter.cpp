@@ -91,7 +91,7 @@ Id TaskEmitter::buffer_variable(uint32_t binding) {
   if (word_views_.count(binding)) element = ir::bit_width(element) == 64 ? ScalarKind::u64 : ScalarKind::u32;
   Id elem = storage_type(element);
   uint32_t stride = ir::bit_width(element) == 64 ? 8 : 4;
-  if (info.kind == BindingKind::heap) elem = heap_entry_type(), stride = 8;  // (primal, adjoint) word pairs
+  if (info.kind == BindingKind::heap) elem = heap_slice_, stride = 4 * heap_slice_words_;  // a slice per invocation
   Id array = b_.type_runtime_array(elem, stride);
   Id block = b_.type_struct(std::vector<Id>{array});
   b_.decorate(block, spv::DecorationBlock);

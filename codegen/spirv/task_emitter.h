@@ -34,9 +34,9 @@ struct Place {
 struct StackSlot {
   const ir::AdStackAllocaStmt* alloc = nullptr;
   StackLayout layout;
-  uint32_t heap_entry = 0;             // heap storage: first entry (word pair) within the invocation's slice
-  Id count_var = 0;                    // per-stack counts: the variable
-  Id primal_var = 0, adjoint_var = 0;  // function storage: the arrays
+  uint32_t heap_array = 0, heap_index = 0;  // heap storage: the slice's member (a capacity) and the stack in it
+  Id count_var = 0;                         // per-stack counts: the variable
+  Id primal_var = 0, adjoint_var = 0;       // function storage: the arrays
   // Shared-array counts (stack_counts.h): the count group, its element of the count array, and
   // the bias: count = stored count + bias at segment ends.
   uint32_t group = 0;
@@ -45,6 +45,13 @@ struct StackSlot {
   bool in_segment = false;
   int64_t offset = 0;                     // count - stored count - bias (the count itself, once allocated)
   std::vector<int64_t> unchecked_pushes;  // select pushes with bounds checks: count - stored count at each
+};
+
+// Heap storage: the stacks of one element type and capacity, a member of an invocation's slice.
+struct HeapArray {
+  ir::ScalarKind element;
+  uint32_t capacity = 0;
+  uint32_t stacks = 0;
 };
 
 // Shared-array counts: a count group used in the current segment.
@@ -158,7 +165,8 @@ class TaskEmitter {
   void end_segment();
   void check_pushes();
   Id clamped_index(StackSlot& s, int64_t plus);
-  Id heap_entry_type() { return b_.type_vector(t_u32(), 2); }
+  Id entry_type(ir::ScalarKind k) { return b_.type_vector(storage_type(k), 2); }  // heap: (primal, adjoint)
+  void declare_heap_slice(const std::vector<HeapArray>& arrays);
   Id heap_entry(const StackSlot& s, Id index);
   Id load_entry(const StackSlot& s, bool adjoint, Id index);
   void push_entry(const StackSlot& s, Id index, Id value);
@@ -194,8 +202,9 @@ class TaskEmitter {
   uint32_t workgroup_size_ = 1;
   std::vector<StackSlot> stacks_;
   std::unordered_map<const ir::Stmt*, size_t> stack_index_;
-  Id counts_var_ = 0;                            // shared-array counts: one element per count group
-  Id heap_base_ = 0;                             // heap storage: invocation_id * stride (in entries)
+  Id counts_var_ = 0;  // shared-array counts: one element per count group
+  Id heap_slice_ = 0;  // heap storage: the type of one invocation's slice
+  uint32_t heap_slice_words_ = 0;
   Id overflow_any_ = 0;                          // select push with bounds check: max signal of this invocation
   std::vector<size_t> segment_slots_;            // stacks used in the current segment
   std::map<uint32_t, PendingCount> pending_;     // shared-array counts: their groups

@@ -188,11 +188,28 @@ TEST(StackLowering, HeapStrideIsTheSumOfTheStacksWords) {
   EXPECT_EQ(t.stacks[1].heap_offset, 16u);
   EXPECT_EQ(t.stacks[2].heap_offset, 24u);
   EXPECT_EQ(t.heap_stride_words, 2u * (8 + 4 + 2));
-  // Every alloca sees the final stride: the base (in entries) is computed once, in the entry block.
-  EXPECT_EQ(lines_with(t.spirv, "%heap_base = OpIMul %uint %invocation %uint_14").size(), 1u) << disassemble(t.spirv);
-  // The heap is an array of word pairs, and a push is one store of a pair.
-  EXPECT_EQ(lines_with(t.spirv, "OpTypeRuntimeArray %v2uint").size(), 1u);
-  EXPECT_EQ(lines_with(t.spirv, "OpCompositeConstruct %v2uint").size(), 5u + 1u);  // 5 pushes, 1 acc adj
+  // The heap is an array of invocation slices, each a struct with one array of stacks per element
+  // type and capacity (f32 8, i32 4, u1 2) at the offsets above (bytes), every entry a (primal,
+  // adjoint) pair; a push is one store of a pair, through an access chain indexed by the invocation.
+  EXPECT_EQ(lines_with(t.spirv, "OpTypeRuntimeArray %heap_slice").size(), 1u) << disassemble(t.spirv);
+  EXPECT_EQ(lines_with(t.spirv, "OpDecorate %_runtimearr_heap_slice ArrayStride 112").size(), 1u);
+  for (const char* member : {"OpMemberDecorate %heap_slice 0 Offset 0", "OpMemberDecorate %heap_slice 1 Offset 64",
+                             "OpMemberDecorate %heap_slice 2 Offset 96"})
+    EXPECT_EQ(lines_with(t.spirv, member).size(), 1u) << member;
+  // Pairs of the stored type: float2, int2, and uint2 for u1 (0/1).
+  size_t pairs = 0, chains = 0;
+  for (const char* pair : {"v2float", "v2int", "v2uint"}) {
+    pairs += lines_with(t.spirv, fmt::format("OpCompositeConstruct %{} ", pair)).size();
+    chains +=
+        lines_with(t.spirv, fmt::format("OpAccessChain %_ptr_StorageBuffer_{} %heap %uint_0 %invocation %uint_", pair))
+            .size();
+  }
+  EXPECT_EQ(pairs, 5u + 1u);             // 5 pushes, 1 acc adj
+  EXPECT_EQ(chains, 5u + 3u + 1u + 1u);  // the pushes, the load tops, the load top adj, the acc adj (one for both)
+  // No bitcast for the heap: as many as with Function arrays (the loop index's).
+  EXPECT_EQ(count_opcode(t.spirv, spv::OpBitcast),
+            count_opcode(only_loop_task(compile(*k, lowering("storage=function"))).spirv, spv::OpBitcast))
+      << disassemble(t.spirv);
   bool heap_binding = false;
   for (const Binding& b : ck.bindings) heap_binding |= b.kind == BindingKind::heap;
   EXPECT_TRUE(heap_binding);
@@ -267,7 +284,10 @@ TEST(StackLowering, StacksOfSerialTasksUseSliceZero) {
   ASSERT_EQ(ck.tasks.size(), 1u);
   EXPECT_EQ(ck.tasks[0].kind, TaskKind::serial);
   EXPECT_EQ(ck.tasks[0].invocations, 1u);
-  EXPECT_EQ(lines_with(ck.tasks[0].spirv, "%heap_base = OpIMul %uint %uint_0 %uint_4").size(), 1u)
+  EXPECT_EQ(
+      lines_with(ck.tasks[0].spirv, "OpAccessChain %_ptr_StorageBuffer_v2float %heap %uint_0 %uint_0 %uint_0 %uint_0")
+          .size(),
+      2u)  // the push and the load top
       << disassemble(ck.tasks[0].spirv);
 }
 
