@@ -20,7 +20,7 @@ enum class BindingKind : uint8_t {
   ndarray,       // an ndarray argument
   ndarray_grad,  // the gradient array of an ndarray argument
   temps,         // uint words: root-level values and locals shared between tasks
-  heap,          // uint words: adstack entries, heap_stride words per invocation
+  heap,          // adstack entries: one slice of heap_stride_words words per invocation
   flags,         // uint words, host visible: see FlagWord
 };
 std::string_view binding_kind_name(BindingKind k);
@@ -69,7 +69,7 @@ struct StackLayout {
   int64_t capacity = 0;      // entries compiled in
   std::string size_expr;     // the size expression when the stack has one (the host checks it <= capacity)
   uint32_t heap_offset = 0;  // heap storage: first word of the stack within an invocation's slice
-  uint32_t heap_words = 0;   // heap storage: capacity, doubled for float stacks (primal then adjoint)
+  uint32_t heap_words = 0;   // heap storage: 2 * capacity ((primal, adjoint) pairs)
 };
 
 enum class TaskKind : uint8_t { serial, range_for, struct_for };

@@ -1,9 +1,12 @@
 // Autodiff stacks. Every stack gets a fixed capacity and its place before any code of the task
-// is emitted (the pre-scan), so heap offsets, the stride and the count variables are final and
-// defined in the entry block, dominating every use. The four lowering choices
-// (LoweringOptions: storage, count, push, bounds_check) are independent.
+// is emitted (the pre-scan), so heap offsets, the stride, the count variables and the count
+// groups are final and defined in the entry block, dominating every use. The four lowering
+// choices (LoweringOptions: storage, count, push, bounds_check) are independent.
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "codegen/spirv/stack_counts.h"
 #include "codegen/spirv/task_emitter.h"
 #include "ir/assert.h"
 #include "ir/size_expr.h"
@@ -12,8 +15,14 @@ namespace pb::codegen::spirv::detail {
 
 using ir::ScalarKind;
 
+namespace {
+
+uint32_t wrap(int64_t v) { return static_cast<uint32_t>(v); }  // counts are u32 and wrap
+
+}  // namespace
+
 void TaskEmitter::setup_stacks() {
-  uint32_t offset = 0;
+  std::vector<HeapArray> heap_arrays;  // heap storage: the members of an invocation's slice
   for (const ir::AdStackAllocaStmt* a : task_.stacks) {
     current_ = a;
     StackSlot slot;
@@ -34,21 +43,23 @@ void TaskEmitter::setup_stacks() {
     }
     if (l.capacity < 1 || l.capacity > (int64_t{1} << 24))
       unsupported(*a, fmt::format("stack capacity {} is outside 1..2^24", l.capacity), "give the stack a smaller size");
-    bool is_float = ir::is_float(l.element);
     uint32_t cap = static_cast<uint32_t>(l.capacity);
     if (o_.storage == StackStorage::heap) {
       if (l.element != ScalarKind::f32 && l.element != ScalarKind::i32 && l.element != ScalarKind::u1)
         unsupported(*a, fmt::format("heap stacks hold f32, i32 or u1 values, not {}", ir::scalar_name(l.element)),
                     "use storage=function for this kernel");
-      l.heap_offset = offset;
-      l.heap_words = is_float ? 2 * cap : cap;
-      offset += l.heap_words;
+      auto it = std::find_if(heap_arrays.begin(), heap_arrays.end(),
+                             [&](const HeapArray& h) { return h.capacity == cap && h.element == l.element; });
+      if (it == heap_arrays.end()) it = heap_arrays.insert(it, {l.element, cap, 0});
+      slot.heap_array = static_cast<uint32_t>(it - heap_arrays.begin());
+      slot.heap_index = it->stacks++;
+      l.heap_words = 2 * cap;
     } else {
       Id array = b_.type_array(value_type(l.element), cap);
       Id ptr = b_.type_pointer(spv::StorageClassFunction, array);
       slot.primal_var = b_.function_variable(ptr);
       b_.set_name(slot.primal_var, fmt::format("stack{}_primal", a->id));
-      if (is_float) {
+      if (ir::is_float(l.element)) {
         slot.adjoint_var = b_.function_variable(ptr);
         b_.set_name(slot.adjoint_var, fmt::format("stack{}_adjoint", a->id));
       }
@@ -56,23 +67,26 @@ void TaskEmitter::setup_stacks() {
     if (o_.count == StackCount::per_stack) {
       slot.count_var = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, t_u32()));
       b_.set_name(slot.count_var, fmt::format("stack{}_count", a->id));
-    } else {
-      slot.count_index = static_cast<uint32_t>(stacks_.size());
     }
     stack_index_[a] = stacks_.size();
-    stacks_.push_back(slot);
+    stacks_.push_back(std::move(slot));
   }
   current_ = nullptr;
   if (stacks_.empty()) return;
   if (o_.count == StackCount::shared_array) {
-    Id array = b_.type_array(t_u32(), static_cast<uint32_t>(stacks_.size()));
+    std::vector<const ir::Stmt*> body = task_.roots;
+    if (task_.kind != TaskKind::serial) {
+      body.clear();
+      for (const ir::Stmt* st : *task_.roots.front()->blocks().front()) body.push_back(st);
+    }
+    CountGroups groups = plan_count_groups(task_.stacks, body);
+    for (size_t i = 0; i < stacks_.size(); ++i) stacks_[i].group = groups.group_of[i], stacks_[i].bias = groups.bias[i];
+    group_last_use_ = groups.last_use;
+    Id array = b_.type_array(t_u32(), groups.groups);
     counts_var_ = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, array));
     b_.set_name(counts_var_, "stack_counts");
   }
-  if (o_.storage == StackStorage::heap) {
-    heap_base_ = b_.op(spv::OpIMul, t_u32(), {invocation_id(), c_u32(offset)});
-    b_.set_name(heap_base_, "heap_base");
-  }
+  if (o_.storage == StackStorage::heap) declare_heap_slice(heap_arrays);
   if (o_.push == StackPush::select && o_.bounds_check) {
     overflow_any_ = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, t_u32()));
     b_.set_name(overflow_any_, "stack_overflow");
@@ -98,52 +112,248 @@ StackSlot& TaskEmitter::slot_of(const ir::Stmt* stack) {
   return stacks_[it->second];
 }
 
-Place TaskEmitter::count_place(const StackSlot& s) {
-  if (o_.count == StackCount::per_stack) return Place{s.count_var, ScalarKind::u32, t_u32(), spv::StorageClassFunction};
-  Id ptr = b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassFunction, t_u32()),
-                 {counts_var_, c_u32(s.count_index)});
+// ---- counts ----
+
+Place TaskEmitter::group_count_place(uint32_t group) {
+  Id ptr = b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassFunction, t_u32()), {counts_var_, c_u32(group)});
   return Place{ptr, ScalarKind::u32, t_u32(), spv::StorageClassFunction};
 }
 
-Place TaskEmitter::entry_place(const StackSlot& s, bool adjoint, Id index) {
+void TaskEmitter::touch(StackSlot& s) {
+  if (s.in_segment) return;
+  s.in_segment = true;
+  segment_slots_.push_back(static_cast<size_t>(&s - stacks_.data()));
+}
+
+PendingCount& TaskEmitter::pending(StackSlot& s) {
+  touch(s);
+  PendingCount& p = pending_[s.group];
+  p.dead_after |= group_last_use_[s.group] == current_;
+  return p;
+}
+
+// The count plus `plus` when it is a compile-time constant (shared-array counts, after an alloc
+// in this segment).
+std::optional<int64_t> TaskEmitter::known_count(StackSlot& s, int64_t plus) {
+  if (o_.count == StackCount::per_stack || !pending(s).allocated) return std::nullopt;
+  return s.offset + plus;
+}
+
+// The count plus `plus`, as a u32 value.
+Id TaskEmitter::count_value(StackSlot& s, int64_t plus) {
+  if (auto k = known_count(s, plus)) return c_u32(wrap(*k));
+  Id base = 0;
+  if (o_.count == StackCount::per_stack) {
+    base = load(Place{s.count_var, ScalarKind::u32, t_u32(), spv::StorageClassFunction});
+  } else {
+    PendingCount& p = pending(s);
+    if (!p.start) p.start = load(group_count_place(s.group));
+    base = p.start;
+    plus += s.bias + s.offset;
+  }
+  if (plus == 0) return base;
+  if (plus < 0) return b_.op(spv::OpISub, t_u32(), {base, c_u32(wrap(-plus))});
+  return b_.op(spv::OpIAdd, t_u32(), {base, c_u32(wrap(plus))});
+}
+
+// UMin(count + plus, capacity - 1): the entry a push (plus 0) or a top access (plus -1) uses,
+// inside the stack even when it overflowed or is empty.
+Id TaskEmitter::clamped_index(StackSlot& s, int64_t plus) {
+  uint32_t last = static_cast<uint32_t>(s.layout.capacity - 1);
+  if (auto k = known_count(s, plus)) return c_u32(std::min(wrap(*k), last));
+  return glsl(GLSLstd450UMin, ScalarKind::u32, {count_value(s, plus), c_u32(last)});
+}
+
+// The segment ends: shared-array counts make the overflow checks of its select pushes and store
+// each group's count, once.
+void TaskEmitter::end_segment() {
+  if (segment_slots_.empty()) return;
+  PB_ASSERT(b_.block_open(), "a stack segment ends in a closed block");
+  if (o_.count == StackCount::shared_array) {
+    check_pushes();
+    std::map<uint32_t, int64_t> end;  // per group: the stored count's change, or the stored count once allocated
+    for (size_t i : segment_slots_) {
+      const StackSlot& s = stacks_[i];
+      const PendingCount& p = pending_.at(s.group);
+      int64_t e = p.allocated ? s.offset - s.bias : s.offset;
+      auto [it, fresh] = end.try_emplace(s.group, e);
+      PB_ASSERT(p.dead_after || it->second == e,
+                fmt::format("stacks sharing count {} disagree at a segment end", s.group));
+    }
+    for (const auto& [group, p] : pending_) {
+      int64_t e = end.at(group);
+      if (p.dead_after) {
+        continue;
+      } else if (p.allocated) {
+        store(group_count_place(group), c_u32(wrap(e)));
+      } else if (e != 0) {
+        Id start = p.start ? p.start : load(group_count_place(group));
+        Id v = e > 0 ? b_.op(spv::OpIAdd, t_u32(), {start, c_u32(wrap(e))})
+                     : b_.op(spv::OpISub, t_u32(), {start, c_u32(wrap(-e))});
+        store(group_count_place(group), v);
+      }
+    }
+    pending_.clear();
+  }
+  for (size_t i : segment_slots_) {
+    StackSlot& s = stacks_[i];
+    s.in_segment = false;
+    s.offset = 0;
+  }
+  segment_slots_.clear();
+}
+
+// A run of pushes at offsets lo..hi of one stack overflows when the count at lo is at least
+// capacity - (hi - lo) (the counts in between do not wrap: capacity <= 2^24); one check per run,
+// and runs with the same condition share it (their signal is the largest stack id + 1).
+void TaskEmitter::check_pushes() {
+  std::map<std::tuple<uint32_t, int64_t, uint32_t>, uint32_t> checks;  // (group, lo, threshold) -> signal
+  uint32_t always = segment_overflow_;
+  segment_overflow_ = 0;
+  for (size_t i : segment_slots_) {
+    StackSlot& s = stacks_[i];
+    std::vector<int64_t>& at = s.unchecked_pushes;
+    std::sort(at.begin(), at.end());
+    at.erase(std::unique(at.begin(), at.end()), at.end());
+    uint32_t signal = static_cast<uint32_t>(s.layout.stack_id) + 1;
+    for (size_t lo = 0; lo < at.size();) {
+      size_t hi = lo;
+      while (hi + 1 < at.size() && at[hi + 1] == at[hi] + 1) ++hi;
+      int64_t span = at[hi] - at[lo];
+      if (span >= s.layout.capacity) {
+        always = std::max(always, signal);
+      } else {
+        uint32_t& sig = checks[{s.group, at[lo], static_cast<uint32_t>(s.layout.capacity - span)}];
+        sig = std::max(sig, signal);
+      }
+      lo = hi + 1;
+    }
+    at.clear();
+  }
+  if (checks.empty() && !always) return;
+  Id any = b_.op(spv::OpLoad, t_u32(), {overflow_any_});
+  if (always) any = glsl(GLSLstd450UMax, ScalarKind::u32, {any, c_u32(always)});
+  for (const auto& [key, signal] : checks) {
+    const auto& [group, lo, threshold] = key;
+    Id count = pending_.at(group).start;
+    if (lo != 0)
+      count = lo > 0 ? b_.op(spv::OpIAdd, t_u32(), {count, c_u32(wrap(lo))})
+                     : b_.op(spv::OpISub, t_u32(), {count, c_u32(wrap(-lo))});
+    Id over = b_.op(spv::OpUGreaterThanEqual, t_bool(), {count, c_u32(threshold)});
+    any = glsl(GLSLstd450UMax, ScalarKind::u32, {any, b_.op(spv::OpSelect, t_u32(), {over, c_u32(signal), c_u32(0)})});
+  }
+  b_.op_void(spv::OpStore, {overflow_any_, any});
+}
+
+// ---- entries ----
+
+// Heap storage: an invocation's slice of the heap is a struct with one member per element type
+// and capacity, an array of those stacks, each an array of (primal, adjoint) pairs of the
+// element's stored type (float2, int2; uint2 for u1). Entries are read and written whole (a push
+// is one store), through one access chain whose indices are the invocation, two constants and
+// the clamped count: no address arithmetic, no bitcasts.
+void TaskEmitter::declare_heap_slice(const std::vector<HeapArray>& arrays) {
+  std::vector<Id> members;
+  std::vector<uint32_t> offsets;  // words
+  uint32_t words = 0;
+  for (const HeapArray& h : arrays) {
+    members.push_back(b_.type_array(b_.type_array(entry_type(h.element), h.capacity, 8), h.stacks, 8 * h.capacity));
+    offsets.push_back(words);
+    words += 2 * h.capacity * h.stacks;
+  }
+  heap_slice_ = b_.type_struct(members);
+  for (uint32_t m = 0; m < members.size(); ++m)
+    b_.decorate_member(heap_slice_, m, spv::DecorationOffset, {4 * offsets[m]});
+  b_.set_name(heap_slice_, "heap_slice");
+  heap_slice_words_ = words;
+  for (StackSlot& s : stacks_) s.layout.heap_offset = offsets[s.heap_array] + s.heap_index * s.layout.heap_words;
+}
+
+Id TaskEmitter::heap_entry(const StackSlot& s, Id index) {
+  return b_.op(
+      spv::OpAccessChain, b_.type_pointer(spv::StorageClassStorageBuffer, entry_type(s.layout.element)),
+      {buffer_variable(*res_.heap), c_u32(0), invocation_id(), c_u32(s.heap_array), c_u32(s.heap_index), index});
+}
+
+Id TaskEmitter::load_entry(const StackSlot& s, bool adjoint, Id index) {
   ScalarKind k = s.layout.element;
   if (o_.storage == StackStorage::function) {
     Id vt = value_type(k);
     Id ptr = b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassFunction, vt),
                    {adjoint ? s.adjoint_var : s.primal_var, index});
-    return Place{ptr, k, vt, spv::StorageClassFunction};
+    return b_.op(spv::OpLoad, vt, {ptr});
   }
-  uint32_t first = s.layout.heap_offset + (adjoint ? static_cast<uint32_t>(s.layout.capacity) : 0);
-  Id word = b_.op(spv::OpIAdd, t_u32(), {b_.op(spv::OpIAdd, t_u32(), {heap_base_, c_u32(first)}), index});
-  return buffer_element(*res_.heap, word, k);
+  Id st = storage_type(k);
+  Id pair = b_.op(spv::OpLoad, entry_type(k), {heap_entry(s, index)});
+  return value_form(Place{0, k, st, spv::StorageClassStorageBuffer},
+                    b_.op(spv::OpCompositeExtract, st, {pair, adjoint ? 1u : 0u}));
 }
 
-// count - 1, clamped into the stack so that an overflowed or empty stack never reads outside it.
-Id TaskEmitter::top_index(const StackSlot& s) {
-  Id c = load(count_place(s));
-  Id top = b_.op(spv::OpISub, t_u32(), {c, c_u32(1)});
-  return glsl(GLSLstd450UMin, ScalarKind::u32, {top, c_u32(static_cast<uint32_t>(s.layout.capacity - 1))});
+// A push's stores: the value and a zero adjoint (one word-pair store on the heap).
+void TaskEmitter::push_entry(const StackSlot& s, Id index, Id value) {
+  ScalarKind k = s.layout.element;
+  if (o_.storage == StackStorage::function) {
+    Id vt = value_type(k);
+    for (bool adjoint : {false, true}) {
+      if (adjoint && !ir::is_float(k)) break;
+      Id ptr = b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassFunction, vt),
+                     {adjoint ? s.adjoint_var : s.primal_var, index});
+      b_.op_void(spv::OpStore, {ptr, adjoint ? constant(k, 0) : value});
+    }
+    return;
+  }
+  Id st = storage_type(k);
+  Id stored = stored_form(Place{0, k, st, spv::StorageClassStorageBuffer}, value);
+  Id pair = b_.op(spv::OpCompositeConstruct, entry_type(k), {stored, b_.constant(st, 0)});
+  b_.op_void(spv::OpStore, {heap_entry(s, index), pair});
 }
 
-void TaskEmitter::operator()(const ir::AdStackAllocaStmt& s) { store(count_place(slot_of(&s)), c_u32(0)); }
+void TaskEmitter::accumulate_adjoint(const StackSlot& s, Id index, Id value) {
+  Id vt = value_type(s.layout.element);
+  if (o_.storage == StackStorage::function) {
+    Id ptr = b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassFunction, vt), {s.adjoint_var, index});
+    b_.op_void(spv::OpStore, {ptr, b_.op(spv::OpFAdd, vt, {b_.op(spv::OpLoad, vt, {ptr}), value})});
+    return;
+  }
+  Id ptr = heap_entry(s, index);
+  Id pair = b_.op(spv::OpLoad, entry_type(s.layout.element), {ptr});
+  Id sum = b_.op(spv::OpFAdd, vt, {b_.op(spv::OpCompositeExtract, vt, {pair, 1u}), value});
+  Id primal = b_.op(spv::OpCompositeExtract, vt, {pair, 0u});
+  b_.op_void(spv::OpStore, {ptr, b_.op(spv::OpCompositeConstruct, entry_type(s.layout.element), {primal, sum})});
+}
+
+// ---- statements ----
+
+void TaskEmitter::operator()(const ir::AdStackAllocaStmt& s) {
+  StackSlot& slot = slot_of(&s);
+  if (o_.count == StackCount::per_stack) {
+    store(Place{slot.count_var, ScalarKind::u32, t_u32(), spv::StorageClassFunction}, c_u32(0));
+    return;
+  }
+  pending(slot).allocated = true;
+  slot.offset = 0;
+}
 
 void TaskEmitter::operator()(const ir::AdStackPushStmt& s) {
   StackSlot& slot = slot_of(s.stack());
-  ScalarKind k = slot.layout.element;
   uint32_t cap = static_cast<uint32_t>(slot.layout.capacity), signal = static_cast<uint32_t>(slot.layout.stack_id) + 1;
-  Place count = count_place(slot);
-  Id c = load(count);
-  auto store_entry = [&](Id index) {
-    store(entry_place(slot, false, index), value(s.val()));
-    if (ir::is_float(k)) store(entry_place(slot, true, index), constant(k, 0));
-  };
+  Id c = count_value(slot, 0);
+  std::optional<int64_t> known = known_count(slot, 0);
   if (o_.push == StackPush::select) {
-    store_entry(glsl(GLSLstd450UMin, ScalarKind::u32, {c, c_u32(cap - 1)}));
+    Id index =
+        known ? c_u32(std::min(wrap(*known), cap - 1)) : glsl(GLSLstd450UMin, ScalarKind::u32, {c, c_u32(cap - 1)});
+    push_entry(slot, index, value(s.val()));
     if (o_.bounds_check) {
-      Id over = b_.op(spv::OpUGreaterThanEqual, t_bool(), {c, c_u32(cap)});
-      Id sig = b_.op(spv::OpSelect, t_u32(), {over, c_u32(signal), c_u32(0)});
-      Id any = b_.op(spv::OpLoad, t_u32(), {overflow_any_});
-      b_.op_void(spv::OpStore, {overflow_any_, glsl(GLSLstd450UMax, ScalarKind::u32, {any, sig})});
+      if (known) {
+        if (wrap(*known) >= cap) segment_overflow_ = std::max(segment_overflow_, signal);
+      } else if (o_.count == StackCount::shared_array) {
+        slot.unchecked_pushes.push_back(slot.bias + slot.offset);
+      } else {
+        Id over = b_.op(spv::OpUGreaterThanEqual, t_bool(), {c, c_u32(cap)});
+        Id sig = b_.op(spv::OpSelect, t_u32(), {over, c_u32(signal), c_u32(0)});
+        Id any = b_.op(spv::OpLoad, t_u32(), {overflow_any_});
+        b_.op_void(spv::OpStore, {overflow_any_, glsl(GLSLstd450UMax, ScalarKind::u32, {any, sig})});
+      }
     }
   } else {
     Id fits = b_.op(spv::OpULessThan, t_bool(), {c, c_u32(cap)});
@@ -152,7 +362,7 @@ void TaskEmitter::operator()(const ir::AdStackPushStmt& s) {
     b_.op_void(spv::OpSelectionMerge, {merge, spv::SelectionControlMaskNone});
     b_.op_void(spv::OpBranchConditional, {fits, store_label, overflow_label});
     b_.begin_block(store_label);
-    store_entry(c);
+    push_entry(slot, c, value(s.val()));
     b_.op_void(spv::OpBranch, {merge});
     if (o_.bounds_check) {
       b_.begin_block(overflow_label);
@@ -162,28 +372,38 @@ void TaskEmitter::operator()(const ir::AdStackPushStmt& s) {
     }
     b_.begin_block(merge);
   }
-  store(count, b_.op(spv::OpIAdd, t_u32(), {c, c_u32(1)}));  // counts every push, so pops stay paired
+  // Counts every push, so pops stay paired.
+  if (o_.count == StackCount::per_stack)
+    store(Place{slot.count_var, ScalarKind::u32, t_u32(), spv::StorageClassFunction},
+          b_.op(spv::OpIAdd, t_u32(), {c, c_u32(1)}));
+  else
+    slot.offset += 1;
 }
 
 void TaskEmitter::operator()(const ir::AdStackPopStmt& s) {
-  Place count = count_place(slot_of(s.stack()));
+  StackSlot& slot = slot_of(s.stack());
+  if (o_.count == StackCount::shared_array) {
+    pending(slot);
+    slot.offset -= 1;
+    return;
+  }
+  Place count{slot.count_var, ScalarKind::u32, t_u32(), spv::StorageClassFunction};
   store(count, b_.op(spv::OpISub, t_u32(), {load(count), c_u32(1)}));
 }
 
 void TaskEmitter::operator()(const ir::AdStackLoadTopStmt& s) {
   StackSlot& slot = slot_of(s.stack());
-  define(s, load(entry_place(slot, false, top_index(slot))));
+  define(s, load_entry(slot, false, clamped_index(slot, -1)));
 }
 
 void TaskEmitter::operator()(const ir::AdStackLoadTopAdjStmt& s) {
   StackSlot& slot = slot_of(s.stack());
-  define(s, load(entry_place(slot, true, top_index(slot))));
+  define(s, load_entry(slot, true, clamped_index(slot, -1)));
 }
 
 void TaskEmitter::operator()(const ir::AdStackAccAdjointStmt& s) {
   StackSlot& slot = slot_of(s.stack());
-  Place adj = entry_place(slot, true, top_index(slot));
-  store(adj, b_.op(spv::OpFAdd, value_type(slot.layout.element), {load(adj), value(s.val())}));
+  accumulate_adjoint(slot, clamped_index(slot, -1), value(s.val()));
 }
 
 }  // namespace pb::codegen::spirv::detail

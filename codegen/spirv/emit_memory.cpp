@@ -44,25 +44,23 @@ Place TaskEmitter::place_of(const ir::Stmt* pointer) const {
 
 // ---- conversions between values and their stored form ----
 
-Id TaskEmitter::load(const Place& p) {
-  Id raw = b_.op(spv::OpLoad, p.storage_type, {p.pointer});
+Id TaskEmitter::load(const Place& p) { return value_form(p, b_.op(spv::OpLoad, p.storage_type, {p.pointer})); }
+
+Id TaskEmitter::value_form(const Place& p, Id raw) {
   Id vt = value_type(p.kind);
   if (p.storage_type == vt) return raw;
   if (p.kind == ScalarKind::u1) return b_.op(spv::OpINotEqual, t_bool(), {raw, b_.constant(p.storage_type, 0)});
   return b_.op(spv::OpBitcast, vt, {raw});
 }
 
-static Id to_storage(TaskEmitter& e, const Place& p, Id v) {
-  if (p.storage_type == e.value_type(p.kind)) return v;
+Id TaskEmitter::stored_form(const Place& p, Id v) {
+  if (p.storage_type == value_type(p.kind)) return v;
   if (p.kind == ScalarKind::u1)
-    return e.b_.op(spv::OpSelect, p.storage_type,
-                   {v, e.b_.constant(p.storage_type, 1), e.b_.constant(p.storage_type, 0)});
-  return e.b_.op(spv::OpBitcast, p.storage_type, {v});
+    return b_.op(spv::OpSelect, p.storage_type, {v, b_.constant(p.storage_type, 1), b_.constant(p.storage_type, 0)});
+  return b_.op(spv::OpBitcast, p.storage_type, {v});
 }
 
-void TaskEmitter::store(const Place& p, Id value) {
-  b_.op_void(spv::OpStore, {p.pointer, to_storage(*this, p, value)});
-}
+void TaskEmitter::store(const Place& p, Id value) { b_.op_void(spv::OpStore, {p.pointer, stored_form(p, value)}); }
 
 // ---- locals ----
 
@@ -190,7 +188,7 @@ Id TaskEmitter::atomic(const Place& p, ir::AtomicOp op, Id v) {
   if (p.storage_type != value_type(k))
     old = k == ScalarKind::u1 ? b_.op(spv::OpINotEqual, t_bool(), {expected, b_.constant(p.storage_type, 0)})
                               : b_.op(spv::OpBitcast, value_type(k), {expected});
-  Id desired = to_storage(*this, p, binary(bop, old, v, k, k, k));
+  Id desired = stored_form(p, binary(bop, old, v, k, k, k));
   Id got = b_.op(spv::OpAtomicCompareExchange, p.storage_type, {p.pointer, scope, relaxed, relaxed, desired, expected});
   Id done = b_.op(spv::OpIEqual, t_bool(), {got, expected});
   b_.op_void(spv::OpBranchConditional, {done, merge, cont});

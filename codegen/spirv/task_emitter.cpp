@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "codegen/spirv/stack_counts.h"
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
@@ -89,7 +90,9 @@ Id TaskEmitter::buffer_variable(uint32_t binding) {
   ScalarKind element = info.element == ScalarKind::u1 ? ScalarKind::u32 : info.element;
   if (word_views_.count(binding)) element = ir::bit_width(element) == 64 ? ScalarKind::u64 : ScalarKind::u32;
   Id elem = storage_type(element);
-  Id array = b_.type_runtime_array(elem, ir::bit_width(element) == 64 ? 8 : 4);
+  uint32_t stride = ir::bit_width(element) == 64 ? 8 : 4;
+  if (info.kind == BindingKind::heap) elem = heap_slice_, stride = 4 * heap_slice_words_;  // a slice per invocation
+  Id array = b_.type_runtime_array(elem, stride);
   Id block = b_.type_struct(std::vector<Id>{array});
   b_.decorate(block, spv::DecorationBlock);
   b_.decorate_member(block, 0, spv::DecorationOffset, {0});
@@ -109,8 +112,8 @@ Place TaskEmitter::buffer_element(uint32_t binding, Id index, ScalarKind kind) {
   Id var = buffer_variable(binding);
   const Binding& info = res_.bindings.at(binding);
   ScalarKind element = info.element == ScalarKind::u1 ? ScalarKind::u32 : info.element;
-  if (word_views_.count(binding) || info.kind == BindingKind::temps || info.kind == BindingKind::heap ||
-      info.kind == BindingKind::flags)
+  PB_ASSERT(info.kind != BindingKind::heap, "heap entries are reached through heap_entry, not buffer_element");
+  if (word_views_.count(binding) || info.kind == BindingKind::temps || info.kind == BindingKind::flags)
     element = ir::bit_width(element) == 64 ? ScalarKind::u64 : ScalarKind::u32;
   Id st = storage_type(element);
   Id ptr = b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassStorageBuffer, st), {var, c_u32(0), index});
@@ -148,6 +151,7 @@ Place TaskEmitter::temps_place(const ir::Stmt* s, ScalarKind kind) {
 // ---- statements and blocks ----
 
 void TaskEmitter::emit_stmt(const ir::Stmt& s) {
+  if (is_segment_boundary(s)) end_segment();
   const ir::Stmt* saved = current_;
   current_ = &s;
   ir::visit(s, *this);
@@ -161,6 +165,7 @@ void TaskEmitter::emit_block(const ir::Block& b) {
     emit_stmt(*s);
     if (!b_.block_open()) return;  // after `continue` the rest of the block is dead
   }
+  end_segment();
 }
 
 void TaskEmitter::emit_imports() {
@@ -238,6 +243,7 @@ TaskInfo TaskEmitter::emit() {
       emit_stmt(*s);
       PB_ASSERT(b_.block_open(), "a root statement closed the entry function's block");
     }
+  end_segment();
   publish_overflow();
   b_.op_void(spv::OpReturn, {});
   b_.end_function();

@@ -7,6 +7,7 @@
 #include <spirv/unified1/GLSL.std.450.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -33,9 +34,31 @@ struct Place {
 struct StackSlot {
   const ir::AdStackAllocaStmt* alloc = nullptr;
   StackLayout layout;
-  uint32_t count_index = 0;            // shared-array counts: the element
-  Id count_var = 0;                    // per-stack counts: the variable
-  Id primal_var = 0, adjoint_var = 0;  // function storage: the arrays
+  uint32_t heap_array = 0, heap_index = 0;  // heap storage: the slice's member (a capacity) and the stack in it
+  Id count_var = 0;                         // per-stack counts: the variable
+  Id primal_var = 0, adjoint_var = 0;       // function storage: the arrays
+  // Shared-array counts (stack_counts.h): the count group, its element of the count array, and
+  // the bias: count = stored count + bias at segment ends.
+  uint32_t group = 0;
+  int64_t bias = 0;
+  // Within the current segment (emit_adstack.cpp):
+  bool in_segment = false;
+  int64_t offset = 0;                     // count - stored count - bias (the count itself, once allocated)
+  std::vector<int64_t> unchecked_pushes;  // select pushes with bounds checks: count - stored count at each
+};
+
+// Heap storage: the stacks of one element type and capacity, a member of an invocation's slice.
+struct HeapArray {
+  ir::ScalarKind element;
+  uint32_t capacity = 0;
+  uint32_t stacks = 0;
+};
+
+// Shared-array counts: a count group used in the current segment.
+struct PendingCount {
+  Id start = 0;             // the group's stored count, loaded on first use in the segment
+  bool allocated = false;   // a member was allocated in this segment: member counts are constants
+  bool dead_after = false;  // the count is not read after this segment: it is not stored
 };
 
 class TaskEmitter {
@@ -99,6 +122,8 @@ class TaskEmitter {
 
   Id load(const Place& p);
   void store(const Place& p, Id value);
+  Id stored_form(const Place& p, Id value);  // the value as `p` stores it (u1 as 0/1, bits of floats)
+  Id value_form(const Place& p, Id stored);  // and back
   Id atomic(const Place& p, ir::AtomicOp op, Id value);
 
   // Resources (declared in this module on first use).
@@ -132,9 +157,20 @@ class TaskEmitter {
   void setup_stacks();
   void publish_overflow();
   StackSlot& slot_of(const ir::Stmt* stack_operand);
-  Place count_place(const StackSlot& s);
-  Place entry_place(const StackSlot& s, bool adjoint, Id index);
-  Id top_index(const StackSlot& s);
+  Place group_count_place(uint32_t group);
+  void touch(StackSlot& s);
+  PendingCount& pending(StackSlot& s);
+  std::optional<int64_t> known_count(StackSlot& s, int64_t plus);
+  Id count_value(StackSlot& s, int64_t plus);
+  void end_segment();
+  void check_pushes();
+  Id clamped_index(StackSlot& s, int64_t plus);
+  Id entry_type(ir::ScalarKind k) { return b_.type_vector(storage_type(k), 2); }  // heap: (primal, adjoint)
+  void declare_heap_slice(const std::vector<HeapArray>& arrays);
+  Id heap_entry(const StackSlot& s, Id index);
+  Id load_entry(const StackSlot& s, bool adjoint, Id index);
+  void push_entry(const StackSlot& s, Id index, Id value);
+  void accumulate_adjoint(const StackSlot& s, Id index, Id value);
 
   Place place_of(const ir::Stmt* pointer) const;
   Id linear_index(const ir::Stmt& s, std::span<const ir::Stmt* const> indices, const std::vector<Id>& extents);
@@ -166,9 +202,14 @@ class TaskEmitter {
   uint32_t workgroup_size_ = 1;
   std::vector<StackSlot> stacks_;
   std::unordered_map<const ir::Stmt*, size_t> stack_index_;
-  Id counts_var_ = 0;    // shared-array counts
-  Id heap_base_ = 0;     // heap storage: invocation_id * stride
-  Id overflow_any_ = 0;  // select push with bounds check: max signal of this invocation
+  Id counts_var_ = 0;  // shared-array counts: one element per count group
+  Id heap_slice_ = 0;  // heap storage: the type of one invocation's slice
+  uint32_t heap_slice_words_ = 0;
+  Id overflow_any_ = 0;                          // select push with bounds check: max signal of this invocation
+  std::vector<size_t> segment_slots_;            // stacks used in the current segment
+  std::map<uint32_t, PendingCount> pending_;     // shared-array counts: their groups
+  uint32_t segment_overflow_ = 0;                // shared-array counts: the signal of pushes known to overflow
+  std::vector<const ir::Stmt*> group_last_use_;  // shared-array counts: CountGroups::last_use
   bool emitting_import_ = false;
 };
 

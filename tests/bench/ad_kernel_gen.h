@@ -19,4 +19,9 @@ struct AdWorkload {
 // (`one_body` = false), or a single body whose K grows instead (`one_body` = true).
 std::string generate_ad_kernel(size_t statements, const AdWorkload& shape, bool one_body);
 
+// A reverse-shaped kernel whose only variable part is `pushes`: one f32 stack pushed `pushes`
+// times per iteration of a dynamic loop (same_stack), or `pushes` stacks pushed once each and
+// read back with load top (one stack per push: also adds an alloc and a load top per push).
+std::string push_family_kernel(size_t pushes, bool same_stack);
+
 }  // namespace pb::bench

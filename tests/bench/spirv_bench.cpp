@@ -49,53 +49,6 @@ size_t count_stacks(const ir::Kernel& k) {
   return n;
 }
 
-// A reverse-shaped kernel whose only variable part is `pushes`: one f32 stack pushed `pushes`
-// times per iteration of a dynamic loop (same_stack), or `pushes` stacks pushed once each and
-// read back with load top (one stack per push: also adds an alloc and a load top per push).
-std::string push_family_kernel(size_t pushes, bool same_stack) {
-  std::string s = "field q : f32[16]\nfield out : f32[16]\nfield n : i32[]\nkernel \"push_family\" {\n";
-  int id = 0;
-  auto next = [&] { return id++; };
-  int c0 = next(), c16 = next();
-  s += fmt::format("  <i32> ${} = const 0\n  <i32> ${} = const 16\n", c0, c16);
-  int loop = next();
-  s += fmt::format("  ${} : for in range(${}, ${}) block_dim=adaptive {{\n", loop, c0, c16);
-  int i = next();
-  s += fmt::format("    <i32> ${} = loop ${} index 0\n", i, loop);
-  std::vector<int> stacks;
-  for (size_t k = 0; k < (same_stack ? 1 : pushes); ++k) {
-    stacks.push_back(next());
-    s += fmt::format("    <f32> ${} = stack alloc (max_size=64)\n", stacks.back());
-  }
-  int qp = next(), q = next(), np = next(), n = next();
-  s += fmt::format("    <*f32> ${} = global ptr [q], index [${}] activate=true\n    <f32> ${} = global load ${}\n", qp,
-                   i, q, qp);
-  s += fmt::format("    <*i32> ${} = global ptr [n], index [] activate=true\n    <i32> ${} = global load ${}\n", np, n,
-                   np);
-  int inner = next();
-  s += fmt::format("    ${} : for in range(${}, ${}) block_dim=adaptive {{\n", inner, c0, n);
-  for (size_t k = 0; k < pushes; ++k)
-    s += fmt::format("      <f32> ${} : stack push ${}, val = ${}\n", next(), stacks[same_stack ? 0 : k], q);
-  s += "    }\n";
-  int sum = -1;
-  for (int st : stacks) {
-    int top = next();
-    s += fmt::format("    <f32> ${} = stack load top ${}\n", top, st);
-    if (sum < 0) {
-      sum = top;
-    } else {
-      int add = next();
-      s += fmt::format("    <f32> ${} = add ${} ${}\n", add, sum, top);
-      sum = add;
-    }
-  }
-  int op = next();
-  s +=
-      fmt::format("    <*f32> ${} = global ptr [out], index [${}] activate=true\n    ${} : global store [${} <- ${}]\n",
-                  op, i, next(), op, sum);
-  return s + "  }\n}\n";
-}
-
 struct Row {
   json j;
   uint64_t msl_lines = 0;
@@ -171,7 +124,7 @@ json slopes(const std::vector<size_t>& counts, const std::vector<codegen::spirv:
       std::vector<double> x, y;
       json points = json::array();
       for (size_t p : counts) {
-        auto k = ir::parse_kernel(push_family_kernel(p, same_stack), "<push family>");
+        auto k = ir::parse_kernel(bench::push_family_kernel(p, same_stack), "<push family>");
         Row r = measure(*k, lowering);
         if (!r.ok) continue;
         x.push_back(static_cast<double>(p));

@@ -3,6 +3,8 @@
 // the heap stride and offsets; overflow publication; and the clear errors.
 #include <fmt/format.h>
 
+#include <set>
+
 #include "ir/diagnostic.h"
 #include "spirv_test_util.h"
 
@@ -47,6 +49,42 @@ kernel "stacks" {
 }
 )";
 
+// Stacks pushed in a dynamic loop, so no count is known at compile time: $4 and $5 (f32,
+// capacities 8 and 16) are pushed and popped alike and share one count; $6 (i32) is pushed
+// twice per iteration and has its own. Three pushes and two pops per iteration; then two load
+// tops, a load top adj and an acc adj.
+constexpr const char* kLoopStacks = R"(field x : f32[16]
+field y : f32[16]
+field n : i32[]
+kernel "loop_stacks" {
+  <i32> $0 = const 0
+  <i32> $1 = const 16
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <f32> $4 = stack alloc (max_size=8)
+    <f32> $5 = stack alloc (max_size=16)
+    <i32> $6 = stack alloc (max_size=8)
+    <*f32> $7 = global ptr [x], index [$3] activate=true
+    <f32> $8 = global load $7
+    <*i32> $9 = global ptr [n], index [] activate=true
+    <i32> $10 = global load $9
+    $11 : for in range($0, $10) block_dim=adaptive {
+      <f32> $12 : stack push $4, val = $8
+      <f32> $13 : stack push $5, val = $8
+      <i32> $14 : stack push $6, val = $3
+      <i32> $15 : stack push $6, val = $3
+    }
+    <f32> $16 = stack load top $4
+    <f32> $17 : stack acc adj $4, val = $16
+    <f32> $18 = stack load top adj $4
+    <f32> $19 = stack load top $5
+    <f32> $20 = add $18 $19
+    <*f32> $21 = global ptr [y], index [$3] activate=true
+    $22 : global store [$21 <- $20]
+  }
+}
+)";
+
 LoweringOptions lowering(const std::string& text) { return parse_lowering(text); }
 
 const TaskInfo& only_loop_task(const CompiledKernel& ck) {
@@ -71,12 +109,28 @@ TEST(StackLowering, PerStackCountsAreOneFunctionU32Each) {
 }
 
 TEST(StackLowering, SharedArrayCountsAreOneUintArrayIndexedByAccessChain) {
+  auto k = parse(kLoopStacks);
+  auto ck = compile(*k, lowering("count=shared-array"));
+  const auto& words = only_loop_task(ck).spirv;
+  EXPECT_EQ(function_variables_of(words, "uint"), 3u);  // the grid-stride and trip counters, the overflow signal
+  // One element per count group: {$4, $5} and {$6}.
+  EXPECT_EQ(function_variables_of(words, "_arr_uint_uint_2"), 1u) << disassemble(words);
+  EXPECT_FALSE(lines_with(words, "OpAccessChain %_ptr_Function_uint %stack_counts %uint_1").empty());
+  // Each group's count is stored where the stacks are allocated (0), loaded and stored once per
+  // iteration of the loop (+1, +2), and {$4, $5}'s loaded once more for the top accesses: seven
+  // accesses for 3 allocs, 4 pushes and 4 top accesses.
+  EXPECT_EQ(lines_with(words, "%stack_counts %uint_0").size() + lines_with(words, "%stack_counts %uint_1").size(), 7u)
+      << disassemble(words);
+}
+
+TEST(StackLowering, StacksWithTheSameCountsShareOneCount) {
+  // Every stack of kThreeStacks is allocated, pushed, popped and read in one segment, and is dead
+  // after it: one count, never loaded.
   auto k = parse(kThreeStacks);
   auto ck = compile(*k, lowering("count=shared-array"));
   const auto& words = only_loop_task(ck).spirv;
-  EXPECT_EQ(function_variables_of(words, "uint"), 2u);  // the grid-stride counter and the overflow signal
-  EXPECT_EQ(function_variables_of(words, "_arr_uint_uint_3"), 1u) << disassemble(words);
-  EXPECT_FALSE(lines_with(words, "OpAccessChain %_ptr_Function_uint %stack_counts %uint_2").empty());
+  EXPECT_EQ(function_variables_of(words, "_arr_uint_uint_1"), 1u) << disassemble(words);
+  EXPECT_EQ(lines_with(words, "%stack_counts %uint_0").size(), 0u) << disassemble(words);
 }
 
 TEST(StackLowering, BranchPushesOpenOneSelectionPerPush) {
@@ -91,17 +145,34 @@ TEST(StackLowering, BranchPushesOpenOneSelectionPerPush) {
 }
 
 TEST(StackLowering, SelectPushesClampAndStoreUnconditionally) {
-  auto k = parse(kThreeStacks);
+  auto k = parse(kLoopStacks);
   auto ck = compile(*k, lowering("push=select,bounds=on"));
   const auto& words = only_loop_task(ck).spirv;
   // No selection per push: the only one guards the single overflow publication at the end.
   EXPECT_EQ(count_opcode(words, spv::OpSelectionMerge), 1u) << disassemble(words);
   EXPECT_EQ(count_opcode(words, spv::OpAtomicUMax), 1u);
-  // Each push clamps its index; so does each top access (three load tops, a load top adj, an acc adj).
-  EXPECT_EQ(lines_with(words, "UMin").size(), 5u + 5u);
+  // Each push clamps its index; so does each top access (two load tops, a load top adj, an acc adj).
+  EXPECT_EQ(lines_with(words, "UMin").size(), 4u + 4u);
+  // Overflow is checked once per run of pushes where the segment ends: $4 and $5 (capacities 8
+  // and 16) at their count, $6 at its count against capacity - 1 (its two pushes).
+  EXPECT_EQ(count_opcode(words, spv::OpUGreaterThanEqual), 3u) << disassemble(words);
+  std::multiset<std::string> thresholds;
+  for (const std::string& line : lines_with(words, "OpUGreaterThanEqual"))
+    thresholds.insert(line.substr(line.rfind(' ') + 1));
+  EXPECT_EQ(thresholds, (std::multiset<std::string>{"%uint_7", "%uint_8", "%uint_16"})) << disassemble(words);
   auto off = compile(*k, lowering("push=select,bounds=off"));
   EXPECT_EQ(count_opcode(only_loop_task(off).spirv, spv::OpSelectionMerge), 0u);
   EXPECT_EQ(count_opcode(only_loop_task(off).spirv, spv::OpAtomicUMax), 0u);
+  EXPECT_EQ(count_opcode(only_loop_task(off).spirv, spv::OpUGreaterThanEqual), 0u);
+}
+
+TEST(StackLowering, PushesWithKnownCountsNeedNoClampNorCheck) {
+  // kThreeStacks pushes right after the allocs: the entries are constants, and no push overflows.
+  auto k = parse(kThreeStacks);
+  auto ck = compile(*k, lowering("push=select,bounds=on"));
+  const auto& words = only_loop_task(ck).spirv;
+  EXPECT_EQ(lines_with(words, "UMin").size(), 0u) << disassemble(words);
+  EXPECT_EQ(count_opcode(words, spv::OpUGreaterThanEqual), 0u);
 }
 
 TEST(StackLowering, HeapStrideIsTheSumOfTheStacksWords) {
@@ -109,16 +180,36 @@ TEST(StackLowering, HeapStrideIsTheSumOfTheStacksWords) {
   auto ck = compile(*k, lowering("storage=heap"));
   const TaskInfo& t = only_loop_task(ck);
   ASSERT_EQ(t.stacks.size(), 3u);
-  // f32 stacks keep primal and adjoint entries; int and u1 stacks only primals.
+  // Every entry is a (primal, adjoint) word pair, whatever the stack's type.
   EXPECT_EQ(t.stacks[0].heap_words, 16u);
-  EXPECT_EQ(t.stacks[1].heap_words, 4u);
-  EXPECT_EQ(t.stacks[2].heap_words, 2u);
+  EXPECT_EQ(t.stacks[1].heap_words, 8u);
+  EXPECT_EQ(t.stacks[2].heap_words, 4u);
   EXPECT_EQ(t.stacks[0].heap_offset, 0u);
   EXPECT_EQ(t.stacks[1].heap_offset, 16u);
-  EXPECT_EQ(t.stacks[2].heap_offset, 20u);
-  EXPECT_EQ(t.heap_stride_words, 2u * 8 + 4 + 2);
-  // Every alloca sees the final stride: the base is computed once, in the entry block.
-  EXPECT_EQ(lines_with(t.spirv, "%heap_base = OpIMul %uint %invocation %uint_22").size(), 1u) << disassemble(t.spirv);
+  EXPECT_EQ(t.stacks[2].heap_offset, 24u);
+  EXPECT_EQ(t.heap_stride_words, 2u * (8 + 4 + 2));
+  // The heap is an array of invocation slices, each a struct with one array of stacks per element
+  // type and capacity (f32 8, i32 4, u1 2) at the offsets above (bytes), every entry a (primal,
+  // adjoint) pair; a push is one store of a pair, through an access chain indexed by the invocation.
+  EXPECT_EQ(lines_with(t.spirv, "OpTypeRuntimeArray %heap_slice").size(), 1u) << disassemble(t.spirv);
+  EXPECT_EQ(lines_with(t.spirv, "OpDecorate %_runtimearr_heap_slice ArrayStride 112").size(), 1u);
+  for (const char* member : {"OpMemberDecorate %heap_slice 0 Offset 0", "OpMemberDecorate %heap_slice 1 Offset 64",
+                             "OpMemberDecorate %heap_slice 2 Offset 96"})
+    EXPECT_EQ(lines_with(t.spirv, member).size(), 1u) << member;
+  // Pairs of the stored type: float2, int2, and uint2 for u1 (0/1).
+  size_t pairs = 0, chains = 0;
+  for (const char* pair : {"v2float", "v2int", "v2uint"}) {
+    pairs += lines_with(t.spirv, fmt::format("OpCompositeConstruct %{} ", pair)).size();
+    chains +=
+        lines_with(t.spirv, fmt::format("OpAccessChain %_ptr_StorageBuffer_{} %heap %uint_0 %invocation %uint_", pair))
+            .size();
+  }
+  EXPECT_EQ(pairs, 5u + 1u);             // 5 pushes, 1 acc adj
+  EXPECT_EQ(chains, 5u + 3u + 1u + 1u);  // the pushes, the load tops, the load top adj, the acc adj (one for both)
+  // No bitcast for the heap: as many as with Function arrays (the loop index's).
+  EXPECT_EQ(count_opcode(t.spirv, spv::OpBitcast),
+            count_opcode(only_loop_task(compile(*k, lowering("storage=function"))).spirv, spv::OpBitcast))
+      << disassemble(t.spirv);
   bool heap_binding = false;
   for (const Binding& b : ck.bindings) heap_binding |= b.kind == BindingKind::heap;
   EXPECT_TRUE(heap_binding);
@@ -193,7 +284,10 @@ TEST(StackLowering, StacksOfSerialTasksUseSliceZero) {
   ASSERT_EQ(ck.tasks.size(), 1u);
   EXPECT_EQ(ck.tasks[0].kind, TaskKind::serial);
   EXPECT_EQ(ck.tasks[0].invocations, 1u);
-  EXPECT_EQ(lines_with(ck.tasks[0].spirv, "%heap_base = OpIMul %uint %uint_0 %uint_8").size(), 1u)
+  EXPECT_EQ(
+      lines_with(ck.tasks[0].spirv, "OpAccessChain %_ptr_StorageBuffer_v2float %heap %uint_0 %uint_0 %uint_0 %uint_0")
+          .size(),
+      2u)  // the push and the load top
       << disassemble(ck.tasks[0].spirv);
 }
 

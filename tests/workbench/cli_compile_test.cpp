@@ -107,13 +107,13 @@ TEST(CliCompile, OptimizerReportAndTable) {
 
 TEST(CliCompile, IdOverflowFailsClosedWithRemedies) {
   fs::path report = scratch("overflow.json");
-  // The emitted module's bound is 250; LocalMultiStoreElim takes it past 255 (SSA phis).
+  // The emitted module's bound is 200; LocalMultiStoreElim takes it past 205 (SSA phis).
   auto r = run_cli("compile " + decay() +
-                   " --target=msl --max-id-bound=255 --no-intermediate-dce --spirv-opt-report=" + report.string());
+                   " --target=msl --max-id-bound=205 --no-intermediate-dce --spirv-opt-report=" + report.string());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;  // nothing written: no silent fallback
   EXPECT_NE(r.err.find("ran out of IDs"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("maximum ID bound 255"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("maximum ID bound 205"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("task 'kernel_t0_range_for_4'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("pass LocalMultiStoreElim"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("remedy"), std::string::npos) << r.err;
@@ -165,8 +165,8 @@ TEST(CliCompareLowerings, OneRowPerLoweringWithTheDefaultMarked) {
 }
 
 TEST(CliCompareLowerings, RejectedRowsDoNotStopTheTable) {
-  auto r = run_cli("compare-lowerings " + source_path("fixtures/codegen/decay_arg_n3_f64.chi") +
-                   " --passes=reverse_ad");
+  auto r =
+      run_cli("compare-lowerings " + source_path("fixtures/codegen/decay_arg_n3_f64.chi") + " --passes=reverse_ad");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(count(r.out, "error (codegen): "), 8u) << r.out;  // f64 stacks cannot live on the heap
   EXPECT_NE(r.out.find("heap stacks hold f32, i32 or u1 values"), std::string::npos) << r.out;
