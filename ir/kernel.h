@@ -17,12 +17,12 @@ using Shape = std::vector<int64_t>;
 struct Field {
   std::string name;
   ScalarKind dtype = ScalarKind::unknown;
-  std::optional<Shape> shape;      // nullopt: unknown (inferred field); empty: 0-d
-  std::optional<FieldId> grad;     // the adjoint field
-  std::optional<FieldId> dual;     // the forward-mode tangent field
-  std::optional<FieldId> primal;   // set on grad/dual fields: whose companion this is
-  std::string space;               // the dense index space it lives in, if declared
-  bool declared = false;           // written in the header (else inferred from use)
+  std::optional<Shape> shape;     // nullopt: unknown (inferred field); empty: 0-d
+  std::optional<FieldId> grad;    // the adjoint field
+  std::optional<FieldId> dual;    // the forward-mode tangent field
+  std::optional<FieldId> primal;  // set on grad/dual fields: whose companion this is
+  std::string space;              // the dense index space it lives in, if declared
+  bool declared = false;          // written in the header (else inferred from use)
 };
 
 struct IndexSpace {

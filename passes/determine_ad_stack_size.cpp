@@ -83,7 +83,8 @@ bool sizing_key(const AdStackAllocaStmt& stack, const KernelIndex& index,
   if (!index.controls.empty()) return false;
   events.clear();
   for (const Stmt::Use& use : stack.uses())
-    if (isa<AdStackPushStmt>(use.user) || isa<AdStackPopStmt>(use.user)) events.emplace_back(use.user->position, use.user);
+    if (isa<AdStackPushStmt>(use.user) || isa<AdStackPopStmt>(use.user))
+      events.emplace_back(use.user->position, use.user);
   std::sort(events.begin(), events.end());
   key.clear();
   auto append = [&](const void* p) {

@@ -63,7 +63,7 @@ class Coalescer {
       }
       return;
     }
-    slot.adj_epoch = 0;            // push, pop and acc adj change the top's adjoint
+    slot.adj_epoch = 0;             // push, pop and acc adj change the top's adjoint
     if (write) slot.top_epoch = 0;  // push and pop change the top
   }
 

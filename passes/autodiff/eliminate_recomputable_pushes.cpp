@@ -64,8 +64,8 @@ bool try_eliminate(AdStackAllocaStmt& stack, const std::unordered_set<FieldId>& 
   AdStackPushStmt* bootstrap = nullptr;
   for (const Stmt::Use& use : stack.uses())
     if (auto* p = dyn_cast<AdStackPushStmt>(use.user); p && p->parent() == stack.parent() &&
-                                                        p->position > stack.position &&
-                                                        (!bootstrap || p->position < bootstrap->position))
+                                                       p->position > stack.position &&
+                                                       (!bootstrap || p->position < bootstrap->position))
       bootstrap = p;
   AdStackPushStmt* push = nullptr;
   std::vector<Stmt*> loads;

@@ -65,7 +65,8 @@ bool has_global_ad_access(const Kernel& k, const Block& b) {
     if (auto* ld = dyn_cast<GlobalLoadStmt>(s)) ptr = ld->src();
     if (auto* at = dyn_cast<AtomicOpStmt>(s)) ptr = at->dest();
     if (auto* gs = dyn_cast<GlobalStoreStmt>(s)) ptr = gs->dest();
-    if (auto* g = dyn_cast<GlobalPtrStmt>(ptr); g && (is_differentiable_field(k, g->field) || is_gradient_field(k, g->field)))
+    if (auto* g = dyn_cast<GlobalPtrStmt>(ptr);
+        g && (is_differentiable_field(k, g->field) || is_gradient_field(k, g->field)))
       return true;
     if (auto* e = dyn_cast<ExternalPtrStmt>(ptr); e && !e->is_grad) return true;
     if (isa<RangeForStmt>(s)) continue;

@@ -238,7 +238,8 @@ class Adjointer {
         if (dl) accumulate(l, a);
         if (dr) {
           Stmt* q = div(l, r);
-          Stmt* t = b_.select(b_.binary(BinaryOp::cmp_lt, q, constant(q, 0)), un(UnaryOp::ceil, q), un(UnaryOp::floor, q));
+          Stmt* t =
+              b_.select(b_.binary(BinaryOp::cmp_lt, q, constant(q, 0)), un(UnaryOp::ceil, q), un(UnaryOp::floor, q));
           accumulate(r, neg(mul(a, t)));
         }
         return;

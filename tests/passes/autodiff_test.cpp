@@ -190,11 +190,13 @@ struct Rejected {
 class MakeAdjointRejects : public testing::TestWithParam<Rejected> {};
 
 TEST_P(MakeAdjointRejects, WithAClearMessage) {
-  std::string text = "field x : f32[4] grad x_grad\nfield y : f32[] grad y_grad\nkernel {\n  <i32> $0 = const 0\n  <i32> $1 = const 4\n"
-                     "  $2 : for in range($0, $1) block_dim=adaptive {\n    <i32> $3 = loop $2 index 0\n"
-                     "    <*f32> $4 = global ptr [x], index [$3] activate=true\n    <f32> $5 = global load $4\n"
-                     "    <*f32> $6 = global ptr [y], index [] activate=true\n" +
-                     GetParam().body + "  }\n}\n";
+  std::string text =
+      "field x : f32[4] grad x_grad\nfield y : f32[] grad y_grad\nkernel {\n  <i32> $0 = const 0\n  <i32> $1 = const "
+      "4\n"
+      "  $2 : for in range($0, $1) block_dim=adaptive {\n    <i32> $3 = loop $2 index 0\n"
+      "    <*f32> $4 = global ptr [x], index [$3] activate=true\n    <f32> $5 = global load $4\n"
+      "    <*f32> $6 = global ptr [y], index [] activate=true\n" +
+      GetParam().body + "  }\n}\n";
   auto e = error_of(text, "reverse_ad");
   EXPECT_NE(e.find(GetParam().message), std::string::npos) << e;
 }
@@ -203,13 +205,15 @@ void PrintTo(const Rejected& r, std::ostream* os) { *os << r.name; }
 
 INSTANTIATE_TEST_SUITE_P(
     Constructs, MakeAdjointRejects,
-    testing::Values(Rejected{"atomic_max", "    <f32> $7 = atomic max($6, $5)\n", "atomic max on the differentiable field 'y'"},
-                    Rejected{"atomic_mul", "    <f32> $7 = atomic mul($6, $5)\n", "atomic mul on the differentiable field 'y'"},
-                    Rejected{"atomic_old_value", "    <f32> $7 = atomic add($6, $5)\n    <f32> $8 = mul $7 $5\n    $9 : global store [$4 <- $8]\n",
-                             "the old value an atomic on a differentiable field returns is used"},
-                    Rejected{"while", "    $7 : while true {\n      <*i32> $8 = alloca\n      $9 : while control $8, $3\n    }\n",
-                             "while loops and continue have no reverse"},
-                    Rejected{"continue", "    $7 continue\n", "while loops and continue have no reverse"}),
+    testing::Values(
+        Rejected{"atomic_max", "    <f32> $7 = atomic max($6, $5)\n", "atomic max on the differentiable field 'y'"},
+        Rejected{"atomic_mul", "    <f32> $7 = atomic mul($6, $5)\n", "atomic mul on the differentiable field 'y'"},
+        Rejected{"atomic_old_value",
+                 "    <f32> $7 = atomic add($6, $5)\n    <f32> $8 = mul $7 $5\n    $9 : global store [$4 <- $8]\n",
+                 "the old value an atomic on a differentiable field returns is used"},
+        Rejected{"while", "    $7 : while true {\n      <*i32> $8 = alloca\n      $9 : while control $8, $3\n    }\n",
+                 "while loops and continue have no reverse"},
+        Rejected{"continue", "    $7 continue\n", "while loops and continue have no reverse"}),
     [](const testing::TestParamInfo<Rejected>& p) { return std::string(p.param.name); });
 
 // A value carried through a loop needs a stack: without stacks that is a clear error naming the

@@ -1,9 +1,10 @@
 // simplify: IR in, IR out, one rewrite per test.
+#include "passes/simplify.h"
+
 #include <gtest/gtest.h>
 
 #include "pass_test_util.h"
 #include "passes/dce.h"
-#include "passes/simplify.h"
 
 using namespace pb;
 
@@ -20,8 +21,8 @@ std::string cleanup(const std::string& in) {
 }
 
 std::string store_of(const std::string& type, const std::string& body, const std::string& result) {
-  return "field y : " + type + "[]\nkernel {\n" + body + "  <*" + type + "> $90 = global ptr [y], index [] activate=true\n  $91 : global store [$90 <- " + result +
-         "]\n}\n";
+  return "field y : " + type + "[]\nkernel {\n" + body + "  <*" + type +
+         "> $90 = global ptr [y], index [] activate=true\n  $91 : global store [$90 <- " + result + "]\n}\n";
 }
 
 TEST(Simplify, FoldsFloatArithmeticInF32) {
@@ -32,7 +33,8 @@ TEST(Simplify, FoldsFloatArithmeticInF32) {
 }
 
 TEST(Simplify, FoldsIntegerWrapAround) {
-  auto out = cleanup(store_of("i32", "  <i32> $0 = const 2147483647\n  <i32> $1 = const 1\n  <i32> $2 = add $0 $1\n", "$2"));
+  auto out =
+      cleanup(store_of("i32", "  <i32> $0 = const 2147483647\n  <i32> $1 = const 1\n  <i32> $2 = add $0 $1\n", "$2"));
   EXPECT_NE(out.find("= const -2147483648\n"), std::string::npos) << out;
 }
 
@@ -42,44 +44,54 @@ TEST(Simplify, LeavesIntegerDivisionByZero) {
 }
 
 TEST(Simplify, FoldsUnaryCastsAndComparisons) {
-  auto out = cleanup(store_of("i32", "  <f32> $0 = const -2.7\n  <i32> $1 = cast_value<i32> $0\n  <f32> $2 = abs $0\n  <u1> $3 = cmp_lt $0 $2\n  <i32> $4 = cast_value<i32> $3\n  <i32> $5 = add $1 $4\n", "$5"));
+  auto out = cleanup(store_of("i32",
+                              "  <f32> $0 = const -2.7\n  <i32> $1 = cast_value<i32> $0\n  <f32> $2 = abs $0\n  <u1> "
+                              "$3 = cmp_lt $0 $2\n  <i32> $4 = cast_value<i32> $3\n  <i32> $5 = add $1 $4\n",
+                              "$5"));
   EXPECT_NE(out.find("= const -1\n"), std::string::npos) << out;  // -2 + 1
 }
 
 TEST(Simplify, ExactFloatIdentities) {
-  auto out = cleanup(store_of("f32",
-                              "  <*f32> $0 = global ptr [y], index [] activate=true\n  <f32> $1 = global load $0\n  <f32> $2 = const 1\n"
-                              "  <f32> $3 = mul $1 $2\n  <f32> $4 = const -0.0\n  <f32> $5 = add $3 $4\n  <f32> $6 = const 0\n  <f32> $7 = sub $5 $6\n"
-                              "  <f32> $8 = div $7 $2\n",
-                              "$8"));
+  auto out = cleanup(store_of(
+      "f32",
+      "  <*f32> $0 = global ptr [y], index [] activate=true\n  <f32> $1 = global load $0\n  <f32> $2 = const 1\n"
+      "  <f32> $3 = mul $1 $2\n  <f32> $4 = const -0.0\n  <f32> $5 = add $3 $4\n  <f32> $6 = const 0\n  <f32> $7 = sub "
+      "$5 $6\n"
+      "  <f32> $8 = div $7 $2\n",
+      "$8"));
   EXPECT_NE(out.find("$91 : global store [$0 <- $1]"), std::string::npos) << out;
 }
 
 TEST(Simplify, InexactFloatIdentitiesAreLeft) {
   // x + 0.0 is -0 -> +0 and x * 0 is NaN/inf-sensitive: neither may be simplified for floats.
-  auto out = cleanup(store_of("f32",
-                              "  <*f32> $0 = global ptr [y], index [] activate=true\n  <f32> $1 = global load $0\n  <f32> $2 = const 0\n"
-                              "  <f32> $3 = add $1 $2\n  <f32> $4 = mul $3 $2\n  <f32> $5 = sub $4 $4\n",
-                              "$5"));
+  auto out = cleanup(store_of(
+      "f32",
+      "  <*f32> $0 = global ptr [y], index [] activate=true\n  <f32> $1 = global load $0\n  <f32> $2 = const 0\n"
+      "  <f32> $3 = add $1 $2\n  <f32> $4 = mul $3 $2\n  <f32> $5 = sub $4 $4\n",
+      "$5"));
   EXPECT_NE(out.find("add $1"), std::string::npos) << out;
   EXPECT_NE(out.find("mul $3"), std::string::npos) << out;
   EXPECT_NE(out.find("sub $4 $4"), std::string::npos) << out;
 }
 
 TEST(Simplify, IntegerIdentities) {
-  auto out = cleanup(store_of("i32",
-                              "  <*i32> $0 = global ptr [y], index [] activate=true\n  <i32> $1 = global load $0\n  <i32> $2 = const 0\n"
-                              "  <i32> $3 = add $1 $2\n  <i32> $4 = sub $3 $3\n  <i32> $5 = mul $1 $2\n  <i32> $6 = bit_or $1 $2\n"
-                              "  <i32> $7 = bit_xor $6 $6\n  <i32> $8 = add $4 $5\n  <i32> $9 = add $8 $7\n  <i32> $10 = bit_and $1 $1\n  <i32> $11 = add $9 $10\n",
-                              "$11"));
+  auto out = cleanup(store_of(
+      "i32",
+      "  <*i32> $0 = global ptr [y], index [] activate=true\n  <i32> $1 = global load $0\n  <i32> $2 = const 0\n"
+      "  <i32> $3 = add $1 $2\n  <i32> $4 = sub $3 $3\n  <i32> $5 = mul $1 $2\n  <i32> $6 = bit_or $1 $2\n"
+      "  <i32> $7 = bit_xor $6 $6\n  <i32> $8 = add $4 $5\n  <i32> $9 = add $8 $7\n  <i32> $10 = bit_and $1 $1\n  "
+      "<i32> $11 = add $9 $10\n",
+      "$11"));
   EXPECT_NE(out.find("$91 : global store [$0 <- $1]"), std::string::npos) << out;
 }
 
 TEST(Simplify, NegNegSameTypeCastSelectSameArms) {
-  auto out = cleanup(store_of("f32",
-                              "  <*f32> $0 = global ptr [y], index [] activate=true\n  <f32> $1 = global load $0\n  <f32> $2 = neg $1\n"
-                              "  <f32> $3 = neg $2\n  <f32> $4 = cast_value<f32> $3\n  <u1> $5 = cmp_lt $1 $4\n  <f32> $6 = select($5, $4, $4)\n",
-                              "$6"));
+  auto out = cleanup(store_of(
+      "f32",
+      "  <*f32> $0 = global ptr [y], index [] activate=true\n  <f32> $1 = global load $0\n  <f32> $2 = neg $1\n"
+      "  <f32> $3 = neg $2\n  <f32> $4 = cast_value<f32> $3\n  <u1> $5 = cmp_lt $1 $4\n  <f32> $6 = select($5, $4, "
+      "$4)\n",
+      "$6"));
   EXPECT_NE(out.find("$91 : global store [$0 <- $1]"), std::string::npos) << out;
 }
 
@@ -160,9 +172,14 @@ kernel {
 }
 
 TEST(Simplify, ForwardsStoresToLoadsInABlock) {
-  auto out = cleanup(store_of("f32", "  <f32> $0 = const 3\n  <*f32> $1 = alloca\n  <f32> $2 = local load [$1]\n  <f32> $3 : local store [$1 <- $0]\n  <f32> $4 = local load [$1]\n  <f32> $5 = add $2 $4\n", "$5"));
+  auto out = cleanup(store_of("f32",
+                              "  <f32> $0 = const 3\n  <*f32> $1 = alloca\n  <f32> $2 = local load [$1]\n  <f32> $3 : "
+                              "local store [$1 <- $0]\n  <f32> $4 = local load [$1]\n  <f32> $5 = add $2 $4\n",
+                              "$5"));
   // The first load reads the alloca's zero, the second the stored 3: the sum folds to 3.
-  EXPECT_EQ(out, "field y : f32[]\nkernel {\n  <f32> $0 = const 3\n  <*f32> $90 = global ptr [y], index [] activate=true\n  $91 : global store [$90 <- $0]\n}\n");
+  EXPECT_EQ(out,
+            "field y : f32[]\nkernel {\n  <f32> $0 = const 3\n  <*f32> $90 = global ptr [y], index [] activate=true\n  "
+            "$91 : global store [$90 <- $0]\n}\n");
 }
 
 TEST(Simplify, ForwardingStopsAtANestedStoreAndAtLoopHeads) {
@@ -187,7 +204,10 @@ kernel {
 }
 
 TEST(Simplify, ReachesAFixedPoint) {
-  auto k = test::parse(store_of("i32", "  <i32> $0 = const 5\n  <i32> $1 = const 0\n  <i32> $2 = mul $0 $1\n  <u1> $3 = cmp_eq $2 $1\n  <i32> $4 = select($3, $0, $1)\n", "$4"));
+  auto k = test::parse(store_of("i32",
+                                "  <i32> $0 = const 5\n  <i32> $1 = const 0\n  <i32> $2 = mul $0 $1\n  <u1> $3 = "
+                                "cmp_eq $2 $1\n  <i32> $4 = select($3, $0, $1)\n",
+                                "$4"));
   auto r = passes::simplify(*k);
   EXPECT_TRUE(r.changed());
   // Folds feed each other within the round; with no `if` folded inside a container, one round
