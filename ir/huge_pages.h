@@ -24,12 +24,13 @@ struct HugePageAllocator {
   template <class U>
   HugePageAllocator(const HugePageAllocator<U>&) {}
   T* allocate(size_t n) {
-    size_t bytes = n * sizeof(T);
+    size_t bytes = n * sizeof(T);  // NOLINT(bugprone-sizeof-expression): T may be a pointer type
     return static_cast<T*>(bytes >= kHugePageBytes ? allocate_huge_pages(bytes) : ::operator new(bytes));
   }
   void deallocate(T* p, size_t n) noexcept {
-    if (n * sizeof(T) >= kHugePageBytes)
-      free_huge_pages(p, n * sizeof(T));
+    size_t bytes = n * sizeof(T);  // NOLINT(bugprone-sizeof-expression): T may be a pointer type
+    if (bytes >= kHugePageBytes)
+      free_huge_pages(p, bytes);
     else
       ::operator delete(p);
   }

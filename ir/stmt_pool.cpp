@@ -234,7 +234,7 @@ void* allocate(size_t bytes) {
 void deallocate(void* ptr, size_t bytes) noexcept {
   if (!ptr) return;
   if (bytes > kMaxBlock) {
-    ::operator delete(ptr, bytes);
+    ::operator delete(ptr);  // from ::operator new(bytes); unsized, which every compiler accepts
     return;
   }
   Pool& p = pool();

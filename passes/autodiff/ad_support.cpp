@@ -65,14 +65,12 @@ SlotSet required_operand_slots(const Stmt& s) {
     }
   } else if (isa<TernaryOpStmt>(&s)) {
     if (is_real(&s)) slots.add(0);
-  } else if (isa<GlobalPtrStmt>(&s)) {
-    range(0);
+  } else if (isa<GlobalPtrStmt>(&s) || isa<RangeForStmt>(&s)) {
+    range(0);  // every index; both bounds
   } else if (isa<ExternalPtrStmt>(&s)) {
     range(1);
   } else if (isa<IfStmt>(&s)) {
     slots.add(0);
-  } else if (isa<RangeForStmt>(&s)) {
-    range(0);
   }
   return slots;
 }
