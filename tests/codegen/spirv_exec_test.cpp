@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "codegen/spirv/compile.h"
+#include "fixture_params.h"
 #include "ir/diagnostic.h"
 #include "ir/json.h"
 #include "ir/parser.h"
@@ -104,16 +105,6 @@ const std::set<std::string> kKnownDifferences = {
     "passes/simplify_keep_f32_sub_neg_zero.fixture.json",
 };
 
-std::vector<std::string> fixture_names() {
-  std::vector<std::string> out;
-  fs::path root = fs::path(PASSBENCH_SOURCE_DIR) / "fixtures";
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file() && e.path().string().ends_with(".fixture.json"))
-      out.push_back(fs::relative(e.path(), root).string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 class ExecFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExecFixture, MatchesTheInterpreter) {
@@ -167,14 +158,8 @@ TEST_P(ExecFixture, MatchesTheInterpreter) {
   if (!ran) GTEST_SKIP() << "no lowering compiles the kernel";
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param.substr(0, info.param.size() - std::string(".fixture.json").size());
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, ExecFixture, ::testing::ValuesIn(fixture_names()), test_name);
+INSTANTIATE_TEST_SUITE_P(Fixtures, ExecFixture, ::testing::ValuesIn(pb::test::fixture_names()),
+                         pb::test::fixture_test_name);
 
 }  // namespace
 }  // namespace pb::codegen::spirv

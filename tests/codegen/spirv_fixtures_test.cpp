@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "fixture_params.h"
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/json.h"
@@ -60,16 +61,6 @@ std::unique_ptr<ir::Kernel> parse_source(const std::string& text, const std::str
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') return ir::from_json(nlohmann::json::parse(text));
   return ir::parse_kernel(text, name);
-}
-
-std::vector<std::string> fixture_names() {
-  std::vector<std::string> out;
-  fs::path root = fs::path(PASSBENCH_SOURCE_DIR) / "fixtures";
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file() && e.path().string().ends_with(".fixture.json"))
-      out.push_back(fs::relative(e.path(), root).string());
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 bool has_f64_atomic(const ir::Kernel& k) {
@@ -185,14 +176,8 @@ TEST_P(SpirvFixture, CompilesUnderEveryLowering) {
   EXPECT_EQ(compile_all(*after, GetParam() + "#pipeline"), "") << "after pipeline " << pipeline;
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param.substr(0, info.param.size() - std::string(".fixture.json").size());
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, SpirvFixture, ::testing::ValuesIn(fixture_names()), test_name);
+INSTANTIATE_TEST_SUITE_P(Fixtures, SpirvFixture, ::testing::ValuesIn(pb::test::fixture_names()),
+                         pb::test::fixture_test_name);
 
 }  // namespace
 }  // namespace pb::codegen::spirv
