@@ -9,7 +9,7 @@
 #include "codegen/large_stack.h"
 #include "ir/diagnostic.h"
 
-namespace pb::msl {
+namespace pb::codegen::msl {
 namespace {
 
 // Name of the (single) entry point after SPIRV-Cross renamed it for the target language.
@@ -78,4 +78,4 @@ nlohmann::ordered_json metrics_to_json(const CrossCompiled& compiled) {
           {"alias_copies", compiled.metrics.alias_copies}};
 }
 
-}  // namespace pb::msl
+}  // namespace pb::codegen::msl

@@ -12,7 +12,7 @@
 
 #include "codegen/msl/text_metrics.h"
 
-namespace pb::msl {
+namespace pb::codegen::msl {
 
 // Default: MSL 2.3 for macOS (macOS 11+, the Apple-silicon baseline); local arrays stay
 // spvUnsafeArray<T, N> (SPIRV-Cross' default), so whole-array copies are plain assignments.
@@ -44,4 +44,4 @@ CrossCompiled spirv_to_glsl(std::span<const uint32_t> words, const GlslOptions& 
 // {"language", "entry_point", "bytes", "lines", "local_declarations", "alias_copies"}; no text.
 nlohmann::ordered_json metrics_to_json(const CrossCompiled& compiled);
 
-}  // namespace pb::msl
+}  // namespace pb::codegen::msl

@@ -4,7 +4,7 @@
 #include <array>
 #include <cctype>
 
-namespace pb::msl {
+namespace pb::codegen::msl {
 namespace {
 
 constexpr std::array kStatementKeywords = {"return",  "if",    "else",     "for",  "while",   "do",   "switch", "case",
@@ -148,4 +148,4 @@ TextMetrics measure_text(std::string_view text) {
   return metrics;
 }
 
-}  // namespace pb::msl
+}  // namespace pb::codegen::msl

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace pb::msl {
+namespace pb::codegen::msl {
 
 struct TextMetrics {
   uint64_t bytes = 0;               // size of the text in bytes
@@ -31,4 +31,4 @@ bool is_alias_copy(std::string_view line);
 // not start with struct, class, union, enum, namespace, typedef or layout.
 TextMetrics measure_text(std::string_view text);
 
-}  // namespace pb::msl
+}  // namespace pb::codegen::msl

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-namespace pb::spirv {
+namespace pb::codegen::spirv {
 namespace {
 
 constexpr uint16_t kOpPhi = 245;
@@ -59,4 +59,4 @@ std::optional<ModuleStats> measure_module(std::span<const uint32_t> words, std::
   return counter.stats;
 }
 
-}  // namespace pb::spirv
+}  // namespace pb::codegen::spirv

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-namespace pb::spirv {
+namespace pb::codegen::spirv {
 
 struct ModuleStats {
   uint32_t id_bound = 0;            // header word 3: every result id is < id_bound
@@ -22,4 +22,4 @@ struct ModuleStats {
 // is given, the parser's diagnostic.
 std::optional<ModuleStats> measure_module(std::span<const uint32_t> words, std::string* error = nullptr);
 
-}  // namespace pb::spirv
+}  // namespace pb::codegen::spirv

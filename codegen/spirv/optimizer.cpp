@@ -13,7 +13,7 @@
 #include "codegen/spirv/module_stats.h"
 #include "codegen/spirv/optimizer_pipeline.h"
 
-namespace pb::spirv {
+namespace pb::codegen::spirv {
 namespace {
 
 constexpr std::string_view kValidatorName = "spirv-val";
@@ -299,4 +299,4 @@ OptimizeResult optimize_spirv(std::span<const uint32_t> words, const OptimizerOp
   return {std::move(current), std::move(report)};
 }
 
-}  // namespace pb::spirv
+}  // namespace pb::codegen::spirv

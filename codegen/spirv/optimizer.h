@@ -14,7 +14,7 @@
 #include "codegen/spirv/optimizer_report.h"
 #include "ir/diagnostic.h"
 
-namespace pb::spirv {
+namespace pb::codegen::spirv {
 
 struct OptimizeResult {
   std::vector<uint32_t> words;  // the module to hand to the driver / cross-compiler
@@ -39,4 +39,4 @@ OptimizeResult optimize_spirv(std::span<const uint32_t> words, const OptimizerOp
 // The report names of the passes `options` selects, in order.
 std::vector<std::string> optimizer_pass_names(const OptimizerOptions& options);
 
-}  // namespace pb::spirv
+}  // namespace pb::codegen::spirv

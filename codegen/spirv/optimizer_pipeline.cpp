@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-namespace pb::spirv {
+namespace pb::codegen::spirv {
 namespace {
 
 using Token = spvtools::Optimizer::PassToken;
@@ -123,4 +123,4 @@ std::vector<OptimizerStep> optimizer_steps(bool intermediate_dce, bool compact_i
   return steps;
 }
 
-}  // namespace pb::spirv
+}  // namespace pb::codegen::spirv

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace pb::spirv {
+namespace pb::codegen::spirv {
 
 struct OptimizerStep {
   std::string_view name;  // as shown in reports, e.g. "AggressiveDCE"
@@ -18,4 +18,4 @@ struct OptimizerStep {
 // without `compact_ids` the final CompactIds is left out.
 std::vector<OptimizerStep> optimizer_steps(bool intermediate_dce, bool compact_ids);
 
-}  // namespace pb::spirv
+}  // namespace pb::codegen::spirv

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace pb::spirv {
+namespace pb::codegen::spirv {
 
 std::string_view target_env_name(TargetEnv env) {
   switch (env) {
@@ -152,4 +152,4 @@ std::string format_report_table(const OptimizerReport& report) {
   return out;
 }
 
-}  // namespace pb::spirv
+}  // namespace pb::codegen::spirv

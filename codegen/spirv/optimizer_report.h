@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace pb::spirv {
+namespace pb::codegen::spirv {
 
 inline constexpr uint32_t kDefaultMaxIdBound = 0x3FFFFF;  // 4,194,303: SPIRV-Tools' own default
 
@@ -100,4 +100,4 @@ nlohmann::ordered_json report_to_json(const OptimizerReport& report);
 // A fixed-width table, one line per row, then the summary, failure, warnings and messages.
 std::string format_report_table(const OptimizerReport& report);
 
-}  // namespace pb::spirv
+}  // namespace pb::codegen::spirv

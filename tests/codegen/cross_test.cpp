@@ -8,7 +8,7 @@
 #include "ir/diagnostic.h"
 #include "tests/codegen/optimizer_test_modules.h"
 
-namespace pb::msl {
+namespace pb::codegen::msl {
 namespace {
 
 using spirv::test::assemble;
@@ -176,4 +176,4 @@ TEST(TextMetrics, EmptyText) {
 }
 
 }  // namespace
-}  // namespace pb::msl
+}  // namespace pb::codegen::msl

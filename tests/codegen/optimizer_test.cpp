@@ -8,7 +8,7 @@
 
 #include "tests/codegen/optimizer_test_modules.h"
 
-namespace pb::spirv {
+namespace pb::codegen::spirv {
 namespace {
 
 using test::assemble;
@@ -335,4 +335,4 @@ TEST(SpirvOptimizer, TextTable) {
 }
 
 }  // namespace
-}  // namespace pb::spirv
+}  // namespace pb::codegen::spirv

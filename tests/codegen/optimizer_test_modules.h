@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace pb::spirv::test {
+namespace pb::codegen::spirv::test {
 
 inline std::vector<uint32_t> assemble(const std::string& text) {
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
@@ -168,4 +168,4 @@ inline const std::string kAdStackShader = R"(
                OpFunctionEnd
 )";
 
-}  // namespace pb::spirv::test
+}  // namespace pb::codegen::spirv::test

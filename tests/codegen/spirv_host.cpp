@@ -104,7 +104,7 @@ HostRun run_on_host(const ir::Kernel& k, const CompiledKernel& ck, runtime::Stat
       if (b.kind == BindingKind::heap)
         mem.buffers[b.binding].assign(static_cast<size_t>(launched) * t.heap_stride_words, 0xCDCDCDCDu);
     std::vector<uint32_t> words = t.spirv;
-    if (optimize) words = pb::spirv::optimize_spirv(words, {}, ck.kernel_name, t.name).words;
+    if (optimize) words = pb::codegen::spirv::optimize_spirv(words, {}, ck.kernel_name, t.name).words;
     execute(words, mem, invocations, t.workgroup_size);
   }
   for (const Binding& b : ck.bindings)

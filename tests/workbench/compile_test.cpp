@@ -166,7 +166,7 @@ TEST(CompileKernel, PerStackWithoutIntermediateDceOverflowsWhereTheDefaultsFit) 
   EXPECT_EQ(e.task, t.name);
   EXPECT_TRUE(t.spirv.empty());  // fail closed: no module is used
   ASSERT_TRUE(t.report && t.report->failure);
-  EXPECT_EQ(t.report->failure->kind, spirv::OptimizerFailureKind::kIdOverflow);
+  EXPECT_EQ(t.report->failure->kind, codegen::spirv::OptimizerFailureKind::kIdOverflow);
   EXPECT_EQ(t.report->failure->max_id_bound, kBound);
   for (const std::string& needle :
        {std::string("ran out of IDs"), "kernel '" + overflows.kernel + "'", "task '" + t.name + "'",

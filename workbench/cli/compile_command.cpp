@@ -95,7 +95,7 @@ void print_summary(const workbench::KernelCompile& c, const std::string& pipelin
 void write_report(const workbench::KernelCompile& c, const std::string& path) {
   ordered_json reports = ordered_json::array();
   for (const auto& t : c.tasks)
-    if (t.report) reports.push_back(spirv::report_to_json(*t.report));
+    if (t.report) reports.push_back(codegen::spirv::report_to_json(*t.report));
   ordered_json doc = {{"schema", "passbench.spirv-opt-reports"},
                       {"version", 1},
                       {"kernel", c.kernel},
@@ -174,7 +174,7 @@ int cmd_compile(const CompileArgs& a) {
   workbench::KernelCompile c = workbench::compile_kernel(*kernel, request);
   if (a.table)
     for (const auto& t : c.tasks)
-      if (t.report) std::cerr << spirv::format_report_table(*t.report) << "\n";
+      if (t.report) std::cerr << codegen::spirv::format_report_table(*t.report) << "\n";
   if (!a.report.empty()) write_report(c, a.report);
   if (c.error && c.error->stage == "pipeline") {
     std::cerr << fmt::format("{}: the pipeline '{}' failed: {}\n", a.codegen.file, pipeline, c.error->message);

@@ -85,12 +85,13 @@ bool finish_task(TaskCompile& task, const CompileRequest& request, const std::st
   if (request.optimize) {
     auto start = Clock::now();
     try {
-      spirv::OptimizerOptions options = request.optimizer;
+      codegen::spirv::OptimizerOptions options = request.optimizer;
       options.counts_in_shared_array = request.lowering.count == codegen::spirv::StackCount::shared_array;
-      spirv::OptimizeResult r = spirv::optimize_spirv(task.unoptimized, options, kernel_name, task.name);
+      codegen::spirv::OptimizeResult r =
+          codegen::spirv::optimize_spirv(task.unoptimized, options, kernel_name, task.name);
       task.spirv = std::move(r.words);
       task.report = std::move(r.report);
-    } catch (const spirv::SpirvOptimizerError& e) {
+    } catch (const codegen::spirv::SpirvOptimizerError& e) {
       task.report = e.report();
       task.optimize_ms = ms_since(start);
       m.peak_id_bound = e.report().peak_id_bound;
@@ -117,7 +118,7 @@ bool finish_task(TaskCompile& task, const CompileRequest& request, const std::st
   try {
     if (request.msl) {
       auto start = Clock::now();
-      task.msl = msl::spirv_to_msl(task.spirv, {}, kernel_name, task.name);
+      task.msl = codegen::msl::spirv_to_msl(task.spirv, {}, kernel_name, task.name);
       task.msl_ms = ms_since(start);
       m.msl_lines = task.msl.metrics.lines;
       m.msl_bytes = task.msl.metrics.bytes;
@@ -126,7 +127,7 @@ bool finish_task(TaskCompile& task, const CompileRequest& request, const std::st
     }
     if (request.glsl) {
       auto start = Clock::now();
-      task.glsl = msl::spirv_to_glsl(task.spirv, {}, kernel_name, task.name);
+      task.glsl = codegen::msl::spirv_to_glsl(task.spirv, {}, kernel_name, task.name);
       task.glsl_ms = ms_since(start);
       m.glsl_lines = task.glsl.metrics.lines;
       m.glsl_bytes = task.glsl.metrics.bytes;

@@ -27,7 +27,7 @@ struct CompileRequest {
   codegen::spirv::LoweringOptions lowering;
   Capability float64 = Capability::automatic;  // overrides lowering.float64 unless `off`/`on` agree
   Capability int64 = Capability::automatic;    // likewise; f64 atomics need it too
-  spirv::OptimizerOptions optimizer;
+  codegen::spirv::OptimizerOptions optimizer;
   bool optimize = true;
   bool msl = true;   // cross-compile the modules used to MSL
   bool glsl = true;  // and to GLSL
@@ -54,11 +54,11 @@ struct CompileMetrics {
 
 struct TaskCompile {
   std::string name;
-  std::vector<uint32_t> unoptimized;             // the emitter's module
-  std::vector<uint32_t> spirv;                   // the module used: optimized, or the input on fallback/no optimize
-  std::optional<spirv::OptimizerReport> report;  // when the optimizer ran (also when it failed)
-  msl::CrossCompiled msl, glsl;                  // empty text when not requested
-  bool valid = false;                            // spirv-val accepted the module used
+  std::vector<uint32_t> unoptimized;  // the emitter's module
+  std::vector<uint32_t> spirv;        // the module used: optimized, or the input on fallback/no optimize
+  std::optional<codegen::spirv::OptimizerReport> report;  // when the optimizer ran (also when it failed)
+  codegen::msl::CrossCompiled msl, glsl;                  // empty text when not requested
+  bool valid = false;                                     // spirv-val accepted the module used
   CompileMetrics metrics;
   double optimize_ms = 0, msl_ms = 0, glsl_ms = 0;
 };
