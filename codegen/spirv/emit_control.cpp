@@ -37,13 +37,7 @@ void TaskEmitter::operator()(const ir::RangeForStmt& s) {
   Id t_var = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, count_type));
   b_.set_name(t_var, fmt::format("trip{}", s.id));
   b_.op_void(spv::OpStore, {t_var, constant(ck, 0)});
-  Id header = b_.new_label(), check = b_.new_label(), body = b_.new_label(), cont = b_.new_label(),
-     merge = b_.new_label();
-  b_.op_void(spv::OpBranch, {header});
-  b_.begin_block(header);
-  b_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
-  b_.op_void(spv::OpBranch, {check});
-  b_.begin_block(check);
+  auto [header, check, body, cont, merge] = b_.begin_loop(true);
   Id t = b_.op(spv::OpLoad, count_type, {t_var});
   b_.op_void(spv::OpBranchConditional, {b_.op(spv::OpULessThan, t_bool(), {t, count}), body, merge});
   b_.begin_block(body);
@@ -69,12 +63,7 @@ void TaskEmitter::operator()(const ir::StructForStmt& s) {
 }
 
 void TaskEmitter::operator()(const ir::WhileStmt& s) {
-  Id header = b_.new_label(), body = b_.new_label(), cont = b_.new_label(), merge = b_.new_label();
-  b_.op_void(spv::OpBranch, {header});
-  b_.begin_block(header);
-  b_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
-  b_.op_void(spv::OpBranch, {body});
-  b_.begin_block(body);
+  auto [header, check, body, cont, merge] = b_.begin_loop(false);
   loops_.push_back({cont, merge, true});
   emit_block(*s.body);
   loops_.pop_back();

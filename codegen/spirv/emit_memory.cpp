@@ -177,12 +177,7 @@ Id TaskEmitter::atomic(const Place& p, ir::AtomicOp op, Id v) {
   }
   PB_ASSERT(p.storage_type != value_type(k) || !ir::is_float(k),
             "float compare-exchange atomic on a buffer that was not declared as words");
-  Id header = b_.new_label(), body = b_.new_label(), cont = b_.new_label(), merge = b_.new_label();
-  b_.op_void(spv::OpBranch, {header});
-  b_.begin_block(header);
-  b_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
-  b_.op_void(spv::OpBranch, {body});
-  b_.begin_block(body);
+  auto [header, check, body, cont, merge] = b_.begin_loop(false);
   Id expected = b_.op(spv::OpAtomicLoad, p.storage_type, {p.pointer, scope, relaxed});
   Id old = expected;
   if (p.storage_type != value_type(k))

@@ -210,6 +210,22 @@ Id ModuleBuilder::function_variable(Id pointer_type) {
   return id;
 }
 
+ModuleBuilder::LoopLabels ModuleBuilder::begin_loop(bool with_check) {
+  LoopLabels l;
+  l.header = new_label();
+  if (with_check) l.check = new_label();
+  l.body = new_label();
+  l.cont = new_label();
+  l.merge = new_label();
+  op_void(spv::OpBranch, {l.header});
+  begin_block(l.header);
+  op_void(spv::OpLoopMerge, {l.merge, l.cont, spv::LoopControlMaskNone});
+  Id first = with_check ? l.check : l.body;
+  op_void(spv::OpBranch, {first});
+  begin_block(first);
+  return l;
+}
+
 void ModuleBuilder::begin_block(Id label) {
   PB_ASSERT(in_function_ && !block_open_, "begin_block while another block is open");
   emit(fn_body_, spv::OpLabel, {label});

@@ -71,6 +71,15 @@ class ModuleBuilder {
   void begin_block(Id label);
   // True between begin_block and the block's terminator.
   bool block_open() const { return block_open_; }
+  // A structured loop's labels. `check` (0 unless asked for) is the block that tests the
+  // condition and branches to `body` or `merge`.
+  struct LoopLabels {
+    Id header = 0, check = 0, body = 0, cont = 0, merge = 0;
+  };
+  // Ends the current block with a branch to a new loop header that declares `merge` and `cont`,
+  // branches to `check` (when `with_check`) or else `body`, and begins that block. Labels are
+  // allocated in the order header, check, body, cont, merge.
+  LoopLabels begin_loop(bool with_check);
   // Emits an instruction with a result; returns the result id.
   Id op(spv::Op opcode, Id result_type, const Operands& operands);
   // Emits an instruction without a result (stores, branches, merges). A terminator closes the block.

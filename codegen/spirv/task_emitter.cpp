@@ -319,13 +319,7 @@ void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
   Id groups = b_.op(spv::OpCompositeExtract, t_u32(), {b_.op(spv::OpLoad, v3, {num_groups_var_}), 0});
   Id stride = b_.op(spv::OpIMul, t_u32(), {groups, c_u32(workgroup_size_)});
 
-  Id header = b_.new_label(), check = b_.new_label(), body = b_.new_label(), cont = b_.new_label(),
-     merge = b_.new_label();
-  b_.op_void(spv::OpBranch, {header});
-  b_.begin_block(header);
-  b_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
-  b_.op_void(spv::OpBranch, {check});
-  b_.begin_block(check);
+  auto [header, check, body, cont, merge] = b_.begin_loop(true);
   Id t = b_.op(spv::OpLoad, t_u32(), {t_var});
   b_.op_void(spv::OpBranchConditional, {b_.op(spv::OpULessThan, t_bool(), {t, count}), body, merge});
   b_.begin_block(body);

@@ -10,35 +10,16 @@ import math
 import os
 import random
 import re
-import subprocess
 import sys
 import time
 
 import gen
+import pbrun
+from pbrun import run
+from pbrun import gradcheck_rows as parse_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "workbench", "passbench")
 OPTS = {}
-
-
-def run(args, timeout=60):
-    try:
-        p = subprocess.run([PB] + args, capture_output=True, text=True, timeout=timeout)
-        return p.returncode, p.stdout + p.stderr
-    except subprocess.TimeoutExpired:
-        return "timeout", ""
-
-
-ROW = re.compile(r"^\s+(\S+\[[^\]]*\]|\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(ok|MISMATCH)\s*$")
-
-
-def parse_rows(out):
-    rows = {}
-    for line in out.splitlines():
-        m = ROW.match(line)
-        if m:
-            rows[m.group(1)] = (m.group(2), m.group(3), m.group(6))
-    return rows
 
 
 def tofloat(s):
@@ -71,12 +52,8 @@ def grads(kf, inf, passes, extra=()):
     rc, out = run(["run", kf, "--grad", "--seed-grad", "y=1", "--inputs", inf, "--passes=" + passes] + list(extra))
     if rc != 0:
         return rc, out, None
-    try:
-        j = json.loads(out)
-    except ValueError:
-        return "badjson", out, None
-    g = {n: f.get("grad") for n, f in j["fields"].items() if f.get("grad") is not None and n != "y"}
-    return rc, out, g
+    g = pbrun.gradients(out)
+    return (rc, out, g) if g is not None else ("badjson", out, None)
 
 
 def same_grads(a, b, rel=1e-9, abs_=1e-12):
@@ -100,6 +77,19 @@ def is_crash(rc, out):
         return True
     low = out.lower()
     return "internal error" in low or "assertion" in low or "segmentation" in low or "terminate called" in low
+
+
+def agrees(ga, res, key, kf, inf, passes, extra, rel, abs_):
+    """Gradients computed another way (pipeline, run option) against the main ones `ga`: returns
+    ("crash" | "failed" | "diff" | "same", output); a comparison is recorded in res[key]."""
+    rc, out, g = grads(kf, inf, passes, extra)
+    if is_crash(rc, out):
+        return "crash", out
+    if g is None:
+        return "failed", out
+    ok, bad = same_grads(ga, g, rel=rel, abs_=abs_)
+    res[key] = "same" if ok else "DIFF in " + bad
+    return ("same" if ok else "diff"), out
 
 
 def classify(kf, inf, meta, rnd):
@@ -187,45 +177,37 @@ def classify(kf, inf, meta, rnd):
             return "NOSTACK_DIFF", res, outa + "\n----\n" + outb
     # shuffled iteration order must not change gradients
     if rnd.random() < 0.3:
-        rcs, outs, gs = grads(kf, inf, passes, ["--f64", "--shuffle", "--seed", str(rnd.randint(1, 1000))])
-        if is_crash(rcs, outs):
+        v, outs = agrees(ga, res, "shuffle", kf, inf, passes,
+                         ["--f64", "--shuffle", "--seed", str(rnd.randint(1, 1000))], 1e-7, 1e-10)
+        if v == "crash":
             return "CRASH", res, outs
-        if gs is not None:
-            ok, bad = same_grads(ga, gs, rel=1e-7, abs_=1e-10)
-            res["shuffle"] = "same" if ok else "DIFF in " + bad
-            if not ok:
-                return "SHUFFLE_DIFF", res, outa + "\n----\n" + outs
+        if v == "diff":
+            return "SHUFFLE_DIFF", res, outa + "\n----\n" + outs
     # a fixed stack size must not change gradients (or fail with a clean overflow error)
     if rnd.random() < 0.4 and not stack_fixed and not OPTS.get("stack_size"):
-        rcf, outf, gf = grads(kf, inf, "reverse_ad{ad_stack_size=%d}" % rnd.choice([8, 64]), ["--f64"])
-        if is_crash(rcf, outf):
+        v, outf = agrees(ga, res, "fixed", kf, inf, "reverse_ad{ad_stack_size=%d}" % rnd.choice([8, 64]), ["--f64"],
+                         1e-9, 1e-12)
+        if v == "crash":
             return "CRASH", res, outf
-        if gf is not None:
-            ok, bad = same_grads(ga, gf, rel=1e-9, abs_=1e-12)
-            res["fixed"] = "same" if ok else "DIFF in " + bad
-            if not ok:
-                return "FIXED_SIZE_DIFF", res, outa + "\n----\n" + outf
-        else:
+        if v == "diff":
+            return "FIXED_SIZE_DIFF", res, outa + "\n----\n" + outf
+        if v == "failed":
             res["fixed"] = "error: " + (outf.strip().splitlines() or [""])[0][:200]
             if "overflow" not in outf:
                 return "FIXED_SIZE_ERROR", res, outf
     # a cleanup pipeline before AD must not change gradients
     if rnd.random() < 0.3 and not stack_fixed:
-        rcc, outc, gcl = grads(kf, inf, "cleanup,reverse_ad", ["--f64"])
-        if is_crash(rcc, outc):
+        v, outc = agrees(ga, res, "cleanup", kf, inf, "cleanup,reverse_ad", ["--f64"], 2e-6, 1e-10)
+        if v == "crash":
             return "CRASH", res, outc
-        if gcl is not None:
-            ok, bad = same_grads(ga, gcl, rel=2e-6, abs_=1e-10)
-            res["cleanup"] = "same" if ok else "DIFF in " + bad
-            if not ok:
-                return "CLEANUP_DIFF", res, outa + "\n----\n" + outc
-        else:
+        if v == "diff":
+            return "CLEANUP_DIFF", res, outa + "\n----\n" + outc
+        if v == "failed":
             res["cleanup"] = "error: " + (outc.strip().splitlines() or [""])[-1][:200]
     return cls, res, out
 
 
 def main():
-    global PB
     ap = argparse.ArgumentParser()
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--count", type=int, default=100)
@@ -234,7 +216,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
     ap.add_argument("--avoid-known", action="store_true", help="do not generate the shapes of bugs already found")
     ap.add_argument("--prefix", default="", help="passes to run before reverse_ad in every pipeline, e.g. cleanup")
-    ap.add_argument("--pb", default=PB)
+    ap.add_argument("--pb", default=pbrun.PB)
     ap.add_argument("--fail-on-bug", action="store_true", help="exit 1 if any kernel lands in a bug class (CI smoke)")
     ap.add_argument("--ext", action="store_true", help="generator extensions: float mod, elif chains, if>for>chain, "
                     "bounds from float vars, select/min/max on carried values")
@@ -246,7 +228,7 @@ def main():
     OPTS["stack_size"] = a.stack_size
     OPTS["avoid_known"] = a.avoid_known
     OPTS["prefix"] = a.prefix
-    PB = a.pb
+    pbrun.set_binary(a.pb)
     os.makedirs(os.path.join(a.out, "cases"), exist_ok=True)
     tmp = os.path.join(a.out, "tmp")
     os.makedirs(tmp, exist_ok=True)

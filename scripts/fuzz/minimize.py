@@ -9,15 +9,14 @@
       diff:P2     run --grad --f64 gradients of --passes differ from those of pipeline P2
 """
 import argparse
-import json
 import math
 import re
-import subprocess
 import sys
 
+import pbrun
 from chiir import Kernel, Stmt
+from pbrun import run
 
-PB = "/tmp/pb-snap/passbench"
 LINE = re.compile(r"^(?:<(\S+)> )?\$(\d+) (=|:) (.*)$")
 
 
@@ -98,28 +97,18 @@ def subtree_ids(s):
     return out
 
 
-def run(args, timeout=60):
-    try:
-        p = subprocess.run([PB] + args, capture_output=True, text=True, timeout=timeout)
-        return p.returncode, p.stdout + p.stderr
-    except subprocess.TimeoutExpired:
-        return "timeout", ""
-
-
-ROW = re.compile(r"^\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(ok|MISMATCH)\s*$")
-
-
 def mismatches(out):
+    """{element: (analytic, numeric)} of the finite MISMATCH rows of a gradcheck table."""
     res = {}
-    for line in out.splitlines():
-        m = ROW.match(line)
-        if m and m.group(6) == "MISMATCH":
-            try:
-                a, n = float(m.group(2)), float(m.group(3))
-            except ValueError:
-                continue
-            if math.isfinite(a) and math.isfinite(n):
-                res[m.group(1)] = (a, n)
+    for name, (a, n, status) in pbrun.gradcheck_rows(out).items():
+        if status != "MISMATCH":
+            continue
+        try:
+            a, n = float(a), float(n)
+        except ValueError:
+            continue
+        if math.isfinite(a) and math.isfinite(n):
+            res[name] = (a, n)
     return res
 
 
@@ -127,11 +116,7 @@ def grads(kf, inf, passes):
     rc, out = run(["run", kf, "--grad", "--seed-grad", "y=1", "--inputs", inf, "--passes=" + passes, "--f64"])
     if rc != 0:
         return None, out
-    try:
-        j = json.loads(out)
-    except ValueError:
-        return None, out
-    return {n: f.get("grad") for n, f in j["fields"].items() if f.get("grad") is not None and n != "y"}, out
+    return pbrun.gradients(out), out
 
 
 def make_pred(mode, inf, passes, tmpf):
@@ -313,7 +298,9 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--mode", default="fail")
     ap.add_argument("--passes", default="reverse_ad")
+    ap.add_argument("--pb", default=pbrun.PB, help="the passbench binary (default: the build's)")
     a = ap.parse_args()
+    pbrun.set_binary(a.pb)
     k = parse(open(a.kernel).read())
     pred = make_pred(a.mode, a.inputs, a.passes, a.out + ".tmp.chi")
     if not pred(k.render()):

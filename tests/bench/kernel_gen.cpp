@@ -17,23 +17,17 @@ struct Gen {
   FieldId x, y;
   size_t emitted = 0;
 
-  Gen(Kernel& kernel, uint64_t seed) : k(kernel), b(kernel), rng(seed) {
-    x = k.add_field({.name = "x",
-                     .dtype = ScalarKind::f32,
-                     .shape = ir::Shape{1024},
-                     .grad = {},
-                     .dual = {},
-                     .primal = {},
-                     .space = "",
-                     .declared = true});
-    y = k.add_field({.name = "y",
-                     .dtype = ScalarKind::f32,
-                     .shape = ir::Shape{1024},
-                     .grad = {},
-                     .dual = {},
-                     .primal = {},
-                     .space = "",
-                     .declared = true});
+  Gen(Kernel& kernel, uint64_t seed) : k(kernel), b(kernel), rng(seed), x(f32_field("x")), y(f32_field("y")) {}
+
+  FieldId f32_field(const char* name) {
+    return k.add_field({.name = name,
+                        .dtype = ScalarKind::f32,
+                        .shape = ir::Shape{1024},
+                        .grad = {},
+                        .dual = {},
+                        .primal = {},
+                        .space = "",
+                        .declared = true});
   }
 
   size_t pick(size_t n) { return static_cast<size_t>(rng() % n); }
