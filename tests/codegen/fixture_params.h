@@ -1,5 +1,5 @@
-// Every fixture under fixtures/, as GoogleTest parameters: the paths relative to fixtures/ in
-// sorted order, and a test name made from the path.
+// Every fixture under fixtures/, as GoogleTest parameters (the paths relative to fixtures/ in
+// sorted order, and a test name made from the path), and a fixture's JSON and kernel.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,8 +7,15 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "ir/json.h"
+#include "ir/parser.h"
 
 namespace pb::test {
 
@@ -29,6 +36,29 @@ inline std::string fixture_test_name(const ::testing::TestParamInfo<std::string>
   for (char& c : n)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
+}
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The fixture file `name` (relative to fixtures/) as JSON.
+inline nlohmann::json read_fixture(const std::string& name) {
+  return nlohmann::json::parse(read_file(std::filesystem::path(PASSBENCH_SOURCE_DIR) / "fixtures" / name));
+}
+
+// The fixture's kernel: `kernel_text`, or the file `kernel` beside it, as IR text or JSON. Throws
+// UserError when it does not parse (negative fixtures).
+inline std::unique_ptr<ir::Kernel> fixture_kernel(const nlohmann::json& fx, const std::string& name) {
+  std::filesystem::path dir = (std::filesystem::path(PASSBENCH_SOURCE_DIR) / "fixtures" / name).parent_path();
+  std::string text = fx.contains("kernel_text") ? fx["kernel_text"].get<std::string>()
+                                                : read_file(dir / fx["kernel"].get<std::string>());
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') return ir::from_json(nlohmann::json::parse(text));
+  return ir::parse_kernel(text, name);
 }
 
 }  // namespace pb::test

@@ -8,11 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "codegen/spirv/compile.h"
 #include "fixture_params.h"
@@ -29,15 +26,6 @@
 
 namespace pb::codegen::spirv {
 namespace {
-
-namespace fs = std::filesystem;
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 bool close(const ir::Value& a, const ir::Value& b) {
   if (!ir::is_float(a.kind())) return a.bits() == b.bits();
@@ -109,15 +97,10 @@ class ExecFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExecFixture, MatchesTheInterpreter) {
   if (kKnownDifferences.count(GetParam())) GTEST_SKIP() << "a known difference unrelated to stacks";
-  fs::path path = fs::path(PASSBENCH_SOURCE_DIR) / "fixtures" / GetParam();
-  auto fx = nlohmann::json::parse(read(path));
+  auto fx = pb::test::read_fixture(GetParam());
   std::unique_ptr<ir::Kernel> k;
   try {
-    std::string text = fx.contains("kernel_text") ? fx["kernel_text"].get<std::string>()
-                                                  : read(path.parent_path() / fx["kernel"].get<std::string>());
-    size_t first = text.find_first_not_of(" \t\r\n");
-    k = first != std::string::npos && text[first] == '{' ? ir::from_json(nlohmann::json::parse(text))
-                                                         : ir::parse_kernel(text, GetParam());
+    k = pb::test::fixture_kernel(fx, GetParam());
     if (!ir::verify(*k).empty()) GTEST_SKIP() << "a negative fixture";
     std::string pipeline = fx.value("pipeline", "");
     if (!pipeline.empty()) {

@@ -5,11 +5,8 @@
 // reason; fixtures whose kernel does not parse or verify (negative fixtures) are skipped.
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "fixture_params.h"
 #include "ir/assert.h"
@@ -23,8 +20,6 @@
 
 namespace pb::codegen::spirv {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct Rejection {
   std::string contains;    // a substring of the error
@@ -49,19 +44,6 @@ const std::map<std::string, Rejection> kRejected = {
     {"passes/dce_run_error_after_pipeline.fixture.json", {"allocated at the kernel root outside this task"}},
     {"passes/dce_run_error_after_pipeline.fixture.json#pipeline", {"allocated at the kernel root outside this task"}},
 };
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::unique_ptr<ir::Kernel> parse_source(const std::string& text, const std::string& name) {
-  size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') return ir::from_json(nlohmann::json::parse(text));
-  return ir::parse_kernel(text, name);
-}
 
 bool has_f64_atomic(const ir::Kernel& k) {
   bool found = false;
@@ -150,13 +132,10 @@ std::string compile_all(const ir::Kernel& k, const std::string& key) {
 class SpirvFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SpirvFixture, CompilesUnderEveryLowering) {
-  fs::path path = fs::path(PASSBENCH_SOURCE_DIR) / "fixtures" / GetParam();
-  auto fx = nlohmann::json::parse(read(path));
+  auto fx = pb::test::read_fixture(GetParam());
   std::unique_ptr<ir::Kernel> k;
   try {
-    std::string text = fx.contains("kernel_text") ? fx["kernel_text"].get<std::string>()
-                                                  : read(path.parent_path() / fx["kernel"].get<std::string>());
-    k = parse_source(text, GetParam());
+    k = pb::test::fixture_kernel(fx, GetParam());
   } catch (const UserError& e) {
     GTEST_SKIP() << "the kernel does not parse (a negative fixture): " << e.what();
   }
