@@ -48,6 +48,15 @@ class SmallVector {
   void reserve(size_t n) {
     while (capacity_ < n) grow();
   }
+  // Moves spilled elements to a newly allocated buffer (for ir::relayout: the buffer then lies
+  // beside the statement allocated just before it).
+  void move_heap_buffer() {
+    if (!on_heap()) return;
+    T* fresh = static_cast<T*>(stmt_pool::allocate(capacity_ * sizeof(T)));
+    std::memcpy(fresh, heap_, size_t{size_} * sizeof(T));
+    stmt_pool::deallocate(heap_, capacity_ * sizeof(T));
+    heap_ = fresh;
+  }
 
  private:
   bool on_heap() const { return capacity_ > N; }

@@ -20,6 +20,7 @@
 namespace pb::ir {
 
 class Block;
+class Relocator;
 
 class Stmt {
  public:
@@ -89,6 +90,7 @@ class Stmt {
 
  private:
   friend class Block;
+  friend class Relocator;
   void link_use(size_t slot);
   void unlink_use(size_t slot);
 
@@ -159,6 +161,7 @@ class Block {
   std::vector<Stmt*> statements() const;
 
  private:
+  friend class Relocator;
   void link(Stmt* before_this, Stmt* s);
   void add_to_totals(std::ptrdiff_t n);
   Stmt* owner_;

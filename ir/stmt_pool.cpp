@@ -43,7 +43,6 @@ constexpr size_t kHeaderBytes = 64;
 // entries instead of ~36,000 (where Linux grants huge pages).
 constexpr size_t kChunkBytes = kHugePageBytes;
 constexpr uint32_t kSlabsPerChunk = static_cast<uint32_t>(kChunkBytes / kSlabBytes);
-constexpr size_t kMaxSpareSlabs = 256;  // empty slabs kept (16 MiB) before whole empty chunks go back
 
 struct Chunk {
   char* base;
@@ -106,6 +105,7 @@ class Pool {
 
   void* allocate(size_t bytes) {
     size_t cls = class_of(bytes);
+    if (fresh_mode_) return allocate_fresh(cls);
     SlabList& room = room_[cls];
     if (!room.head) room.push_front(take_slab((cls + 1) * kGranule));
     Slab* s = room.head;
@@ -136,6 +136,7 @@ class Pool {
     PB_POISON(p, s->block_bytes);
     --s->live;
     --live_;
+    if (fresh_mode_ && fresh_[class_of(bytes)] == s) return;  // still filling: end_fresh lists it
     SlabList& room = room_[class_of(s->block_bytes)];
     if (s->live == 0) {
       if (s->listed) room.remove(s);
@@ -143,6 +144,20 @@ class Pool {
     } else if (!s->listed) {
       room.push_front(s);
     }
+  }
+
+  void begin_fresh() {
+    PB_ASSERT(!fresh_mode_, "FreshSlabs scopes do not nest");
+    fresh_mode_ = true;
+  }
+
+  // Fresh slabs with room left join their class's list, where normal allocation finds them.
+  void end_fresh() {
+    for (Slab*& s : fresh_) {
+      if (s && s->has_room() && !s->listed) room_[class_of(s->block_bytes)].push_front(s);
+      s = nullptr;
+    }
+    fresh_mode_ = false;
   }
 
   Stats stats() const { return {live_, slabs_ - spare_.size, spare_.size}; }
@@ -183,10 +198,23 @@ class Pool {
     slabs_ -= kSlabsPerChunk;
   }
 
+  void* allocate_fresh(size_t cls) {
+    Slab*& s = fresh_[cls];
+    if (!s || s->bump == s->end) s = take_slab((cls + 1) * kGranule);  // a full one is on no list
+    void* p = s->bump;
+    PB_UNPOISON(p, s->block_bytes);
+    s->bump += s->block_bytes;
+    ++s->live;
+    ++live_;
+    return p;
+  }
+
   static Chunk* new_chunk() { return new Chunk{static_cast<char*>(allocate_huge_pages(kChunkBytes))}; }
 
   SlabList room_[kClasses];
   SlabList spare_;
+  bool fresh_mode_ = false;
+  Slab* fresh_[kClasses] = {};  // per class, the slab a FreshSlabs scope is filling
   Chunk* chunk_ = nullptr;  // the chunk slabs are being carved from
   size_t live_ = 0;
   size_t slabs_ = 0;
@@ -240,6 +268,18 @@ void deallocate(void* ptr, size_t bytes) noexcept {
   Pool& p = pool();
   PoolLock lock(p.mutex);
   p.deallocate(ptr, bytes);
+}
+
+FreshSlabs::FreshSlabs() {
+  Pool& p = pool();
+  PoolLock lock(p.mutex);
+  p.begin_fresh();
+}
+
+FreshSlabs::~FreshSlabs() {
+  Pool& p = pool();
+  PoolLock lock(p.mutex);
+  p.end_fresh();
 }
 
 Stats stats() {

@@ -12,6 +12,7 @@
 #include "passes/autodiff/reverse_outer_loops.h"
 #include "passes/dce.h"
 #include "passes/determine_ad_stack_size.h"
+#include "passes/relayout.h"
 #include "passes/renumber.h"
 #include "passes/simplify.h"
 
@@ -32,6 +33,7 @@ std::vector<PassInfo>& passes() {
       PromoteSsaToLocalPass::info(),
       ReplaceLocalsWithStacksPass::info(),
       ReverseOuterLoopsPass::info(),
+      RelayoutPass::info(),
       RenumberPass::info(),
       SimplifyPass::info(),
   };
@@ -63,7 +65,7 @@ std::vector<NamedPipelineInfo>& pipelines() {
              if (o.get_bool("use_stack"))
                stages += ",promote_ssa_to_local,replace_locals_with_stacks{ad_stack_size=" +
                          std::to_string(o.get_int("ad_stack_size")) + "},eliminate_recomputable_pushes";
-             return stages + ",make_adjoint,backup_ssa,coalesce_stack_loads,simplify,dce,determine_ad_stack_size";
+             return stages + ",make_adjoint,relayout,backup_ssa,coalesce_stack_loads,simplify,dce,determine_ad_stack_size";
            }},
   };
   return list;

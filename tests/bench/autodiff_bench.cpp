@@ -4,6 +4,7 @@
 // instrumentation on and IR capture off. Records per-pass time and statement counts, forward
 // statements per second, the reverse/forward size ratio, stacks and peak RSS. Writes JSON:
 //   autodiff_bench [--sizes 1000,10000,...] [--repeat N] [--out FILE]
+#include <cstdlib>
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -48,7 +49,8 @@ int main(int argc, char** argv) {
   const std::vector<size_t>& sizes = args->sizes;
   const int repeat = args->repeat;
   const std::string& out_path = args->out_path;
-  auto pipeline = passes::parse_pipeline("reverse_ad");
+  const char* pl = std::getenv("PB_AD_PIPELINE");
+  auto pipeline = passes::parse_pipeline(pl ? pl : "reverse_ad");
   passes::RunOptions opts;
   opts.capture_ir = false;
   opts.verify_each = false;

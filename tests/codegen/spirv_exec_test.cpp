@@ -12,7 +12,7 @@
 #include <set>
 
 #include "codegen/spirv/compile.h"
-#include "fixture_params.h"
+#include "tests/fixture_params.h"
 #include "ir/diagnostic.h"
 #include "ir/json.h"
 #include "ir/parser.h"

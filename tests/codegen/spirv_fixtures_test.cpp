@@ -8,7 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "fixture_params.h"
+#include "tests/fixture_params.h"
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/json.h"

@@ -83,13 +83,15 @@ TEST(StmtPool, CountsLiveBlocksAndGivesBackEmptySlabs) {
 }
 
 TEST(StmtPool, EmptyChunksGoBackBeyondTheSpareLimit) {
-  // 30 MiB of 512-byte blocks (470 slabs), then all freed: at most 256 spare slabs plus the
-  // rest of one partly spare 2 MiB chunk (32 slabs) stay.
+  // 500 slabs beyond the spare limit of 512-byte blocks (127 a slab), then all freed: at most
+  // the limit plus the rest of one partly spare 2 MiB chunk (32 slabs) stay.
+  const size_t n = (stmt_pool::kMaxSpareSlabs + 500) * 127;
   std::vector<void*> blocks;
-  for (int i = 0; i < 60000; ++i) blocks.push_back(stmt_pool::allocate(512));
-  EXPECT_GE(stmt_pool::stats().slabs, 60000u / 127);
+  for (size_t i = 0; i < n; ++i) blocks.push_back(stmt_pool::allocate(512));
+  EXPECT_GE(stmt_pool::stats().slabs, n / 127);
   for (void* p : blocks) stmt_pool::deallocate(p, 512);
-  EXPECT_LE(stmt_pool::stats().spare_slabs, 256u + 32u);
+  EXPECT_LE(stmt_pool::stats().spare_slabs, stmt_pool::kMaxSpareSlabs + 32u);
+  EXPECT_GE(stmt_pool::stats().spare_slabs, stmt_pool::kMaxSpareSlabs - 32u);
 }
 
 TEST(StmtPool, SpilledUsesAndOperandsArePooled) {
