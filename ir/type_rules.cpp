@@ -132,8 +132,8 @@ struct Rules {
     bool shift = s.op == BinaryOp::bit_shl || s.op == BinaryOp::bit_shr || s.op == BinaryOp::bit_sar;
     if (requires_integral(s.op) && (!is_integral(l) || !is_integral(s.rhs()->type.scalar)))
       return fail(s.lhs()->type, fmt::format("{} needs integer operands, got {} and {}", op_name(s.op), scalar_name(l), scalar_name(s.rhs()->type.scalar)));
-    if (!shift)
-      if (auto e = need_same(s.lhs(), s.rhs(), fmt::format("{} operand", op_name(s.op)).c_str()); !e.empty()) return fail(s.type, e);
+    if (!shift && l != s.rhs()->type.scalar)  // the message is made only when it is needed
+      return fail(s.type, need_same(s.lhs(), s.rhs(), fmt::format("{} operand", op_name(s.op)).c_str()));
     if (is_comparison(s.op)) {
       // Quadrants types comparisons as u1; older Taichi dumps as i32.
       if (s.type.is_value() && is_integral(s.type.scalar)) return ok(s.type);

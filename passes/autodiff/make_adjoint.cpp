@@ -37,10 +37,9 @@ class Adjointer {
     index_forward_code();
     if (snapshot_clobbered_stack_reads() > 0) index_forward_code();
     mark_value_mode();
-    std::vector<Stmt*> forward = ib_.statements();
     b_.set_insertion_point_end(ib_);
     size_t before = k_.count_statements();
-    reverse_block(forward);
+    reverse_block(top_level_);
     for (Stmt* s : erase_) s->parent()->erase(s);
     r_.forward_writes_removed += static_cast<int64_t>(erase_.size());
     r_.adjoint_statements += static_cast<int64_t>(k_.count_statements() + erase_.size()) - static_cast<int64_t>(before);
@@ -60,9 +59,11 @@ class Adjointer {
   // into it lands in that block's reverse before the read, in order, and no alloca is needed.
   void index_forward_code() {
     forward_.clear();
+    top_level_.clear();
     walk(ib_, [&](Stmt& s) {
       s.position = static_cast<uint32_t>(forward_.size());
       forward_.push_back(&s);
+      if (s.parent() == &ib_) top_level_.push_back(&s);  // the same cache line: no second walk
     });
   }
 
@@ -429,6 +430,7 @@ class Adjointer {
   Block& ib_;
   MakeAdjointResult& r_;
   std::vector<Stmt*> forward_;                           // the IB's forward code, by position
+  std::vector<Stmt*> top_level_;                         // the statements directly in the IB
   std::vector<uint8_t> value_mode_;                      // by position: adjoint is an SSA value
   std::vector<Stmt*> adj_value_;                         // by position: its current value
   std::vector<std::pair<Value, Stmt*>> constants_;       // constants of the reverse code
@@ -437,19 +439,25 @@ class Adjointer {
   std::vector<Stmt*> erase_;                             // forward writes to differentiable fields
 };
 
-// Differentiable writes must be inside an IB, where their reverse code goes.
-void check_writes_inside(const Kernel& k, const std::vector<Block*>& ibs) {
-  std::unordered_set<const Block*> is_ib(ibs.begin(), ibs.end());
-  walk(k.root(), [&](Stmt& s) {
+// Differentiable writes must be inside an IB, where their reverse code goes: looks at every
+// statement outside the IBs (and only those: the IBs hold nearly all of a kernel).
+void check_writes_outside(const Kernel& k, const Block& b, const std::unordered_set<const Block*>& is_ib) {
+  if (is_ib.count(&b)) return;
+  for (const Stmt* s : b) {
     const Stmt* ptr = nullptr;
-    if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
-    if (auto* at = dyn_cast<AtomicOpStmt>(&s)) ptr = at->dest();
-    if (!differentiable_ptr(k, ptr)) return;
-    for (const Block* b = s.parent(); b; b = b->owner() ? b->owner()->parent() : nullptr)
-      if (is_ib.count(b)) return;
-    reject(k, s, "it writes a differentiable field outside every loop body that holds reverse code",
-           "move it into the loop that computes its value, or into a `for _ in range(1)` loop");
-  });
+    if (auto* gs = dyn_cast<GlobalStoreStmt>(s)) ptr = gs->dest();
+    if (auto* at = dyn_cast<AtomicOpStmt>(s)) ptr = at->dest();
+    if (differentiable_ptr(k, ptr))
+      reject(k, *s, "it writes a differentiable field outside every loop body that holds reverse code",
+             "move it into the loop that computes its value, or into a `for _ in range(1)` loop");
+    if (s->is_container())
+      for (const Block* child : s->blocks())
+        if (child) check_writes_outside(k, *child, is_ib);
+  }
+}
+
+void check_writes_inside(const Kernel& k, const std::vector<Block*>& ibs) {
+  check_writes_outside(k, k.root(), std::unordered_set<const Block*>(ibs.begin(), ibs.end()));
 }
 
 }  // namespace
