@@ -20,37 +20,6 @@ bool is_differentiable_field(const Kernel& k, FieldId f) {
 
 namespace {
 
-bool touches_outer_alloca(const Block& b) {
-  bool found = false;
-  walk(b, [&](Stmt& s) {
-    const Stmt* a = nullptr;
-    switch (s.kind()) {  // by kind first: reading operands of every statement costs a cache miss each
-      case StmtKind::LocalLoad:
-        a = static_cast<LocalLoadStmt&>(s).src();
-        break;
-      case StmtKind::LocalStore:
-        a = static_cast<LocalStoreStmt&>(s).dest();
-        break;
-      case StmtKind::AtomicOp:
-        if (isa<AllocaStmt>(static_cast<AtomicOpStmt&>(s).dest())) a = static_cast<AtomicOpStmt&>(s).dest();
-        break;
-      // Autodiff stacks are locals too: a body that uses an outer stack stays dependent, so the
-      // blocks found do not change once replace_locals_with_stacks has run.
-      case StmtKind::AdStackPush:
-      case StmtKind::AdStackPop:
-      case StmtKind::AdStackLoadTop:
-      case StmtKind::AdStackLoadTopAdj:
-      case StmtKind::AdStackAccAdjoint:
-        a = s.operand(0);
-        break;
-      default:
-        return;
-    }
-    if (a && a->parent() != &b && block_encloses(a->parent(), &b)) found = true;
-  });
-  return found;
-}
-
 bool is_gradient_field(const Kernel& k, FieldId f) { return k.field(f).primal.has_value(); }
 
 // Reads, writes or atomics on differentiable globals, not counting those inside nested
@@ -82,31 +51,78 @@ bool contains_range_for(const Block& b) {
   return found;
 }
 
-// The loops directly reachable from `b` without entering another loop (ifs are entered).
-void child_loops(const Block& b, std::vector<Stmt*>& out) {
-  for (Stmt* s : b) {
-    if (isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s)) {
-      out.push_back(s);
-      continue;
+bool is_loop(const Stmt* s) { return isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s); }
+
+// The local (alloca or stack) a statement reads or writes as a variable, or nullptr.
+const Stmt* local_accessed(const Stmt& s) {
+  switch (s.kind()) {
+    case StmtKind::LocalLoad:
+      return static_cast<const LocalLoadStmt&>(s).src();
+    case StmtKind::LocalStore:
+      return static_cast<const LocalStoreStmt&>(s).dest();
+    case StmtKind::AtomicOp: {
+      const Stmt* d = static_cast<const AtomicOpStmt&>(s).dest();
+      return isa<AllocaStmt>(d) ? d : nullptr;
     }
-    for (const Block* child : s->blocks())
-      if (child) child_loops(*child, out);
+    // Autodiff stacks are locals too: a body that uses an outer stack stays dependent, so the
+    // blocks found do not change once replace_locals_with_stacks has run.
+    case StmtKind::AdStackPush:
+    case StmtKind::AdStackPop:
+    case StmtKind::AdStackLoadTop:
+    case StmtKind::AdStackLoadTopAdj:
+    case StmtKind::AdStackAccAdjoint:
+      return s.operand(0);
+    default:
+      return nullptr;
   }
 }
 
+// Finds the blocks top-down. A loop body is dependent when it accesses a local made in a block
+// that strictly encloses it. Rather than walking every body for such accesses, the finder looks
+// at the locals made in the blocks it scans for loops (the only blocks that can enclose a body it
+// will ask about) and marks, from each access, the loop bodies between the access and the local's
+// block: the cost is the accesses of those locals, not the size of the bodies.
 struct Finder {
   const Kernel& k;
   std::vector<Block*> found;
+  std::unordered_set<const Block*> dependent;  // loop bodies accessing a local of an enclosing block
+
+  void note_local(const Stmt& local) {
+    std::vector<const Block*> bodies;
+    for (const Stmt::Use& u : local.uses()) {
+      if (local_accessed(*u.user) != &local || u.slot != 0) continue;
+      bodies.clear();
+      const Block* x = u.user->parent();
+      for (; x && x != local.parent(); x = x->owner() ? x->owner()->parent() : nullptr)
+        if (x->owner() && is_loop(x->owner())) bodies.push_back(x);
+      if (x) dependent.insert(bodies.begin(), bodies.end());  // only where the local's block encloses the access
+    }
+  }
+
+  // The loops directly reachable from `b` without entering another loop (ifs are entered); notes
+  // the locals made on the way.
+  void scan(const Block& b, std::vector<Stmt*>& loops) {
+    for (Stmt* s : b) {
+      if (is_loop(s)) {
+        loops.push_back(s);
+        continue;
+      }
+      if (isa<AllocaStmt>(s) || isa<AdStackAllocaStmt>(s)) note_local(*s);
+      if (s->is_container())
+        for (const Block* child : s->blocks())
+          if (child) scan(*child, loops);
+    }
+  }
 
   void visit(Stmt* loop, int depth) {
     Block* body = loop->blocks()[0];
-    bool independent = !touches_outer_alloca(*body);
+    bool independent = !dependent.count(body);
     bool smallest = independent && (has_global_ad_access(k, *body) || !contains_range_for(*body));
     if (smallest) {
       found.push_back(body);
     } else if (independent) {
       std::vector<Stmt*> loops;
-      child_loops(*body, loops);
+      scan(*body, loops);
       for (Stmt* l : loops) visit(l, depth + 1);
     } else {
       found.push_back(depth == 1 ? body : loop->parent());
@@ -117,10 +133,10 @@ struct Finder {
 }  // namespace
 
 std::vector<Block*> find_independent_blocks(Kernel& k) {
+  Finder f{k, {}, {}};
   std::vector<Stmt*> top;
-  child_loops(k.root(), top);
+  f.scan(k.root(), top);
   if (top.empty()) return {&k.root()};
-  Finder f{k, {}};
   for (Stmt* l : top) f.visit(l, 1);
   // Keep each block once, and only the outermost of nested ones.
   std::unordered_set<const Block*> found(f.found.begin(), f.found.end()), kept;
