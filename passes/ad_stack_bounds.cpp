@@ -111,12 +111,14 @@ bool is_loop(const Stmt* s) { return isa<RangeForStmt>(s) || isa<StructForStmt>(
 }  // namespace
 
 BoundBuilder::BoundBuilder(const Kernel& k) : k_(k) {
-  walk(k.root(), [&](Stmt& s) {
-    const Stmt* dest = nullptr;
-    if (auto* g = dyn_cast<GlobalStoreStmt>(&s)) dest = g->dest();
-    if (auto* a = dyn_cast<AtomicOpStmt>(&s)) dest = a->dest();
-    if (auto* p = dyn_cast<GlobalPtrStmt>(dest)) written_fields_.insert(p->field);
-  });
+  walk(k.root(), [&](Stmt& s) { note(s); });
+}
+
+void BoundBuilder::note(const Stmt& s) {
+  const Stmt* dest = nullptr;
+  if (auto* g = dyn_cast<GlobalStoreStmt>(&s)) dest = g->dest();
+  if (auto* a = dyn_cast<AtomicOpStmt>(&s)) dest = a->dest();
+  if (auto* p = dyn_cast<GlobalPtrStmt>(dest)) written_fields_.insert(p->field);
 }
 
 std::string BoundBuilder::var_name(const Stmt& loop, int axis) {

@@ -54,6 +54,11 @@ class BoundError : public std::runtime_error {
 class BoundBuilder {
  public:
   explicit BoundBuilder(const ir::Kernel& k);
+  // For a caller that walks the kernel anyway: it must then show every statement to note().
+  struct Unscanned {};
+  BoundBuilder(const ir::Kernel& k, Unscanned) : k_(k) {}
+  // Records what the bounds depend on in `s` (the fields the kernel writes).
+  void note(const ir::Stmt& s);
 
   ir::SizeExprPtr trip_count(const ir::RangeForStmt& loop);
   // The half-open range covering the values of a loop's index `axis` (range for or struct for

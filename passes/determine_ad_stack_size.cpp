@@ -55,10 +55,12 @@ struct KernelIndex {
   std::unordered_map<const Block*, std::vector<const Stmt*>> controls;
   std::vector<AdStackAllocaStmt*> stacks;  // in pre-order
 
-  explicit KernelIndex(Kernel& k) {
+  // One walk for the index and for what `bounds` must see.
+  KernelIndex(Kernel& k, BoundBuilder& bounds) {
     uint32_t i = 0;
     walk(k.root(), [&](Stmt& s) {
       s.position = i++;
+      bounds.note(s);
       if (auto* a = dyn_cast<AdStackAllocaStmt>(&s)) stacks.push_back(a);
       // A continue ends paths of its innermost loop's body; a while control, of its while. The
       // statements holding it up to that loop are on the way.
@@ -265,8 +267,8 @@ class StackSizer {
 
 AdStackSizeResult determine_ad_stack_sizes(Kernel& k) {
   AdStackSizeResult r;
-  BoundBuilder bounds(k);
-  KernelIndex index(k);
+  BoundBuilder bounds(k, BoundBuilder::Unscanned{});
+  KernelIndex index(k, bounds);
   struct Sized {
     SizeExprPtr bound;
     std::string text;
