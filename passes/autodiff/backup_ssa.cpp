@@ -18,32 +18,59 @@ using namespace ir;
 
 namespace {
 
-// Computed once per kernel, before any rewrite: pre-order positions (Stmt::position; statements
-// made since have none) and range-for bounds.
+// Computed once per kernel, before any rewrite, in one walk: pre-order positions (Stmt::position;
+// statements made since have none), range-for bounds, and for each independent block its
+// statements in pre-order and the fields it writes.
 struct KernelFacts {
+  struct BlockFacts {
+    Block* ib = nullptr;
+    std::vector<Stmt*> statements;
+    std::unordered_set<FieldId> written;
+  };
   std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>> bounds;
+  std::vector<BlockFacts> ibs;
 
-  explicit KernelFacts(Kernel& k) {
-    uint32_t i = 0;
-    walk(k.root(), [&](Stmt& s) {
-      s.position = i++;
-      if (auto* f = dyn_cast<RangeForStmt>(&s)) bounds[f] = {f->begin(), f->end()};
-    });
+  KernelFacts(Kernel& k, const std::vector<Block*>& blocks) {
+    ibs.reserve(blocks.size());  // visit holds pointers into it
+    for (Block* b : blocks) {
+      index_.emplace(b, ibs.size());
+      ibs.push_back({b, {}, {}});
+    }
+    visit(k.root(), nullptr);
   }
+
+ private:
+  void visit(Block& b, BlockFacts* in) {
+    if (auto it = index_.find(&b); it != index_.end()) in = &ibs[it->second];
+    for (Stmt* s : b) {
+      s->position = next_++;
+      if (auto* f = dyn_cast<RangeForStmt>(s)) bounds[f] = {f->begin(), f->end()};
+      if (in) {
+        in->statements.push_back(s);
+        const Stmt* ptr = nullptr;
+        if (auto* gs = dyn_cast<GlobalStoreStmt>(s)) ptr = gs->dest();
+        if (auto* at = dyn_cast<AtomicOpStmt>(s)) ptr = at->dest();
+        if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) in->written.insert(g->field);
+      }
+      if (s->is_container())
+        for (Block* child : s->blocks())
+          if (child) visit(*child, in);
+    }
+  }
+  std::unordered_map<const Block*, size_t> index_;
+  uint32_t next_ = 0;
 };
 
 class Backup {
  public:
-  Backup(Kernel& k, Block& ib, const KernelFacts& facts, BackupSsaResult& r)
-      : k_(k), b_(k), ib_(ib), r_(r), bounds_(facts.bounds) {
-    walk(ib, [&](Stmt& s) {
-      users_.push_back(&s);
-      const Stmt* ptr = nullptr;
-      if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
-      if (auto* at = dyn_cast<AtomicOpStmt>(&s)) ptr = at->dest();
-      if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) written_.insert(g->field);
-    });
-  }
+  Backup(Kernel& k, KernelFacts::BlockFacts& ib, const KernelFacts& facts, BackupSsaResult& r)
+      : k_(k),
+        b_(k),
+        ib_(*ib.ib),
+        r_(r),
+        bounds_(facts.bounds),
+        written_(std::move(ib.written)),
+        users_(std::move(ib.statements)) {}
 
   void run() {
     for (Stmt* user : users_)
@@ -168,8 +195,8 @@ class Backup {
 
 BackupSsaResult backup_ssa(Kernel& k) {
   BackupSsaResult r;
-  KernelFacts facts(k);
-  for (Block* ib : find_independent_blocks(k)) Backup(k, *ib, facts, r).run();
+  KernelFacts facts(k, find_independent_blocks(k));
+  for (KernelFacts::BlockFacts& ib : facts.ibs) Backup(k, ib, facts, r).run();
   return r;
 }
 
@@ -184,7 +211,7 @@ PassInfo BackupSsaPass::info() {
 
 PassResult BackupSsaPass::run(Kernel& k, const PassOptions&) {
   BackupSsaResult r = backup_ssa(k);
-  return {r.cloned + r.spilled > 0, {{"cloned", r.cloned}, {"spilled", r.spilled}}};
+  return {r.cloned + r.spilled > 0, {{"cloned", r.cloned}, {"spilled", r.spilled}}, {}};
 }
 
 }  // namespace pb::passes
