@@ -4,11 +4,12 @@
 // instrumentation on and IR capture off. Records per-pass time and statement counts, forward
 // statements per second, the reverse/forward size ratio, stacks and peak RSS. Writes JSON:
 //   autodiff_bench [--sizes 1000,10000,...] [--repeat N] [--out FILE]
-#include <cstdlib>
+// PB_AD_PIPELINE in the environment replaces `reverse_ad` (A/B runs of one stage).
 #include <fmt/format.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -49,8 +50,8 @@ int main(int argc, char** argv) {
   const std::vector<size_t>& sizes = args->sizes;
   const int repeat = args->repeat;
   const std::string& out_path = args->out_path;
-  const char* pl = std::getenv("PB_AD_PIPELINE");
-  auto pipeline = passes::parse_pipeline(pl ? pl : "reverse_ad");
+  const char* custom = std::getenv("PB_AD_PIPELINE");
+  auto pipeline = passes::parse_pipeline(custom ? custom : "reverse_ad");
   passes::RunOptions opts;
   opts.capture_ir = false;
   opts.verify_each = false;
