@@ -18,13 +18,15 @@ template <class T, uint32_t N>
 class SmallVector {
   static_assert(std::is_trivially_copyable_v<T>, "SmallVector holds trivially copyable elements");
   static_assert(N > 0, "SmallVector needs inline storage");
+  // T is often itself a pointer (Stmt*), which clang-tidy's sizeof check takes for a mistake.
+  static constexpr size_t kElem = sizeof(T);  // NOLINT(bugprone-sizeof-expression)
 
  public:
   SmallVector() {}
   SmallVector(const SmallVector&) = delete;
   SmallVector& operator=(const SmallVector&) = delete;
   ~SmallVector() {
-    if (on_heap()) stmt_pool::deallocate(heap_, capacity_ * sizeof(T));
+    if (on_heap()) stmt_pool::deallocate(heap_, capacity_ * kElem);
   }
 
   size_t size() const { return size_; }
@@ -52,9 +54,9 @@ class SmallVector {
   // beside the statement allocated just before it).
   void move_heap_buffer() {
     if (!on_heap()) return;
-    T* fresh = static_cast<T*>(stmt_pool::allocate(capacity_ * sizeof(T)));
-    std::memcpy(fresh, heap_, size_t{size_} * sizeof(T));
-    stmt_pool::deallocate(heap_, capacity_ * sizeof(T));
+    T* fresh = static_cast<T*>(stmt_pool::allocate(capacity_ * kElem));
+    std::memcpy(fresh, heap_, size_t{size_} * kElem);
+    stmt_pool::deallocate(heap_, capacity_ * kElem);
     heap_ = fresh;
   }
 
@@ -62,9 +64,9 @@ class SmallVector {
   bool on_heap() const { return capacity_ > N; }
   void grow() {
     uint32_t cap = capacity_ * 2;
-    T* fresh = static_cast<T*>(stmt_pool::allocate(size_t{cap} * sizeof(T)));
-    std::memcpy(fresh, data(), size_t{size_} * sizeof(T));
-    if (on_heap()) stmt_pool::deallocate(heap_, capacity_ * sizeof(T));
+    T* fresh = static_cast<T*>(stmt_pool::allocate(size_t{cap} * kElem));
+    std::memcpy(fresh, data(), size_t{size_} * kElem);
+    if (on_heap()) stmt_pool::deallocate(heap_, capacity_ * kElem);
     heap_ = fresh;
     capacity_ = cap;
   }

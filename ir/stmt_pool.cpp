@@ -93,7 +93,11 @@ struct SlabList {
 };
 
 size_t class_of(size_t bytes) { return (bytes + kGranule - 1) / kGranule - 1; }
-Slab* slab_of(void* p) { return reinterpret_cast<Slab*>(reinterpret_cast<uintptr_t>(p) & ~(kSlabBytes - 1)); }
+// A block's slab is found by masking its address (slabs are aligned to their size).
+Slab* slab_of(void* p) {
+  uintptr_t slab = reinterpret_cast<uintptr_t>(p) & ~(kSlabBytes - 1);
+  return reinterpret_cast<Slab*>(slab);  // NOLINT(performance-no-int-to-ptr)
+}
 
 // Allocation takes the first slab with room (a slab that regains room goes to the front): its
 // next untouched block, else its most recently freed block. Untouched space first keeps runs of
@@ -215,7 +219,7 @@ class Pool {
   SlabList spare_;
   bool fresh_mode_ = false;
   Slab* fresh_[kClasses] = {};  // per class, the slab a FreshSlabs scope is filling
-  Chunk* chunk_ = nullptr;  // the chunk slabs are being carved from
+  Chunk* chunk_ = nullptr;      // the chunk slabs are being carved from
   size_t live_ = 0;
   size_t slabs_ = 0;
 };

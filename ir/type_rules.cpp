@@ -17,12 +17,14 @@ struct Rules {
   // Checks that operand `s` is a scalar value; returns an error message or "".
   static std::string need_value(const Stmt* s, const char* what) {
     if (!s) return fmt::format("{} refers to an erased statement", what);
-    if (!s->type.is_value()) return fmt::format("{} {} is not a scalar value (type '{}')", what, ref(s), to_string(s->type));
+    if (!s->type.is_value())
+      return fmt::format("{} {} is not a scalar value (type '{}')", what, ref(s), to_string(s->type));
     return "";
   }
   static std::string need_integral(const Stmt* s, const char* what) {
     if (auto e = need_value(s, what); !e.empty()) return e;
-    if (!is_integral(s->type.scalar)) return fmt::format("{} {} must be an integer, not {}", what, ref(s), to_string(s->type));
+    if (!is_integral(s->type.scalar))
+      return fmt::format("{} {} must be an integer, not {}", what, ref(s), to_string(s->type));
     return "";
   }
   static std::string need_pointer(const Stmt* s, const char* what) {
@@ -32,7 +34,8 @@ struct Rules {
   }
   static std::string need_same(const Stmt* a, const Stmt* b, const char* what) {
     if (a->type.scalar != b->type.scalar)
-      return fmt::format("{} types differ: {} is {}, {} is {}", what, ref(a), to_string(a->type), ref(b), to_string(b->type));
+      return fmt::format("{} types differ: {} is {}, {} is {}", what, ref(a), to_string(a->type), ref(b),
+                         to_string(b->type));
     return "";
   }
 
@@ -40,7 +43,9 @@ struct Rules {
   TypeRuleResult operator()(const ArgLoadStmt& s) const {
     if (const ArgDecl* a = k.find_arg(s.arg_index))
       return ok(a->ndarray ? DataType::pointer_to(a->dtype) : DataType::of(a->dtype));
-    if (!s.type.known()) return fail(s.type, fmt::format("type of argument {} is unknown: add `arg {} : TYPE` to the header", s.arg_index, s.arg_index));
+    if (!s.type.known())
+      return fail(s.type, fmt::format("type of argument {} is unknown: add `arg {} : TYPE` to the header", s.arg_index,
+                                      s.arg_index));
     return ok(s.type);
   }
   TypeRuleResult operator()(const AllocaStmt& s) const {
@@ -49,42 +54,49 @@ struct Rules {
   }
   TypeRuleResult operator()(const LocalLoadStmt& s) const {
     if (auto e = need_pointer(s.src(), "local load source"); !e.empty()) return fail({}, e);
-    if (!isa<AllocaStmt>(s.src())) return fail(s.src()->type.pointee(), fmt::format("local load source {} is not an alloca", ref(s.src())));
+    if (!isa<AllocaStmt>(s.src()))
+      return fail(s.src()->type.pointee(), fmt::format("local load source {} is not an alloca", ref(s.src())));
     return ok(s.src()->type.pointee());
   }
   TypeRuleResult operator()(const LocalStoreStmt& s) const {
     if (auto e = need_pointer(s.dest(), "local store destination"); !e.empty()) return fail({}, e);
     if (auto e = need_value(s.val(), "local store value"); !e.empty()) return fail({}, e);
-    if (!isa<AllocaStmt>(s.dest())) return fail(s.val()->type, fmt::format("local store destination {} is not an alloca", ref(s.dest())));
+    if (!isa<AllocaStmt>(s.dest()))
+      return fail(s.val()->type, fmt::format("local store destination {} is not an alloca", ref(s.dest())));
     if (s.dest()->type.scalar != s.val()->type.scalar)
-      return fail(s.val()->type, fmt::format("local store of {} value {} into {} alloca {}", to_string(s.val()->type), ref(s.val()),
-                                             to_string(s.dest()->type), ref(s.dest())));
+      return fail(s.val()->type, fmt::format("local store of {} value {} into {} alloca {}", to_string(s.val()->type),
+                                             ref(s.val()), to_string(s.dest()->type), ref(s.dest())));
     return ok(s.val()->type);
   }
   TypeRuleResult operator()(const GlobalPtrStmt& s) const {
-    if (s.field < 0 || static_cast<size_t>(s.field) >= k.fields().size()) return fail({}, "global ptr names an unknown field");
+    if (s.field < 0 || static_cast<size_t>(s.field) >= k.fields().size())
+      return fail({}, "global ptr names an unknown field");
     const Field& f = k.field(s.field);
     DataType t = DataType::pointer_to(f.dtype);
     for (const Stmt* i : s.indices())
       if (auto e = need_integral(i, "global ptr index"); !e.empty()) return fail(t, e);
     if (f.shape && f.shape->size() != s.indices().size())
-      return fail(t, fmt::format("field '{}' has {} dimension(s) but is indexed with {}", f.name, f.shape->size(), s.indices().size()));
+      return fail(t, fmt::format("field '{}' has {} dimension(s) but is indexed with {}", f.name, f.shape->size(),
+                                 s.indices().size()));
     return ok(t);
   }
   TypeRuleResult operator()(const ExternalPtrStmt& s) const {
     if (auto e = need_pointer(s.base(), "external_ptr base"); !e.empty()) return fail({}, e);
-    if (!isa<ArgLoadStmt>(s.base())) return fail(s.base()->type, fmt::format("external_ptr base {} is not an argload", ref(s.base())));
+    if (!isa<ArgLoadStmt>(s.base()))
+      return fail(s.base()->type, fmt::format("external_ptr base {} is not an argload", ref(s.base())));
     for (const Stmt* i : s.indices())
       if (auto e = need_integral(i, "external_ptr index"); !e.empty()) return fail(s.base()->type, e);
     const auto* arg = k.find_arg(dyn_cast<ArgLoadStmt>(s.base())->arg_index);
     if (arg && arg->ndarray && static_cast<size_t>(arg->ndim) != s.indices().size())
-      return fail(s.base()->type, fmt::format("ndarray argument {} has {} dimension(s) but is indexed with {}", arg->index, arg->ndim, s.indices().size()));
+      return fail(s.base()->type, fmt::format("ndarray argument {} has {} dimension(s) but is indexed with {}",
+                                              arg->index, arg->ndim, s.indices().size()));
     return ok(s.base()->type);
   }
   TypeRuleResult operator()(const GlobalLoadStmt& s) const {
     if (auto e = need_pointer(s.src(), "global load source"); !e.empty()) return fail({}, e);
     if (!isa<GlobalPtrStmt>(s.src()) && !isa<ExternalPtrStmt>(s.src()))
-      return fail(s.src()->type.pointee(), fmt::format("global load source {} is not a global or external pointer", ref(s.src())));
+      return fail(s.src()->type.pointee(),
+                  fmt::format("global load source {} is not a global or external pointer", ref(s.src())));
     return ok(s.src()->type.pointee());
   }
   TypeRuleResult operator()(const GlobalStoreStmt& s) const {
@@ -93,8 +105,8 @@ struct Rules {
     if (!isa<GlobalPtrStmt>(s.dest()) && !isa<ExternalPtrStmt>(s.dest()))
       return fail({}, fmt::format("global store destination {} is not a global or external pointer", ref(s.dest())));
     if (s.dest()->type.scalar != s.val()->type.scalar)
-      return fail({}, fmt::format("global store of {} value {} through {} pointer {}", to_string(s.val()->type), ref(s.val()),
-                                  to_string(s.dest()->type), ref(s.dest())));
+      return fail({}, fmt::format("global store of {} value {} through {} pointer {}", to_string(s.val()->type),
+                                  ref(s.val()), to_string(s.dest()->type), ref(s.dest())));
     return ok({});
   }
   TypeRuleResult operator()(const AtomicOpStmt& s) const {
@@ -102,10 +114,11 @@ struct Rules {
     if (auto e = need_value(s.val(), "atomic value"); !e.empty()) return fail(s.dest()->type.pointee(), e);
     DataType t = s.dest()->type.pointee();
     if (t.scalar != s.val()->type.scalar)
-      return fail(t, fmt::format("atomic {} of {} value {} into {} pointer {}", op_name(s.op), to_string(s.val()->type), ref(s.val()),
-                                 to_string(s.dest()->type), ref(s.dest())));
+      return fail(t, fmt::format("atomic {} of {} value {} into {} pointer {}", op_name(s.op), to_string(s.val()->type),
+                                 ref(s.val()), to_string(s.dest()->type), ref(s.dest())));
     bool bitwise = s.op == AtomicOp::bit_and || s.op == AtomicOp::bit_or || s.op == AtomicOp::bit_xor;
-    if (bitwise && !is_integral(t.scalar)) return fail(t, fmt::format("atomic {} needs an integer type, not {}", op_name(s.op), to_string(t)));
+    if (bitwise && !is_integral(t.scalar))
+      return fail(t, fmt::format("atomic {} needs an integer type, not {}", op_name(s.op), to_string(t)));
     return ok(t);
   }
   TypeRuleResult operator()(const UnaryOpStmt& s) const {
@@ -114,11 +127,16 @@ struct Rules {
     if (is_cast(s.op)) {
       if (!s.type.is_value()) return fail(s.type, fmt::format("{} needs a target type", op_name(s.op)));
       if (s.op == UnaryOp::cast_bits && bit_width(x) != bit_width(s.type.scalar))
-        return fail(s.type, fmt::format("reinterpret_cast_bits between {} and {} changes the width", scalar_name(x), to_string(s.type)));
+        return fail(s.type, fmt::format("reinterpret_cast_bits between {} and {} changes the width", scalar_name(x),
+                                        to_string(s.type)));
       return ok(s.type);
     }
-    if (requires_float(s.op) && !is_float(x)) return fail(s.x()->type, fmt::format("{} needs a floating-point operand, {} is {}", op_name(s.op), ref(s.x()), scalar_name(x)));
-    if (requires_integral(s.op) && !is_integral(x)) return fail(s.x()->type, fmt::format("{} needs an integer operand, {} is {}", op_name(s.op), ref(s.x()), scalar_name(x)));
+    if (requires_float(s.op) && !is_float(x))
+      return fail(s.x()->type, fmt::format("{} needs a floating-point operand, {} is {}", op_name(s.op), ref(s.x()),
+                                           scalar_name(x)));
+    if (requires_integral(s.op) && !is_integral(x))
+      return fail(s.x()->type,
+                  fmt::format("{} needs an integer operand, {} is {}", op_name(s.op), ref(s.x()), scalar_name(x)));
     if (s.op == UnaryOp::logic_not) {
       if (s.type.is_value() && is_integral(s.type.scalar)) return ok(s.type);
       return ok(DataType::of(is_integral(x) ? x : ScalarKind::i32));
@@ -131,7 +149,8 @@ struct Rules {
     ScalarKind l = s.lhs()->type.scalar;
     bool shift = s.op == BinaryOp::bit_shl || s.op == BinaryOp::bit_shr || s.op == BinaryOp::bit_sar;
     if (requires_integral(s.op) && (!is_integral(l) || !is_integral(s.rhs()->type.scalar)))
-      return fail(s.lhs()->type, fmt::format("{} needs integer operands, got {} and {}", op_name(s.op), scalar_name(l), scalar_name(s.rhs()->type.scalar)));
+      return fail(s.lhs()->type, fmt::format("{} needs integer operands, got {} and {}", op_name(s.op), scalar_name(l),
+                                             scalar_name(s.rhs()->type.scalar)));
     if (!shift && l != s.rhs()->type.scalar)  // the message is made only when it is needed
       return fail(s.type, need_same(s.lhs(), s.rhs(), fmt::format("{} operand", op_name(s.op)).c_str()));
     if (is_comparison(s.op)) {
@@ -164,15 +183,19 @@ struct Rules {
   TypeRuleResult operator()(const LoopIndexStmt& s) const {
     if (!s.loop()) return fail(DataType::of(ScalarKind::i32), "loop index refers to an erased loop");
     if (!isa<RangeForStmt>(s.loop()) && !isa<StructForStmt>(s.loop()))
-      return fail(DataType::of(ScalarKind::i32), fmt::format("loop index refers to {}, which is not a for loop", ref(s.loop())));
+      return fail(DataType::of(ScalarKind::i32),
+                  fmt::format("loop index refers to {}, which is not a for loop", ref(s.loop())));
     std::optional<Shape> space_shape;
     if (const auto* sf = dyn_cast<StructForStmt>(s.loop())) {
-      if (const IndexSpace* sp = k.find_space(sf->space)) space_shape = sp->shape;
-      else if (auto f = k.find_field(sf->space)) space_shape = k.field(*f).shape;
+      if (const IndexSpace* sp = k.find_space(sf->space))
+        space_shape = sp->shape;
+      else if (auto f = k.find_field(sf->space))
+        space_shape = k.field(*f).shape;
     }
     if (s.axis < 0 || (isa<RangeForStmt>(s.loop()) && s.axis != 0) ||
         (space_shape && static_cast<size_t>(s.axis) >= space_shape->size()))
-      return fail(DataType::of(ScalarKind::i32), fmt::format("loop index axis {} is out of range for loop {}", s.axis, ref(s.loop())));
+      return fail(DataType::of(ScalarKind::i32),
+                  fmt::format("loop index axis {} is out of range for loop {}", s.axis, ref(s.loop())));
     if (s.type.is_value() && is_integral(s.type.scalar)) return ok(s.type);
     return ok(DataType::of(ScalarKind::i32));
   }

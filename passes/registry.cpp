@@ -65,7 +65,8 @@ std::vector<NamedPipelineInfo>& pipelines() {
              if (o.get_bool("use_stack"))
                stages += ",promote_ssa_to_local,replace_locals_with_stacks{ad_stack_size=" +
                          std::to_string(o.get_int("ad_stack_size")) + "},eliminate_recomputable_pushes";
-             return stages + ",make_adjoint,relayout,backup_ssa,coalesce_stack_loads,simplify,dce,determine_ad_stack_size";
+             return stages +
+                    ",make_adjoint,relayout,backup_ssa,coalesce_stack_loads,simplify,dce,determine_ad_stack_size";
            }},
   };
   return list;

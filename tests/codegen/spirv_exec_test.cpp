@@ -12,7 +12,6 @@
 #include <set>
 
 #include "codegen/spirv/compile.h"
-#include "tests/fixture_params.h"
 #include "ir/diagnostic.h"
 #include "ir/json.h"
 #include "ir/parser.h"
@@ -22,6 +21,7 @@
 #include "passes/pipeline.h"
 #include "runtime/interp/interpreter.h"
 #include "spirv_host.h"
+#include "tests/fixture_params.h"
 #include "workbench/workspace/run.h"
 
 namespace pb::codegen::spirv {

@@ -8,7 +8,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "tests/fixture_params.h"
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/json.h"
@@ -17,6 +16,7 @@
 #include "passes/pass_manager.h"
 #include "passes/pipeline.h"
 #include "spirv_test_util.h"
+#include "tests/fixture_params.h"
 
 namespace pb::codegen::spirv {
 namespace {

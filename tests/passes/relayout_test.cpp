@@ -1,6 +1,8 @@
 // relayout moves statements, never changes them: every fixture's pipeline, run one pass at a
 // time with a relayout after each, prints the same IR after every pass as the plain run, and
 // every link the move rewrites (neighbours, blocks, owners, operands, use lists) is consistent.
+#include "ir/relayout.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,9 +11,8 @@
 #include <vector>
 
 #include "ir/builder.h"
-#include "ir/printer.h"
-#include "ir/relayout.h"
 #include "ir/diagnostic.h"
+#include "ir/printer.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "passes/pass_manager.h"
@@ -89,6 +90,7 @@ TEST(Relayout, StatementsEndUpAdjacentInPreOrder) {
   Kernel k;
   Builder b(k);
   std::vector<Stmt*> consts;
+  consts.reserve(3000);
   for (int i = 0; i < 3000; ++i) consts.push_back(b.const_i32(i));
   // Interleave allocations, then free every other one, so the pool's free lists are scattered.
   std::vector<Stmt*> adds;
