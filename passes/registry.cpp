@@ -66,7 +66,7 @@ std::vector<NamedPipelineInfo>& pipelines() {
                stages += ",promote_ssa_to_local,replace_locals_with_stacks{ad_stack_size=" +
                          std::to_string(o.get_int("ad_stack_size")) + "},eliminate_recomputable_pushes";
              return stages +
-                    ",make_adjoint,relayout,backup_ssa,coalesce_stack_loads,simplify,dce,determine_ad_stack_size";
+                    ",relayout,make_adjoint,backup_ssa,coalesce_stack_loads,simplify,dce,determine_ad_stack_size";
            }},
   };
   return list;

@@ -11,8 +11,8 @@ PassInfo RelayoutPass::info() {
        .options = {},
        .statistics = {"moved"},
        .create = {},
-       // It changes no IR, so it keeps whatever held before: after make_adjoint, in `reverse_ad`,
-       // that is IR whose dominance backup_ssa has yet to restore.
+       // It changes no IR, so it keeps whatever held before, which may be make_adjoint's output
+       // (dominance not yet restored by backup_ssa) when a pipeline runs it there.
        .may_break_dominance = true});
 }
 
