@@ -49,8 +49,24 @@ struct CseKeyHash {
   }
 };
 
+bool cse_kind(StmtKind k) {
+  switch (k) {
+    case StmtKind::Const:
+    case StmtKind::ArgLoad:
+    case StmtKind::UnaryOp:
+    case StmtKind::BinaryOp:
+    case StmtKind::TernaryOp:
+    case StmtKind::GlobalPtr:
+    case StmtKind::ExternalPtr:
+    case StmtKind::LoopIndex:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::optional<CseKey> key_of(const Stmt& s) {
-  if (s.num_operands() > 4) return std::nullopt;
+  if (!cse_kind(s.kind()) || s.num_operands() > 4) return std::nullopt;  // before touching operands
   CseKey key;
   key.kind = s.kind();
   key.type = s.type;
@@ -178,6 +194,35 @@ void collect_local_writes(const Stmt& s, std::unordered_set<const Stmt*>& out) {
       for (const Stmt* c : *b) collect_local_writes(*c, out);
 }
 
+// Whether use `u` writes the local it refers to (the slots collect_local_writes reads).
+bool writes_local(const Stmt::Use& u) {
+  return u.slot == 0 && (isa<LocalStoreStmt>(u.user) || isa<AtomicOpStmt>(u.user) || isa<WhileControlStmt>(u.user));
+}
+
+// Removes from `known` every alloca that `s` or anything nested in it may write. Looks from the
+// smaller side: the uses of the allocas known, or the statements nested in `s` (a nest of loops
+// would otherwise be walked once per level).
+void forget_writes(const Stmt& s, std::unordered_map<const Stmt*, Stmt*>& known) {
+  size_t budget = s.subtree_size(), uses = 0;
+  for (const auto& entry : known)
+    if ((uses += entry.first->num_uses()) > budget) break;
+  if (uses > budget) {
+    std::unordered_set<const Stmt*> writes;
+    collect_local_writes(s, writes);
+    for (const Stmt* a : writes) known.erase(a);
+    return;
+  }
+  for (auto it = known.begin(); it != known.end();) {
+    bool written = false;
+    for (const Stmt::Use& u : it->first->uses()) {
+      if (!writes_local(u)) continue;
+      for (const Stmt* p = u.user; p && !written; p = p->parent_stmt()) written = p == &s;
+      if (written) break;
+    }
+    it = written ? known.erase(it) : std::next(it);
+  }
+}
+
 class Simplifier {
  public:
   Simplifier(Kernel& k, SimplifyResult& r) : k_(k), r_(r) {}
@@ -279,11 +324,7 @@ class Simplifier {
         s = first ? first : next;
         continue;
       } else if (s->is_container() || isa<AtomicOpStmt>(s) || isa<WhileControlStmt>(s)) {
-        if (!known.empty()) {
-          std::unordered_set<const Stmt*> writes;
-          collect_local_writes(*s, writes);
-          for (const Stmt* a : writes) known.erase(a);
-        }
+        if (!known.empty()) forget_writes(*s, known);
         for (Block* child : s->blocks())
           if (child) {
             ++depth_;
