@@ -317,8 +317,15 @@ PassInfo DetermineAdStackSizePass::info() {
 
 PassResult DetermineAdStackSizePass::run(Kernel& k, const PassOptions&) {
   AdStackSizeResult r = determine_ad_stack_sizes(k);
-  std::vector<std::string> notes;
-  for (const auto& b : r.bounds) notes.push_back(fmt::format("stack ${}: {}", b.stack_id, b.bound));
+  std::vector<std::string> notes;  // one per stack (tens of thousands in big kernels): no fmt here
+  notes.reserve(r.bounds.size());
+  for (const auto& b : r.bounds) {
+    std::string note = "stack $";
+    note += std::to_string(b.stack_id);
+    note += ": ";
+    note += b.bound;
+    notes.push_back(std::move(note));
+  }
   return {r.stacks_sized > 0,
           {{"stacks_sized", r.stacks_sized}, {"constant", r.constant}, {"symbolic", r.symbolic}},
           std::move(notes)};
