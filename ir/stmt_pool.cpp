@@ -109,7 +109,7 @@ class Pool {
 
   void* allocate(size_t bytes) {
     size_t cls = class_of(bytes);
-    if (fresh_mode_) return allocate_fresh(cls);
+    if (fresh_scopes_ > 0) return allocate_fresh(cls);
     SlabList& room = room_[cls];
     if (!room.head) room.push_front(take_slab((cls + 1) * kGranule));
     Slab* s = room.head;
@@ -140,7 +140,7 @@ class Pool {
     PB_POISON(p, s->block_bytes);
     --s->live;
     --live_;
-    if (fresh_mode_ && fresh_[class_of(bytes)] == s) return;  // still filling: end_fresh lists it
+    if (fresh_scopes_ > 0 && fresh_[class_of(bytes)] == s) return;  // still filling: end_fresh lists it
     SlabList& room = room_[class_of(s->block_bytes)];
     if (s->live == 0) {
       if (s->listed) room.remove(s);
@@ -150,18 +150,17 @@ class Pool {
     }
   }
 
-  void begin_fresh() {
-    PB_ASSERT(!fresh_mode_, "FreshSlabs scopes do not nest");
-    fresh_mode_ = true;
-  }
+  // Scopes may overlap (two threads relaying out two kernels): they share the fresh slabs.
+  void begin_fresh() { ++fresh_scopes_; }
 
-  // Fresh slabs with room left join their class's list, where normal allocation finds them.
+  // When the last scope ends, fresh slabs with room left join their class's list, where normal
+  // allocation finds them.
   void end_fresh() {
+    if (--fresh_scopes_ > 0) return;
     for (Slab*& s : fresh_) {
       if (s && s->has_room() && !s->listed) room_[class_of(s->block_bytes)].push_front(s);
       s = nullptr;
     }
-    fresh_mode_ = false;
   }
 
   Stats stats() const { return {live_, slabs_ - spare_.size, spare_.size}; }
@@ -217,7 +216,7 @@ class Pool {
 
   SlabList room_[kClasses];
   SlabList spare_;
-  bool fresh_mode_ = false;
+  int fresh_scopes_ = 0;        // FreshSlabs alive
   Slab* fresh_[kClasses] = {};  // per class, the slab a FreshSlabs scope is filling
   Chunk* chunk_ = nullptr;      // the chunk slabs are being carved from
   size_t live_ = 0;

@@ -23,7 +23,8 @@ void deallocate(void* p, size_t bytes) noexcept;
 // While one of these lives, every allocation comes from slabs that were empty when it began
 // (or were taken since), each size class filling its slab front to back: consecutive
 // allocations of a class are adjacent, as ir::relayout needs. Freed blocks of older slabs are
-// not reused meanwhile. One at a time; not nested.
+// not reused meanwhile. Scopes may overlap (other threads' allocations then come from the fresh
+// slabs too, which only affects where they land).
 class FreshSlabs {
  public:
   FreshSlabs();

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ir/builder.h"
@@ -113,6 +114,26 @@ TEST(Relayout, StatementsEndUpAdjacentInPreOrder) {
   }
   // Only a slab boundary (64 KiB, ~400 constants) separates neighbours.
   EXPECT_GE(adjacent * 100, pairs * 97) << adjacent << " of " << pairs;
+}
+
+// Relayouts on two threads at once share the fresh slabs: both kernels come out intact.
+TEST(Relayout, OverlappingOnTwoThreads) {
+  auto fx = test::read_fixture("autodiff_stacks/atomic_add_0d_every_iteration_f32.fixture.json");
+  auto original = test::fixture_kernel(fx, "autodiff_stacks/atomic_add_0d_every_iteration_f32.fixture.json");
+  const std::string text = print_kernel(*original);
+  // Cloned here: a clone registers uses on the original's statements while it remaps them.
+  std::unique_ptr<Kernel> a = original->clone(), b = original->clone();
+  auto work = [](Kernel* k) {
+    for (int i = 0; i < 200; ++i) ir::relayout(*k);
+  };
+  std::thread ta(work, a.get()), tb(work, b.get());
+  ta.join();
+  tb.join();
+  for (Kernel* k : {a.get(), b.get()}) {
+    expect_links_consistent(*k);
+    EXPECT_EQ(print_kernel(*k), text);
+    EXPECT_TRUE(verify(*k).empty());
+  }
 }
 
 }  // namespace
