@@ -18,6 +18,22 @@ std::string_view kind_name(StmtKind k) {
   return "?";
 }
 
+bool computed_from_operands(StmtKind k) {
+  switch (k) {
+    case StmtKind::Const:
+    case StmtKind::ArgLoad:
+    case StmtKind::UnaryOp:
+    case StmtKind::BinaryOp:
+    case StmtKind::TernaryOp:
+    case StmtKind::GlobalPtr:
+    case StmtKind::ExternalPtr:
+    case StmtKind::LoopIndex:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Stmt::Stmt(const Stmt& other) : id(other.id), type(other.type), kind_(other.kind_) {
   for (Stmt* op : other.operands_) add_operand(op);
 }
@@ -41,7 +57,8 @@ void Stmt::unlink_use(size_t slot) {
   Stmt* op = operands_[slot];
   if (!op) return;
   uint32_t pos = use_pos_[slot];
-  PB_ASSERT(pos < op->uses_.size() && op->uses_[pos].user == this && op->uses_[pos].slot == slot, "use list out of sync");
+  PB_ASSERT(pos < op->uses_.size() && op->uses_[pos].user == this && op->uses_[pos].slot == slot,
+            "use list out of sync");
   Use moved = op->uses_.back();
   op->uses_[pos] = moved;
   moved.user->use_pos_[moved.slot] = pos;
@@ -107,7 +124,8 @@ size_t Stmt::subtree_size() const {
 }
 
 void Block::add_to_totals(std::ptrdiff_t n) {
-  for (Block* b = this; b; b = b->owner() ? b->owner()->parent() : nullptr) b->total_ = static_cast<size_t>(static_cast<std::ptrdiff_t>(b->total_) + n);
+  for (Block* b = this; b; b = b->owner() ? b->owner()->parent() : nullptr)
+    b->total_ = static_cast<size_t>(static_cast<std::ptrdiff_t>(b->total_) + n);
 }
 
 void Block::link(Stmt* before_this, Stmt* s) {

@@ -49,7 +49,7 @@ using Statistics = std::map<std::string, int64_t>;
 struct PassResult {
   bool changed = false;
   Statistics stats;
-  std::vector<std::string> notes;  // per-item findings for --stats (e.g. each stack's bound)
+  std::vector<std::string> notes = {};  // per-item findings for --stats (e.g. each stack's bound)
 };
 
 class Pass {

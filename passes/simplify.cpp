@@ -49,24 +49,8 @@ struct CseKeyHash {
   }
 };
 
-bool cse_kind(StmtKind k) {
-  switch (k) {
-    case StmtKind::Const:
-    case StmtKind::ArgLoad:
-    case StmtKind::UnaryOp:
-    case StmtKind::BinaryOp:
-    case StmtKind::TernaryOp:
-    case StmtKind::GlobalPtr:
-    case StmtKind::ExternalPtr:
-    case StmtKind::LoopIndex:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::optional<CseKey> key_of(const Stmt& s) {
-  if (!cse_kind(s.kind()) || s.num_operands() > 4) return std::nullopt;  // before touching operands
+  if (!computed_from_operands(s.kind()) || s.num_operands() > 4) return std::nullopt;  // before touching operands
   CseKey key;
   key.kind = s.kind();
   key.type = s.type;

@@ -88,15 +88,8 @@ class Backup {
   }
 
   bool recomputable(const Stmt* s) const {
+    if (computed_from_operands(s->kind())) return true;
     switch (s->kind()) {
-      case StmtKind::Const:
-      case StmtKind::ArgLoad:
-      case StmtKind::UnaryOp:
-      case StmtKind::BinaryOp:
-      case StmtKind::TernaryOp:
-      case StmtKind::GlobalPtr:
-      case StmtKind::ExternalPtr:
-      case StmtKind::LoopIndex:
       case StmtKind::AdStackLoadTop:  // make_adjoint snapshots reads whose stack changes before their reverse
         return true;
       case StmtKind::GlobalLoad: {

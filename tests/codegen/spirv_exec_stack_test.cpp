@@ -18,13 +18,6 @@
 namespace pb::codegen::spirv {
 namespace {
 
-bool close(const ir::Value& a, const ir::Value& b) {
-  if (!ir::is_float(a.kind())) return a.bits() == b.bits();
-  double x = a.as_f64(), y = b.as_f64();
-  if (x == y || (std::isnan(x) && std::isnan(y))) return true;
-  return std::fabs(x - y) <= 2e-5 * std::max({1.0, std::fabs(x), std::fabs(y)});
-}
-
 // Every lowering, with and without spirv-opt, against the reference interpreter.
 void expect_matches_interpreter(const ir::Kernel& k, const runtime::State& state) {
   runtime::State want = state;
@@ -37,7 +30,7 @@ void expect_matches_interpreter(const ir::Kernel& k, const runtime::State& state
       EXPECT_EQ(r.stack_overflow, 0u) << where;
       for (const auto& [name, buf] : want.fields)
         for (size_t i = 0; i < buf.data.size(); ++i)
-          ASSERT_TRUE(close(buf.data[i], got.fields.at(name).data[i]))
+          ASSERT_TRUE(test::matches_reference(buf.data[i], got.fields.at(name).data[i]))
               << name << "[" << i << "]: interpreter " << buf.data[i].to_string() << ", SPIR-V "
               << got.fields.at(name).data[i].to_string() << " (" << where << ")";
     }

@@ -27,19 +27,12 @@
 namespace pb::codegen::spirv {
 namespace {
 
-bool close(const ir::Value& a, const ir::Value& b) {
-  if (!ir::is_float(a.kind())) return a.bits() == b.bits();
-  double x = a.as_f64(), y = b.as_f64();
-  if (x == y || (std::isnan(x) && std::isnan(y))) return true;
-  return std::fabs(x - y) <= 2e-5 * std::max({1.0, std::fabs(x), std::fabs(y)});
-}
-
 // The first difference between two states, or "".
 std::string difference(const runtime::State& want, const runtime::State& got) {
   for (const auto& [name, buf] : want.fields) {
     const auto& other = got.fields.at(name);
     for (size_t i = 0; i < buf.data.size(); ++i)
-      if (!close(buf.data[i], other.data[i]))
+      if (!test::matches_reference(buf.data[i], other.data[i]))
         return fmt::format("field {}[{}]: interpreter {}, SPIR-V {}", name, i, buf.data[i].to_string(),
                            other.data[i].to_string());
   }
@@ -48,7 +41,7 @@ std::string difference(const runtime::State& want, const runtime::State& got) {
     const auto& w = want.args[a].array.data;
     const auto& g = got.args[a].array.data;
     for (size_t i = 0; i < w.size(); ++i)
-      if (!close(w[i], g[i]))
+      if (!test::matches_reference(w[i], g[i]))
         return fmt::format("arg {}[{}]: interpreter {}, SPIR-V {}", a, i, w[i].to_string(), g[i].to_string());
   }
   return "";

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <stdexcept>
 
 #include "codegen/spirv/optimizer.h"
@@ -117,6 +119,13 @@ HostRun run_on_host(const ir::Kernel& k, const CompiledKernel& ck, runtime::Stat
       out.assert_code = mem.buffers[b.binding].at(kFlagAssert);
     }
   return out;
+}
+
+bool matches_reference(const ir::Value& a, const ir::Value& b) {
+  if (!ir::is_float(a.kind())) return a.bits() == b.bits();
+  double x = a.as_f64(), y = b.as_f64();
+  if (x == y || (std::isnan(x) && std::isnan(y))) return true;
+  return std::fabs(x - y) <= 2e-5 * std::max({1.0, std::fabs(x), std::fabs(y)});
 }
 
 }  // namespace pb::codegen::spirv::test

@@ -22,4 +22,9 @@ struct HostRun {
 HostRun run_on_host(const ir::Kernel& k, const CompiledKernel& ck, runtime::State& state, bool optimize,
                     uint32_t dynamic_invocations = 8);
 
+// Whether a value the SPIR-V interpreter computed matches the reference interpreter's: integers
+// bit for bit; floats equal, both NaN, or within 2e-5 relative (GLSL.std.450 transcendentals are
+// not correctly rounded).
+bool matches_reference(const ir::Value& a, const ir::Value& b);
+
 }  // namespace pb::codegen::spirv::test

@@ -42,7 +42,9 @@ void expect_links_consistent(const Kernel& k) {
     for (const Stmt::Use& u : s.uses()) EXPECT_EQ(u.user->operand(u.slot), &s) << "a use of $" << s.id;
     if (s.is_container())
       for (const Block* child : s.blocks())
-        if (child) EXPECT_EQ(child->owner(), &s);
+        if (child) {
+          EXPECT_EQ(child->owner(), &s);
+        }
   });
 }
 

@@ -45,8 +45,9 @@ TEST(StackSizing, BoundsMatchTheDeepestObservedDepth) {
           fs::relative(e.path(), PASSBENCH_SOURCE_DIR).string() + " stack $" + std::to_string(s.stack_id);
       EXPECT_TRUE(s.capacity == 0 || s.deepest <= s.capacity) << where << ": deeper than its capacity";
       bool fixed_by_user = pipeline.find("ad_stack_size=") != std::string::npos;
-      if (!s.symbolic && !fixed_by_user && s.deepest > 0)
+      if (!s.symbolic && !fixed_by_user && s.deepest > 0) {
         EXPECT_EQ(s.capacity, s.deepest) << where << ": constant bound is not exact";
+      }
       table.push_back({{"stack", where},
                        {"deepest", s.deepest},
                        {"capacity", s.capacity},
