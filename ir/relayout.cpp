@@ -52,14 +52,15 @@ class Relocator {
     auto* s = static_cast<Stmt*>(stmt_pool::allocate(bytes));
     std::memcpy(static_cast<void*>(s), static_cast<const void*>(old), bytes);
     s->operands_.move_heap_buffer();
-    s->use_pos_.move_heap_buffer();
     s->uses_.move_heap_buffer();
     Block* parent = s->parent_;
     (s->prev_ ? s->prev_->next_ : parent->first_) = s;
     (s->next_ ? s->next_->prev_ : parent->last_) = s;
+    Stmt* const* ops = s->operands_.ops();
+    const uint32_t* pos = s->operands_.positions();
     for (size_t i = 0; i < s->operands_.size(); ++i)
-      if (Stmt* op = s->operands_[i]) op->uses_[s->use_pos_[i]].user = s;
-    for (const Stmt::Use& u : s->uses_) u.user->operands_[u.slot] = s;
+      if (Stmt* op = ops[i]) op->uses_[pos[i]] = Stmt::Use(s, static_cast<uint32_t>(i));
+    for (const Stmt::Use& u : s->uses_) u.user()->operands_.ops()[u.slot()] = s;
     if (s->is_container())
       for (Block* child : s->blocks())
         if (child) child->owner_ = s;

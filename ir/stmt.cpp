@@ -7,6 +7,10 @@
 
 namespace pb::ir {
 
+// Every walk reads statements, so their size is a speed budget: 24 bytes of header, 24 of links,
+// 40 of operands, 24 of uses.
+static_assert(sizeof(Stmt) == 112, "Stmt grew; check the layout budget");
+
 std::string_view kind_name(StmtKind k) {
   switch (k) {
 #define PB_X(Name, text) \
@@ -35,66 +39,67 @@ bool computed_from_operands(StmtKind k) {
 }
 
 Stmt::Stmt(const Stmt& other) : id(other.id), type(other.type), kind_(other.kind_) {
-  for (Stmt* op : other.operands_) add_operand(op);
+  for (Stmt* op : other.operands()) add_operand(op);
 }
 
 Stmt::~Stmt() {
   for (size_t i = 0; i < operands_.size(); ++i) unlink_use(i);
   // Users that outlive this statement keep a null slot the verifier reports.
-  for (const Use& u : uses_) u.user->operands_[u.slot] = nullptr;
+  for (const Use& u : uses_) u.user()->operands_.ops()[u.slot()] = nullptr;
 }
 
 Stmt* Stmt::parent_stmt() const { return parent_ ? parent_->owner() : nullptr; }
 
 void Stmt::link_use(size_t slot) {
-  Stmt* op = operands_[slot];
+  Stmt* op = operands_.ops()[slot];
   if (!op) return;
-  use_pos_[slot] = static_cast<uint32_t>(op->uses_.size());
-  op->uses_.push_back({this, static_cast<uint32_t>(slot)});
+  PB_ASSERT(reinterpret_cast<uintptr_t>(this) >> 48 == 0, "statement address does not fit a packed use");
+  operands_.positions()[slot] = static_cast<uint32_t>(op->uses_.size());
+  op->uses_.push_back(Use(this, static_cast<uint32_t>(slot)));
 }
 
 void Stmt::unlink_use(size_t slot) {
-  Stmt* op = operands_[slot];
+  Stmt* op = operands_.ops()[slot];
   if (!op) return;
-  uint32_t pos = use_pos_[slot];
-  PB_ASSERT(pos < op->uses_.size() && op->uses_[pos].user == this && op->uses_[pos].slot == slot,
+  uint32_t pos = operands_.positions()[slot];
+  PB_ASSERT(pos < op->uses_.size() && op->uses_[pos].user() == this && op->uses_[pos].slot() == slot,
             "use list out of sync");
   Use moved = op->uses_.back();
   op->uses_[pos] = moved;
-  moved.user->use_pos_[moved.slot] = pos;
+  moved.user()->operands_.positions()[moved.slot()] = pos;
   op->uses_.pop_back();
 }
 
 void Stmt::add_operand(Stmt* s) {
   operands_.push_back(s);
-  use_pos_.push_back(0);
   link_use(operands_.size() - 1);
 }
 
 void Stmt::set_operand(size_t i, Stmt* s) {
   PB_ASSERT(i < operands_.size(), "operand index out of range");
-  if (operands_[i] == s) return;
+  Stmt*& slot = operands_.ops()[i];
+  if (slot == s) return;
   unlink_use(i);
-  operands_[i] = s;
+  slot = s;
   link_use(i);
 }
 
 void Stmt::drop_operands() {
   for (size_t i = 0; i < operands_.size(); ++i) {
     unlink_use(i);
-    operands_[i] = nullptr;
+    operands_.ops()[i] = nullptr;
   }
 }
 
 void Stmt::replace_operand(Stmt* from, Stmt* to) {
   for (size_t i = 0; i < operands_.size(); ++i)
-    if (operands_[i] == from) set_operand(i, to);
+    if (operands_.ops()[i] == from) set_operand(i, to);
 }
 
 std::vector<Stmt*> Stmt::users() const {
   std::vector<Stmt*> out;
   out.reserve(uses_.size());
-  for (const Use& u : uses_) out.push_back(u.user);
+  for (const Use& u : uses_) out.push_back(u.user());
   return out;
 }
 
@@ -102,7 +107,7 @@ void Stmt::replace_all_uses_with(Stmt* replacement) {
   PB_ASSERT(replacement != this, "replacing a statement by itself");
   while (!uses_.empty()) {
     Use u = uses_.back();
-    u.user->set_operand(u.slot, replacement);
+    u.user()->set_operand(u.slot(), replacement);
   }
 }
 

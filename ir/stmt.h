@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "ir/operand_list.h"
 #include "ir/small_vector.h"
 #include "ir/stmt_kinds.h"
 #include "ir/stmt_pool.h"
@@ -45,17 +46,28 @@ class Stmt {
   Stmt* parent_stmt() const;
 
   size_t num_operands() const { return operands_.size(); }
-  Stmt* operand(size_t i) const { return operands_[i]; }
-  std::span<Stmt* const> operands() const { return {operands_.data(), operands_.size()}; }
+  Stmt* operand(size_t i) const { return operands_.ops()[i]; }
+  std::span<Stmt* const> operands() const { return {operands_.ops(), operands_.size()}; }
   void set_operand(size_t i, Stmt* s);
   // Replaces every occurrence of `from` among this statement's operands by `to`.
   void replace_operand(Stmt* from, Stmt* to);
 
   // One use per operand slot of another statement that refers to this one (a user with the same
   // operand twice appears twice). Removal is O(1): each slot remembers its position here.
-  struct Use {
-    Stmt* user;
-    uint32_t slot;
+  // Packed into 8 bytes (user address below 2^48, slot below 2^16), since every statement
+  // keeps a list of them.
+  class Use {
+   public:
+    Use() = default;
+    Use(Stmt* user, uint32_t slot) : bits_(reinterpret_cast<uintptr_t>(user) | uint64_t{slot} << kSlotShift) {}
+    // Addresses fit in 48 bits on every 64-bit target we build for (user space is 47 bits).
+    Stmt* user() const { return reinterpret_cast<Stmt*>(bits_ & kUserMask); }  // NOLINT(performance-no-int-to-ptr)
+    uint32_t slot() const { return static_cast<uint32_t>(bits_ >> kSlotShift); }
+
+   private:
+    static constexpr int kSlotShift = 48;
+    static constexpr uint64_t kUserMask = (uint64_t{1} << kSlotShift) - 1;
+    uint64_t bits_;
   };
   std::span<const Use> uses() const { return {uses_.data(), uses_.size()}; }
   size_t num_uses() const { return uses_.size(); }
@@ -98,8 +110,7 @@ class Stmt {
   Block* parent_ = nullptr;
   Stmt* prev_ = nullptr;
   Stmt* next_ = nullptr;
-  SmallVector<Stmt*, 3> operands_;
-  SmallVector<uint32_t, 3> use_pos_;  // per operand slot: index of its Use in operands_[slot]->uses_
+  OperandList operands_;  // with, per slot, the index of its Use in the operand's uses_
   SmallVector<Use, 2> uses_;
 };
 

@@ -34,7 +34,6 @@
 namespace pb::ir::stmt_pool {
 namespace {
 
-constexpr size_t kGranule = 16;    // block sizes are multiples of this
 constexpr size_t kMaxBlock = 512;  // larger objects go to ::operator new
 constexpr size_t kClasses = kMaxBlock / kGranule;
 constexpr size_t kSlabBytes = size_t{64} << 10;  // aligned to its size: a block finds its slab by masking

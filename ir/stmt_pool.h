@@ -16,6 +16,10 @@ namespace pb::ir::stmt_pool {
 // limit sent the previous kernel's memory back.
 inline constexpr size_t kMaxSpareSlabs = 4096;
 
+// Block sizes are multiples of the granule: an object of `bytes` takes block_bytes(bytes).
+inline constexpr size_t kGranule = 16;
+constexpr size_t block_bytes(size_t bytes) { return (bytes + kGranule - 1) / kGranule * kGranule; }
+
 void* allocate(size_t bytes);
 // `bytes` must be the size given to allocate (sized delete supplies it).
 void deallocate(void* p, size_t bytes) noexcept;

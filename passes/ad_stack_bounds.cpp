@@ -130,7 +130,7 @@ int BoundBuilder::rank(const Stmt& loop) const {
   if (const Shape* shape = space_shape(static_cast<const StructForStmt&>(loop))) return static_cast<int>(shape->size());
   int r = 0;
   for (const auto& u : loop.uses())
-    if (auto* li = dyn_cast<LoopIndexStmt>(u.user)) r = std::max(r, li->axis + 1);
+    if (auto* li = dyn_cast<LoopIndexStmt>(u.user())) r = std::max(r, li->axis + 1);
   return r;
 }
 
@@ -253,11 +253,11 @@ BoundBuilder::Built BoundBuilder::local_load(const LocalLoadStmt& s) {
   in_progress_.insert(var);
   SizeExprPtr out = SizeExpr::constant(0);
   for (const auto& u : var->uses()) {
-    if (isa<LocalLoadStmt>(u.user)) continue;
-    const auto* st = dyn_cast<LocalStoreStmt>(u.user);
-    if (!st || u.slot != 0)
+    if (isa<LocalLoadStmt>(u.user())) continue;
+    const auto* st = dyn_cast<LocalStoreStmt>(u.user());
+    if (!st || u.slot() != 0)
       throw BoundError(
-          fmt::format("`{}` reads a variable that `{}` modifies", print_stmt(s, k_), print_stmt(*u.user, k_)), &s);
+          fmt::format("`{}` reads a variable that `{}` modifies", print_stmt(s, k_), print_stmt(*u.user(), k_)), &s);
     out = fold_max(out, over_loops_not_enclosing(value(st->val()).expr, st, &s));
   }
   in_progress_.erase(var);

@@ -39,7 +39,7 @@ bool is_removable_container(const Stmt& s) {
   return true;
 }
 
-bool is_store_to(const Stmt::Use& u) { return isa<LocalStoreStmt>(u.user) && u.slot == 0; }
+bool is_store_to(const Stmt::Use& u) { return isa<LocalStoreStmt>(u.user()) && u.slot() == 0; }
 
 // Erased statements are detached and kept until the end (a detached statement has no parent),
 // so stale worklist entries stay safe to look at without a hash set of the dead.
@@ -67,7 +67,7 @@ class Dce {
     if (isa<AllocaStmt>(s) && s->has_users() && non_store_uses_[s] == 0) {
       // Only stored to: the stores are dead too.
       std::vector<Stmt*> stores;
-      for (const auto& u : s->uses()) stores.push_back(u.user);
+      for (const auto& u : s->uses()) stores.push_back(u.user());
       for (Stmt* st : stores)
         if (st->parent()) erase(st);
       ++result_.allocas_removed;

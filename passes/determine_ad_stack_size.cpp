@@ -85,8 +85,8 @@ bool sizing_key(const AdStackAllocaStmt& stack, const KernelIndex& index,
   if (!index.controls.empty()) return false;
   events.clear();
   for (const Stmt::Use& use : stack.uses())
-    if (isa<AdStackPushStmt>(use.user) || isa<AdStackPopStmt>(use.user))
-      events.emplace_back(use.user->position, use.user);
+    if (isa<AdStackPushStmt>(use.user()) || isa<AdStackPopStmt>(use.user()))
+      events.emplace_back(use.user()->position, use.user());
   std::sort(events.begin(), events.end());
   key.clear();
   auto append = [&](const void* p) {
@@ -110,7 +110,7 @@ class StackSizer {
   StackSizer(const Kernel& k, const AdStackAllocaStmt& stack, BoundBuilder& bounds, const KernelIndex& index)
       : k_(k), stack_(stack), bounds_(bounds), index_(index) {
     for (const Stmt::Use& use : stack.uses()) {
-      const Stmt* u = use.user;
+      const Stmt* u = use.user();
       if (!isa<AdStackPushStmt>(u) && !isa<AdStackPopStmt>(u)) continue;
       for (const Stmt* s = u; s && s->parent() && s != &stack_; s = s->parent_stmt()) {
         auto& kids = children_of(s->parent());

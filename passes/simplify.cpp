@@ -180,7 +180,8 @@ void collect_local_writes(const Stmt& s, std::unordered_set<const Stmt*>& out) {
 
 // Whether use `u` writes the local it refers to (the slots collect_local_writes reads).
 bool writes_local(const Stmt::Use& u) {
-  return u.slot == 0 && (isa<LocalStoreStmt>(u.user) || isa<AtomicOpStmt>(u.user) || isa<WhileControlStmt>(u.user));
+  return u.slot() == 0 &&
+         (isa<LocalStoreStmt>(u.user()) || isa<AtomicOpStmt>(u.user()) || isa<WhileControlStmt>(u.user()));
 }
 
 // Removes from `known` every alloca that `s` or anything nested in it may write. Looks from the
@@ -200,7 +201,7 @@ void forget_writes(const Stmt& s, std::unordered_map<const Stmt*, Stmt*>& known)
     bool written = false;
     for (const Stmt::Use& u : it->first->uses()) {
       if (!writes_local(u)) continue;
-      for (const Stmt* p = u.user; p && !written; p = p->parent_stmt()) written = p == &s;
+      for (const Stmt* p = u.user(); p && !written; p = p->parent_stmt()) written = p == &s;
       if (written) break;
     }
     it = written ? known.erase(it) : std::next(it);

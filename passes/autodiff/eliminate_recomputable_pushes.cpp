@@ -63,14 +63,14 @@ bool try_eliminate(AdStackAllocaStmt& stack, const std::unordered_set<FieldId>& 
   // The bootstrap push: the first push after the alloc in its own block.
   AdStackPushStmt* bootstrap = nullptr;
   for (const Stmt::Use& use : stack.uses())
-    if (auto* p = dyn_cast<AdStackPushStmt>(use.user); p && p->parent() == stack.parent() &&
-                                                       p->position > stack.position &&
-                                                       (!bootstrap || p->position < bootstrap->position))
+    if (auto* p = dyn_cast<AdStackPushStmt>(use.user()); p && p->parent() == stack.parent() &&
+                                                         p->position > stack.position &&
+                                                         (!bootstrap || p->position < bootstrap->position))
       bootstrap = p;
   AdStackPushStmt* push = nullptr;
   std::vector<Stmt*> loads;
   for (const Stmt::Use& use : stack.uses()) {
-    Stmt* user = use.user;
+    Stmt* user = use.user();
     if (auto* p = dyn_cast<AdStackPushStmt>(user)) {
       if (p == bootstrap) continue;
       if (push) return false;

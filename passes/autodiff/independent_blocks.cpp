@@ -90,9 +90,9 @@ struct Finder {
   void note_local(const Stmt& local) {
     std::vector<const Block*> bodies;
     for (const Stmt::Use& u : local.uses()) {
-      if (local_accessed(*u.user) != &local || u.slot != 0) continue;
+      if (local_accessed(*u.user()) != &local || u.slot() != 0) continue;
       bodies.clear();
-      const Block* x = u.user->parent();
+      const Block* x = u.user()->parent();
       for (; x && x != local.parent(); x = x->owner() ? x->owner()->parent() : nullptr)
         if (x->owner() && is_loop(x->owner())) bodies.push_back(x);
       if (x) dependent.insert(bodies.begin(), bodies.end());  // only where the local's block encloses the access

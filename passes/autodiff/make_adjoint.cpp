@@ -72,7 +72,7 @@ class Adjointer {
     adj_value_.assign(forward_.size(), nullptr);
     for (Stmt* s : forward_) {
       bool local = true;
-      for (const Stmt::Use& u : s->uses()) local = local && u.user->parent() == s->parent();
+      for (const Stmt::Use& u : s->uses()) local = local && u.user()->parent() == s->parent();
       value_mode_[s->position] = local && !isa<AllocaStmt>(s);
     }
   }
@@ -399,7 +399,7 @@ class Adjointer {
         const auto& w = writes[top->stack()];
         bool clobbered = false;
         if (isa<GlobalPtrStmt>(s) || isa<ExternalPtrStmt>(s)) {
-          for (const Stmt::Use& u : s->uses()) clobbered = clobbered || ad::stack_clobbered_between(*top, *u.user, w);
+          for (const Stmt::Use& u : s->uses()) clobbered = clobbered || ad::stack_clobbered_between(*top, *u.user(), w);
         } else {
           clobbered = ad::stack_clobbered_between(*top, *s, w);
         }

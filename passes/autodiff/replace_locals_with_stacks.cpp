@@ -23,15 +23,15 @@ bool is_write(const Stmt* user, const Stmt* var) {
 bool read_by_reverse_code(const Stmt& load, const Block& ib) {
   if (ad::loop_depth_in(load, ib) == 0) return false;
   for (const Stmt::Use& use : load.uses())
-    for (size_t slot : ad::required_operand_slots(*use.user))
-      if (slot == use.slot) return true;
+    for (size_t slot : ad::required_operand_slots(*use.user()))
+      if (slot == use.slot()) return true;
   return false;
 }
 
 bool stack_needed(const AllocaStmt& var, const Block& ib) {
   bool written = false, read = false;
   for (const Stmt::Use& use : var.uses()) {
-    Stmt* user = use.user;
+    Stmt* user = use.user();
     written = written || is_write(user, &var);
     if (auto* ld = dyn_cast<LocalLoadStmt>(user); ld && ld->src() == &var) read = read || read_by_reverse_code(*ld, ib);
   }

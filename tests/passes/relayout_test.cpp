@@ -36,10 +36,10 @@ void expect_links_consistent(const Kernel& k) {
       const Stmt* op = s.operand(i);
       if (!op) continue;
       bool found = false;
-      for (const Stmt::Use& u : op->uses()) found = found || (u.user == &s && u.slot == i);
+      for (const Stmt::Use& u : op->uses()) found = found || (u.user() == &s && u.slot() == i);
       EXPECT_TRUE(found) << "operand " << i << " of $" << s.id << " does not list it as a user";
     }
-    for (const Stmt::Use& u : s.uses()) EXPECT_EQ(u.user->operand(u.slot), &s) << "a use of $" << s.id;
+    for (const Stmt::Use& u : s.uses()) EXPECT_EQ(u.user()->operand(u.slot()), &s) << "a use of $" << s.id;
     if (s.is_container())
       for (const Block* child : s.blocks())
         if (child) {
