@@ -26,7 +26,8 @@ class StmtOf : public Stmt {
   }
 
  protected:
-  StmtOf() : Stmt(K) {}
+  // The pool aligns blocks to its granule only.
+  StmtOf() : Stmt(K) { static_assert(alignof(Derived) <= stmt_pool::kGranule); }
   StmtOf(const StmtOf&) = default;
 };
 
