@@ -100,12 +100,13 @@ std::optional<CseKey> key_of(const Stmt& s) {
 // it filled as removed.
 class AvailableTable {
  public:
-  // Empties the table, sized so that `expected` insertions rarely make it grow.
+  // Empties the table, sized so that `expected` insertions keep it at most half full (no grow,
+  // whose rehash at a power of two made the cost per statement jump with the kernel's size).
   void reset(size_t expected) {
     size_t n = 1024;
-    while (n < expected) n *= 2;
+    while (n < 2 * expected) n *= 2;
     tags_.assign(n, kEmpty);
-    slots_.resize(n);
+    if (slots_.size() < n) slots_.resize(n);  // kept across rounds and calls: see thread_table()
     filled_.clear();
     scope_starts_.clear();
     used_ = 0;
@@ -138,7 +139,7 @@ class AvailableTable {
  private:
   static constexpr uint8_t kEmpty = 0, kRemoved = 1;
   static uint8_t tag_of(size_t hash) { return static_cast<uint8_t>(2 + (hash >> 56) % 254); }
-  size_t mask() const { return tags_.size() - 1; }
+  size_t mask() const { return tags_.size() - 1; }  // slots_ may be longer than tags_
 
   uint32_t place(size_t hash, Stmt* s) {
     size_t i = hash & mask();
@@ -155,7 +156,7 @@ class AvailableTable {
     live.reserve(filled_.size());
     for (uint32_t i : filled_) live.push_back(slots_[i]);
     tags_.assign(tags_.size() * 2, kEmpty);
-    slots_.resize(tags_.size());
+    if (slots_.size() < tags_.size()) slots_.resize(tags_.size());
     used_ = 0;
     for (size_t j = 0; j < live.size(); ++j) filled_[j] = place(CseKeyHash()(*key_of(*live[j])), live[j]);
   }
@@ -166,6 +167,13 @@ class AvailableTable {
   std::vector<size_t> scope_starts_;                       // per open scope: its first entry in filled_
   size_t used_ = 0;                                        // slots not empty (removed ones included)
 };
+
+// One table per thread, kept between calls: at a million statements its 18 MB would otherwise be
+// fresh memory every time, which the kernel zeroes page by page on first touch (13% of simplify).
+AvailableTable& thread_table() {
+  thread_local AvailableTable table;
+  return table;
+}
 
 // Allocas a statement (or anything nested in it) may write.
 void collect_local_writes(const Stmt& s, std::unordered_set<const Stmt*>& out) {
@@ -210,7 +218,7 @@ void forget_writes(const Stmt& s, std::unordered_map<const Stmt*, Stmt*>& known)
 
 class Simplifier {
  public:
-  Simplifier(Kernel& k, SimplifyResult& r) : k_(k), r_(r) {}
+  Simplifier(Kernel& k, SimplifyResult& r) : k_(k), r_(r), available_(thread_table()) {}
 
   // One round; returns whether anything changed.
   bool round() {
@@ -324,7 +332,7 @@ class Simplifier {
 
   Kernel& k_;
   SimplifyResult& r_;
-  AvailableTable available_;
+  AvailableTable& available_;
   int depth_ = 0;             // containers around the block being visited
   bool nested_fold_ = false;  // this round folded an `if` inside a container
 };
