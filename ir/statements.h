@@ -159,7 +159,7 @@ class IfStmt : public StmtOf<IfStmt, StmtKind::If> {
     if (o.false_block) false_block = std::make_unique<Block>(this);
   }
   Stmt* cond() const { return operand(0); }
-  std::vector<Block*> blocks() const override { return {true_block.get(), false_block.get()}; }
+  BlockList blocks() const override { return BlockList(true_block.get(), false_block.get()); }
   Block& ensure_false_block() {
     if (!false_block) false_block = std::make_unique<Block>(this);
     return *false_block;
@@ -176,11 +176,14 @@ class RangeForStmt : public StmtOf<RangeForStmt, StmtKind::RangeFor> {
     add_operand(e);
   }
   RangeForStmt(const RangeForStmt& o)
-      : StmtOf(o), reversed(o.reversed), block_dim(o.block_dim), loop_name(o.loop_name),
+      : StmtOf(o),
+        reversed(o.reversed),
+        block_dim(o.block_dim),
+        loop_name(o.loop_name),
         body(std::make_unique<Block>(this)) {}
   Stmt* begin() const { return operand(0); }
   Stmt* end() const { return operand(1); }
-  std::vector<Block*> blocks() const override { return {body.get()}; }
+  BlockList blocks() const override { return BlockList(body.get()); }
   bool reversed = false;  // iterate end-1 down to begin
   int block_dim = 0;      // 0 prints as "adaptive"
   std::string loop_name;  // optional
@@ -193,9 +196,12 @@ class StructForStmt : public StmtOf<StructForStmt, StmtKind::StructFor> {
  public:
   explicit StructForStmt(std::string s) : space(std::move(s)), body(std::make_unique<Block>(this)) {}
   StructForStmt(const StructForStmt& o)
-      : StmtOf(o), space(o.space), none_marker(o.none_marker), block_dim(o.block_dim),
+      : StmtOf(o),
+        space(o.space),
+        none_marker(o.none_marker),
+        block_dim(o.block_dim),
         body(std::make_unique<Block>(this)) {}
-  std::vector<Block*> blocks() const override { return {body.get()}; }
+  BlockList blocks() const override { return BlockList(body.get()); }
   std::string space;
   bool none_marker = false;  // the reference printer's glued "none" scratch-pad marker
   int block_dim = 0;
@@ -218,7 +224,7 @@ class WhileStmt : public StmtOf<WhileStmt, StmtKind::While> {
  public:
   WhileStmt() : body(std::make_unique<Block>(this)) {}
   WhileStmt(const WhileStmt& o) : StmtOf(o), body(std::make_unique<Block>(this)) {}
-  std::vector<Block*> blocks() const override { return {body.get()}; }
+  BlockList blocks() const override { return BlockList(body.get()); }
   std::unique_ptr<Block> body;
 };
 

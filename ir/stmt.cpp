@@ -38,6 +38,11 @@ bool computed_from_operands(StmtKind k) {
   }
 }
 
+Block* BlockList::at(size_t i) const {
+  PB_ASSERT(i < size_, "block index out of range");
+  return items_[i];
+}
+
 Stmt::Stmt(const Stmt& other) : id(other.id), type(other.type), kind_(other.kind_) {
   for (Stmt* op : other.operands()) add_operand(op);
 }

@@ -23,6 +23,26 @@ namespace pb::ir {
 class Block;
 class Relocator;
 
+// A container's nested blocks (at most two: an if's branches), by value: walks ask every
+// container for them, and a std::vector cost a heap allocation each time.
+class BlockList {
+ public:
+  BlockList() = default;
+  explicit BlockList(Block* only) : items_{only, nullptr}, size_(1) {}
+  BlockList(Block* first, Block* second) : items_{first, second}, size_(2) {}
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Block* operator[](size_t i) const { return items_[i]; }
+  Block* at(size_t i) const;
+  Block* front() const { return at(0); }
+  Block* const* begin() const { return items_; }
+  Block* const* end() const { return items_ + size_; }
+
+ private:
+  Block* items_[2] = {};
+  size_t size_ = 0;
+};
+
 class Stmt {
  public:
   virtual ~Stmt();
@@ -85,7 +105,7 @@ class Stmt {
 
   // Nested blocks of container statements (if, for, while), in printing order; may hold nullptr
   // for an absent else branch.
-  virtual std::vector<Block*> blocks() const { return {}; }
+  virtual BlockList blocks() const { return {}; }
   // If, range for, struct for and while hold blocks; nothing else does (a kind check, no allocation).
   bool is_container() const {
     return kind_ == StmtKind::If || kind_ == StmtKind::RangeFor || kind_ == StmtKind::StructFor ||

@@ -4,7 +4,9 @@
 // instrumentation on and IR capture off. Records per-pass time and statement counts, forward
 // statements per second, the reverse/forward size ratio, stacks and peak RSS. Writes JSON:
 //   autodiff_bench [--sizes 1000,10000,...] [--repeat N] [--out FILE]
-// PB_AD_PIPELINE in the environment replaces `reverse_ad` (A/B runs of one stage).
+// PB_AD_PIPELINE in the environment replaces `reverse_ad` (A/B runs of one stage); with
+// PB_AD_PREFIX also set, that pipeline runs once, untimed, on each generated kernel first, so
+// PB_AD_PIPELINE can time one late stage alone on the kernel it really sees.
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -52,6 +54,8 @@ int main(int argc, char** argv) {
   const std::string& out_path = args->out_path;
   const char* custom = std::getenv("PB_AD_PIPELINE");
   auto pipeline = passes::parse_pipeline(custom ? custom : "reverse_ad");
+  const char* prefix_text = std::getenv("PB_AD_PREFIX");
+  auto prefix = prefix_text ? passes::parse_pipeline(prefix_text) : passes::Pipeline{};
   passes::RunOptions opts;
   opts.capture_ir = false;
   opts.verify_each = false;
@@ -60,6 +64,10 @@ int main(int argc, char** argv) {
     for (size_t n : sizes) {
       auto k = ir::parse_kernel(bench::generate_ad_kernel(n, {}, one_body), "<generated>");
       size_t forward = k->count_statements();
+      if (prefix_text && passes::run_pipeline(*k, prefix, opts).failed) {
+        std::cerr << "PB_AD_PREFIX failed\n";
+        return 1;
+      }
       double best = 1e300;
       passes::PipelineRun best_run;
       std::unique_ptr<ir::Kernel> result;

@@ -200,7 +200,9 @@ TEST(Blocks, ContainersExposeTheirBlocksAndParents) {
   ASSERT_TRUE(loop && branch);
   EXPECT_TRUE(loop->is_container());
   EXPECT_FALSE(by_id(*kernel, 5)->is_container());
-  EXPECT_EQ(branch->blocks(), (std::vector<Block*>{branch->true_block.get(), branch->false_block.get()}));
+  ASSERT_EQ(branch->blocks().size(), 2u);
+  EXPECT_EQ(branch->blocks()[0], branch->true_block.get());
+  EXPECT_EQ(branch->blocks()[1], branch->false_block.get());
   EXPECT_EQ(by_id(*kernel, 13)->parent_stmt(), by_id(*kernel, 12));
   EXPECT_EQ(by_id(*kernel, 12)->parent_stmt(), branch);
   EXPECT_EQ(loop->parent_stmt(), nullptr);
