@@ -9,6 +9,7 @@ namespace pb::ir {
 
 std::vector<Stmt*> collect_preorder(const Block& b) {
   std::vector<Stmt*> out;
+  out.reserve(b.total_size());
   walk(b, [&](Stmt& s) { out.push_back(&s); });
   return out;
 }

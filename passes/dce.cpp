@@ -48,11 +48,14 @@ class Dce {
   explicit Dce(Kernel& k) : k_(k) {}
 
   DceResult run() {
-    work_ = collect_preorder(k_.root());
-    for (Stmt* s : work_)
-      if (isa<AllocaStmt>(s))
-        for (const auto& u : s->uses())
-          if (!is_store_to(u)) ++non_store_uses_[s];
+    // One walk gathers the statements in pre-order and counts the allocas' non-store uses.
+    work_.reserve(k_.root().total_size());
+    walk(k_.root(), [&](Stmt& s) {
+      work_.push_back(&s);
+      if (isa<AllocaStmt>(&s))
+        for (const auto& u : s.uses())
+          if (!is_store_to(u)) ++non_store_uses_[&s];
+    });
     // Pop from the back: the last statements first, so chains die in one sweep.
     while (!work_.empty()) {
       Stmt* s = work_.back();

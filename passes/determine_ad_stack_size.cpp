@@ -232,6 +232,7 @@ class StackSizer {
 
   // Replaces a loop's index variables by their maximum over the loop's range.
   Depth bind_loop_vars(Depth d, const Stmt& loop) {
+    if (d.is_constant()) return d;  // mentions no variable (most depths): skip naming them
     for (int axis = 0; axis < bounds_.rank(loop); ++axis) {
       std::string v = BoundBuilder::var_name(loop, axis);
       if (!d.mentions(v)) continue;
