@@ -1,5 +1,6 @@
 #include "passes/autodiff/eliminate_recomputable_pushes.h"
 
+#include <optional>
 #include <unordered_set>
 
 #include "ir/visitor.h"
@@ -59,7 +60,17 @@ bool recomputable(const Stmt* s, const std::unordered_set<FieldId>& written, int
 // The block `s` lies in, or under, `b`: true when `b` encloses `s`'s block.
 bool under(const Stmt* s, const Block* b) { return block_encloses(b, s->parent()); }
 
-bool try_eliminate(AdStackAllocaStmt& stack, const std::unordered_set<FieldId>& written) {
+// A stack whose shape allows dropping it: one push besides the bootstrap, read only by loads
+// at or under the push. Whether its pushed value is recomputable is checked separately, since
+// only that can change when another stack is dropped (its loads become the value it pushed; no
+// stack's uses change).
+struct Candidate {
+  AdStackAllocaStmt* stack;
+  AdStackPushStmt* push;
+  AdStackPushStmt* bootstrap;  // null when there is none
+};
+
+std::optional<Candidate> candidate(AdStackAllocaStmt& stack) {
   // The bootstrap push: the first push after the alloc in its own block.
   AdStackPushStmt* bootstrap = nullptr;
   for (const Stmt::Use& use : stack.uses())
@@ -68,47 +79,56 @@ bool try_eliminate(AdStackAllocaStmt& stack, const std::unordered_set<FieldId>& 
                                                          (!bootstrap || p->position < bootstrap->position))
       bootstrap = p;
   AdStackPushStmt* push = nullptr;
-  std::vector<Stmt*> loads;
   for (const Stmt::Use& use : stack.uses()) {
     Stmt* user = use.user();
     if (auto* p = dyn_cast<AdStackPushStmt>(user)) {
       if (p == bootstrap) continue;
-      if (push) return false;
+      if (push) return std::nullopt;
       push = p;
-    } else if (isa<AdStackLoadTopStmt>(user)) {
-      loads.push_back(user);
-    } else {
-      return false;  // pop, adjoint access: already differentiated
+    } else if (!isa<AdStackLoadTopStmt>(user)) {
+      return std::nullopt;  // pop, adjoint access: already differentiated
     }
   }
-  if (!push || !recomputable(push->val(), written)) return false;
-  for (Stmt* ld : loads)
-    if (!under(ld, push->parent()) || ld->position < push->position) return false;
+  if (!push) return std::nullopt;
+  for (const Stmt::Use& use : stack.uses())
+    if (isa<AdStackLoadTopStmt>(use.user()) &&
+        (!under(use.user(), push->parent()) || use.user()->position < push->position))
+      return std::nullopt;
+  return Candidate{&stack, push, bootstrap};
+}
+
+void eliminate(const Candidate& c) {
+  std::vector<Stmt*> loads;
+  for (const Stmt::Use& use : c.stack->uses())
+    if (isa<AdStackLoadTopStmt>(use.user())) loads.push_back(use.user());
   for (Stmt* ld : loads) {
-    ld->replace_all_uses_with(push->val());
+    ld->replace_all_uses_with(c.push->val());
     ld->parent()->erase(ld);
   }
-  push->parent()->erase(push);
-  if (bootstrap) bootstrap->parent()->erase(bootstrap);
-  stack.parent()->erase(&stack);
-  return true;
+  c.push->parent()->erase(c.push);
+  if (c.bootstrap) c.bootstrap->parent()->erase(c.bootstrap);
+  c.stack->parent()->erase(c.stack);
 }
 
 }  // namespace
 
 int64_t eliminate_recomputable_pushes(Kernel& k) {
   // Dropping a stack turns its loads into the pushed value, which can make another stack's
-  // pushed value recomputable: repeat over the survivors. Positions stay valid (only erasures).
+  // pushed value recomputable: repeat over the candidates left. Positions stay valid (only
+  // erasures).
   KernelScan scan(k);
-  std::vector<AdStackAllocaStmt*> stacks = std::move(scan.stacks);
+  std::vector<Candidate> left;
+  for (AdStackAllocaStmt* stack : scan.stacks)
+    if (auto c = candidate(*stack)) left.push_back(*c);
   int64_t dropped = 0;
   for (bool changed = true; changed;) {
     changed = false;
-    std::erase_if(stacks, [&](AdStackAllocaStmt* s) {
-      bool gone = try_eliminate(*s, scan.written);
-      changed = changed || gone;
-      dropped += gone;
-      return gone;
+    std::erase_if(left, [&](const Candidate& c) {
+      if (!recomputable(c.push->val(), scan.written)) return false;
+      eliminate(c);
+      changed = true;
+      ++dropped;
+      return true;
     });
   }
   return dropped;
