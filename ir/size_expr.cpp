@@ -24,7 +24,8 @@ SizeExprPtr SizeExpr::field(std::string name, std::vector<SizeExprPtr> indices) 
 }
 SizeExprPtr SizeExpr::var(std::string name) { return SizeExprPtr(new SizeExpr(SizeOp::Var, 0, std::move(name), {})); }
 SizeExprPtr SizeExpr::binary(SizeOp op, SizeExprPtr lhs, SizeExprPtr rhs) {
-  PB_ASSERT(op == SizeOp::Add || op == SizeOp::Sub || op == SizeOp::Mul || op == SizeOp::Max, "not a binary size op");
+  PB_ASSERT(op == SizeOp::Add || op == SizeOp::Sub || op == SizeOp::Mul || op == SizeOp::Max || op == SizeOp::Min,
+            "not a binary size op");
   return SizeExprPtr(new SizeExpr(op, 0, {}, {std::move(lhs), std::move(rhs)}));
 }
 SizeExprPtr SizeExpr::max_over_range(std::string var, SizeExprPtr begin, SizeExprPtr end, SizeExprPtr body) {
@@ -44,7 +45,7 @@ int64_t sat_mul(int64_t a, int64_t b) {
 }
 bool is_const(const SizeExprPtr& e, int64_t v) { return e->is_const() && e->value() == v; }
 
-// Non-decreasing in `var` (all values are non-negative, so sums, products and maxima are).
+// Non-decreasing in `var` (all values are non-negative, so sums, products, maxima and minima are).
 bool monotone_in(const SizeExpr& e, std::string_view var) {
   auto ops = e.operands();
   switch (e.op()) {
@@ -57,6 +58,7 @@ bool monotone_in(const SizeExpr& e, std::string_view var) {
     case SizeOp::Add:
     case SizeOp::Mul:
     case SizeOp::Max:
+    case SizeOp::Min:
       return monotone_in(*ops[0], var) && monotone_in(*ops[1], var);
     case SizeOp::Sub:
       return monotone_in(*ops[0], var) && !mentions(*ops[1], var);
@@ -107,6 +109,13 @@ SizeExprPtr fold_max(SizeExprPtr a, SizeExprPtr b) {
   return SizeExpr::binary(SizeOp::Max, std::move(a), std::move(b));
 }
 
+SizeExprPtr fold_min(SizeExprPtr a, SizeExprPtr b) {
+  if (a->is_const() && b->is_const()) return SizeExpr::constant(std::min(a->value(), b->value()));
+  if (is_const(a, 0) || equal(*a, *b)) return a;
+  if (is_const(b, 0)) return b;
+  return SizeExpr::binary(SizeOp::Min, std::move(a), std::move(b));
+}
+
 SizeExprPtr fold_max_over_range(const std::string& var, SizeExprPtr begin, SizeExprPtr end, SizeExprPtr body) {
   // Both rewrites give an upper bound: they differ from the maximum only on an empty range.
   if (!mentions(*body, var)) return body;
@@ -154,6 +163,8 @@ SizeExprPtr substitute(const SizeExprPtr& e, std::string_view var, const SizeExp
       return fold_mul(sub(0), sub(1));
     case SizeOp::Max:
       return fold_max(sub(0), sub(1));
+    case SizeOp::Min:
+      return fold_min(sub(0), sub(1));
     case SizeOp::MaxOverRange:
       return fold_max_over_range(e->name(), sub(0), sub(1), e->name() == var ? ops[2] : sub(2));
     default:
@@ -239,6 +250,8 @@ std::string to_string(const SizeExpr& e) {
       return wrapped(*ops[0], 2) + " * " + wrapped(*ops[1], 3);
     case SizeOp::Max:
       return fmt::format("max({}, {})", to_string(*ops[0]), to_string(*ops[1]));
+    case SizeOp::Min:
+      return fmt::format("min({}, {})", to_string(*ops[0]), to_string(*ops[1]));
     case SizeOp::MaxOverRange:
       return fmt::format("max({} in range({}, {}): {})", e.name(), to_string(*ops[0]), to_string(*ops[1]),
                          to_string(*ops[2]));
@@ -290,14 +303,17 @@ class SizeParser {
       return e;
     }
     if (c == '\0' || c == '\n' || kNameStops.find(c) != std::string_view::npos)
-      cur_.fail("expected a size expression (a number, arg(N), a field load such as n[], max(...) or a variable)");
+      cur_.fail(
+          "expected a size expression (a number, arg(N), a field load such as n[], max(...), min(...) or a variable)");
     std::string name = cur_.read_until(kNameStops, "a name");
     cur_.skip_blanks();
     if (cur_.peek() == '[') return field(name);
     if (cur_.peek() == '(') {
       if (name == "arg") return arg();
       if (name == "max") return max();
-      cur_.fail_at(pos, fmt::format("unknown size function '{}'", name), "size functions are arg(N) and max(...)");
+      if (name == "min") return min();
+      cur_.fail_at(pos, fmt::format("unknown size function '{}'", name),
+                   "size functions are arg(N), max(...) and min(a, b)");
     }
     if (!is_identifier(name) || std::find(bound_.begin(), bound_.end(), name) == bound_.end())
       cur_.fail_at(pos, fmt::format("'{}' is not a bound variable", name),
@@ -355,6 +371,16 @@ class SizeParser {
     return SizeExpr::binary(SizeOp::Max, a, b);
   }
 
+  // min(a, b)
+  SizeExprPtr min() {
+    cur_.expect("(");
+    SizeExprPtr a = expr();
+    cur_.expect(",", "between the operands of min(a, b)");
+    SizeExprPtr b = expr();
+    cur_.expect(")", "to close min(a, b)");
+    return SizeExpr::binary(SizeOp::Min, a, b);
+  }
+
   Cursor& cur_;
   std::vector<std::string> bound_;
 };
@@ -404,6 +430,8 @@ class Evaluator {
         return sat_mul(eval(*ops[0]), eval(*ops[1]));
       case SizeOp::Max:
         return std::max(eval(*ops[0]), eval(*ops[1]));
+      case SizeOp::Min:
+        return std::min(eval(*ops[0]), eval(*ops[1]));
       case SizeOp::MaxOverRange: {
         int64_t begin = eval(*ops[0]), end = eval(*ops[1]), best = 0;
         if (end > begin && end - begin > kMaxSizeIterations - iterations_)

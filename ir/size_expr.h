@@ -18,7 +18,7 @@ namespace pb::ir {
 
 class Cursor;
 
-enum class SizeOp : uint8_t { Const, Arg, Field, Var, Add, Sub, Mul, Max, MaxOverRange };
+enum class SizeOp : uint8_t { Const, Arg, Field, Var, Add, Sub, Mul, Max, Min, MaxOverRange };
 
 class SizeExpr;
 using SizeExprPtr = std::shared_ptr<const SizeExpr>;
@@ -30,7 +30,7 @@ class SizeExpr {
   static SizeExprPtr arg(int index);
   static SizeExprPtr field(std::string name, std::vector<SizeExprPtr> indices);
   static SizeExprPtr var(std::string name);
-  static SizeExprPtr binary(SizeOp op, SizeExprPtr lhs, SizeExprPtr rhs);  // Add, Sub, Mul, Max
+  static SizeExprPtr binary(SizeOp op, SizeExprPtr lhs, SizeExprPtr rhs);  // Add, Sub, Mul, Max, Min
   static SizeExprPtr max_over_range(std::string var, SizeExprPtr begin, SizeExprPtr end, SizeExprPtr body);
 
   SizeOp op() const { return op_; }
@@ -38,7 +38,7 @@ class SizeExpr {
   int64_t value() const { return value_; }
   // Field and Var: the name; MaxOverRange: its variable.
   const std::string& name() const { return name_; }
-  // Field: the indices; Add, Sub, Mul, Max: lhs, rhs; MaxOverRange: begin, end, body.
+  // Field: the indices; Add, Sub, Mul, Max, Min: lhs, rhs; MaxOverRange: begin, end, body.
   std::span<const SizeExprPtr> operands() const { return operands_; }
   bool is_const() const { return op_ == SizeOp::Const; }
 
@@ -51,7 +51,7 @@ class SizeExpr {
   std::vector<SizeExprPtr> operands_;
 };
 
-// Builders that fold constants and identities (0 + x, x - 0, 1 * x, max(0, x), ...); constants
+// Builders that fold constants and identities (0 + x, x - 0, 1 * x, max(0, x), min(0, x), ...); constants
 // go first in sums and products (`2 + n[]`). fold_max_over_range drops an unused variable and
 // replaces the maximum of a body non-decreasing in its variable by the body at `end - 1`; both
 // are upper bounds that differ from the maximum only on an empty range.
@@ -59,6 +59,7 @@ SizeExprPtr fold_add(SizeExprPtr a, SizeExprPtr b);
 SizeExprPtr fold_sub(SizeExprPtr a, SizeExprPtr b);
 SizeExprPtr fold_mul(SizeExprPtr a, SizeExprPtr b);
 SizeExprPtr fold_max(SizeExprPtr a, SizeExprPtr b);
+SizeExprPtr fold_min(SizeExprPtr a, SizeExprPtr b);
 SizeExprPtr fold_max_over_range(const std::string& var, SizeExprPtr begin, SizeExprPtr end, SizeExprPtr body);
 
 bool equal(const SizeExpr& a, const SizeExpr& b);

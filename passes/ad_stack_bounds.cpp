@@ -221,7 +221,7 @@ BoundBuilder::Built BoundBuilder::binary(const BinaryOpStmt& s) {
     case BinaryOp::max:
       return {fold_max(a.expr, b.expr), a.exact && b.exact};
     case BinaryOp::min:
-      return {fold_max(a.expr, b.expr), false};
+      return {fold_min(a.expr, b.expr), a.exact && b.exact};
     default:
       throw BoundError(fmt::format("`{}` uses {}, which size bounds do not model (add sub mul max min)",
                                    print_stmt(s, k_), op_name(s.op)),

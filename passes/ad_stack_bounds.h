@@ -49,7 +49,7 @@ class BoundError : public std::runtime_error {
 // Builds size expressions for loop trip counts and loop-variable ranges from the statements that
 // compute the bounds: integer constants, scalar integer arguments, loads of integer fields the
 // kernel never writes (at indices built the same way), loop indices (as variables named after
-// their loop), add/sub/mul/max, min and select (bounded by max), integer casts, and local loads
+// their loop), add/sub/mul/max/min, select (bounded by max), integer casts, and local loads
 // (the max over every value stored to the alloca). Throws BoundError otherwise.
 class BoundBuilder {
  public:

@@ -40,7 +40,8 @@ INSTANTIATE_TEST_SUITE_P(Forms, SizeTextRoundTrip,
                                            "(2 + n[]) * 3", "2 + (n[] + m[])", "n[] - (1 - 2)", "2 * (3 * n[])",
                                            "S9place<i32>[] + 1", "max(i3 in range(0, n[]): m[i3 + 1] - m[i3])",
                                            "max(i in range(1, 4): max(j in range(0, i): i * j))",
-                                           "n[] * max(i5 in range(0, n[]): n[] - i5)"));
+                                           "n[] * max(i5 in range(0, n[]): n[] - i5)", "min(6 * n[], 4)",
+                                           "max(i in range(0, min(n[], 4)): m[i])"));
 
 TEST(SizeText, ParenthesesFollowTheTree) {
   EXPECT_EQ(to_string(*SizeExpr::binary(SizeOp::Mul, SizeExpr::binary(SizeOp::Add, c(1), c(2)), c(3))), "(1 + 2) * 3");
@@ -71,6 +72,10 @@ TEST(SizeFold, ConstantsAndIdentities) {
   EXPECT_EQ(to_string(*fold_sub(n(), n())), "0");
   EXPECT_EQ(to_string(*fold_max(c(0), n())), "n[]");
   EXPECT_EQ(to_string(*fold_max(c(3), c(9))), "9");
+  EXPECT_EQ(to_string(*fold_min(c(3), c(9))), "3");
+  EXPECT_EQ(to_string(*fold_min(c(0), n())), "0");
+  EXPECT_EQ(to_string(*fold_min(n(), n())), "n[]");
+  EXPECT_EQ(to_string(*fold_min(n(), c(4))), "min(n[], 4)");
 }
 
 TEST(SizeFold, MaxOverRangeOfAMonotoneBodyIsTheBodyAtTheEnd) {
@@ -81,6 +86,7 @@ TEST(SizeFold, MaxOverRangeOfAMonotoneBodyIsTheBodyAtTheEnd) {
   EXPECT_EQ(to_string(*fold_max_over_range("i", c(0), n(), fold_sub(n(), i))), "max(i in range(0, n[]): n[] - i)");
   EXPECT_EQ(to_string(*fold_max_over_range("i", c(0), n(), SizeExpr::field("m", {i}))),
             "max(i in range(0, n[]): m[i])");
+  EXPECT_EQ(to_string(*fold_max_over_range("i", c(0), n(), fold_min(i, c(3)))), "min(n[] - 1, 3)");  // min is monotone
 }
 
 struct FakeState {
@@ -107,6 +113,8 @@ TEST(SizeEval, ArithmeticClampsAtZero) {
   EXPECT_EQ(eval("n[] - arg(0)", st), 0);  // 3 - 5 clamps
   EXPECT_EQ(eval("arg(1) + 1", st), 1);    // a negative argument reads as 0
   EXPECT_EQ(eval("max(n[], arg(0))", st), 5);
+  EXPECT_EQ(eval("min(n[], arg(0))", st), 3);
+  EXPECT_EQ(eval("min(arg(1), n[])", st), 0);  // the negative argument reads as 0 first
   EXPECT_EQ(eval("max(i in range(0, 3): m[i + 1] - m[i])", st), 5);
   EXPECT_EQ(eval("max(i in range(2, 2): m[i])", st), 0);  // empty range
   EXPECT_EQ(eval("max(i in range(0, 3): max(j in range(0, i): i * j))", st), 2);
