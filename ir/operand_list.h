@@ -52,7 +52,9 @@ class OperandList {
   }
 
  private:
-  static size_t buffer_bytes(uint32_t cap) { return size_t{cap} * (sizeof(Stmt*) + sizeof(uint32_t)); }
+  // The operand slots hold pointers, which clang-tidy's sizeof check takes for a mistake.
+  static constexpr size_t kSlotBytes = sizeof(Stmt*);  // NOLINT(bugprone-sizeof-expression)
+  static size_t buffer_bytes(uint32_t cap) { return size_t{cap} * (kSlotBytes + sizeof(uint32_t)); }
   bool on_heap() const { return cap_ > kInline; }
   // The positions follow the pointers in the one buffer.
   uint32_t* heap_positions() const { return reinterpret_cast<uint32_t*>(heap_ + cap_); }
@@ -61,7 +63,7 @@ class OperandList {
     PB_ASSERT(size_ < kMax, "a statement has more than 65,535 operands");
     uint32_t cap = cap_ * 2 > kMax ? kMax : cap_ * 2;
     auto* fresh = static_cast<Stmt**>(stmt_pool::allocate(buffer_bytes(cap)));
-    std::memcpy(static_cast<void*>(fresh), ops(), size_t{size_} * sizeof(Stmt*));
+    std::memcpy(static_cast<void*>(fresh), ops(), size_t{size_} * kSlotBytes);
     std::memcpy(reinterpret_cast<uint32_t*>(fresh + cap), positions(), size_t{size_} * sizeof(uint32_t));
     if (on_heap()) stmt_pool::deallocate(heap_, buffer_bytes(cap_));
     heap_ = fresh;
