@@ -29,8 +29,12 @@ int64_t stack_capacity(const ir::AdStackAllocaStmt& s, const ir::Kernel& k, cons
     int64_t off = 0;
     for (size_t d = 0; d < idx.size(); ++d) {
       if (idx[d] >= b->shape[d])
+        // The sizing maximised over a wider index range than the kernel reads (a loop bound
+        // through a select or a guard it can only bound from above).
         throw UserError(fmt::format("index {} is out of bounds for axis {} of field '{}' of shape {}", idx[d], d, name,
-                                    ir::shape_to_string(b->shape)));
+                                    ir::shape_to_string(b->shape)),
+                        "the size bounds a loop index by more than the kernel reaches; give this kernel a fixed "
+                        "size (reverse_ad{ad_stack_size=N})");
       off = off * b->shape[d] + idx[d];
     }
     return b->data[static_cast<size_t>(off)].as_i64();

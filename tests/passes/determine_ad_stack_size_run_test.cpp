@@ -142,6 +142,23 @@ TEST(DetermineAdStackSizeRun, OverflowNamesTheEvaluatedSize) {
   }
 }
 
+TEST(DetermineAdStackSizeRun, SizeReadingPastAFieldNamesTheStackAndTheRemedy) {
+  std::string text = kFieldBound;
+  text.replace(text.find("(max_size=0)"), 12, "(max_size=0, size=max(i in range(0, 3): m[i]))");
+  text.insert(0, "field m : i32[2]\n");
+  auto k = test::parse(text);
+  auto state = runtime::make_state(*k, {{"fields", {{"n", {{"data", {1}}}}, {"m", {{"data", {1, 1}}}}}}});
+  try {
+    runtime::run_kernel(*k, state);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("cannot evaluate the size of stack $2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("index 2 is out of bounds for axis 0 of field 'm'"), std::string::npos) << msg;
+    EXPECT_NE(e.diagnostic().remedy.find("ad_stack_size=N"), std::string::npos) << e.diagnostic().remedy;
+  }
+}
+
 TEST(DetermineAdStackSizeRun, UnsizedStacksCanRunUnlimitedToMeasureDepth) {
   auto k = test::parse(kFieldBound);
   auto state = runtime::make_state(*k, with_n(5));
