@@ -10,19 +10,13 @@ using namespace ir;
 
 namespace {
 
+// Values of their operands alone (ir::computed_from_operands), and reads that change nothing.
 bool is_pure(const Stmt& s) {
+  if (computed_from_operands(s.kind())) return true;
   switch (s.kind()) {
-    case StmtKind::Const:
-    case StmtKind::ArgLoad:
     case StmtKind::Alloca:
     case StmtKind::LocalLoad:
-    case StmtKind::GlobalPtr:
-    case StmtKind::ExternalPtr:
     case StmtKind::GlobalLoad:
-    case StmtKind::UnaryOp:
-    case StmtKind::BinaryOp:
-    case StmtKind::TernaryOp:
-    case StmtKind::LoopIndex:
     case StmtKind::AdStackAlloca:
     case StmtKind::AdStackLoadTop:
     case StmtKind::AdStackLoadTopAdj:

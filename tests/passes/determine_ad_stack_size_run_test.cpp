@@ -117,46 +117,44 @@ TEST(DetermineAdStackSizeRun, SymbolicSizeFollowsTheFieldOfEachRun) {
   }
 }
 
+// Parses and runs `text`, which must fail with a user error: its message and remedy.
+struct RunError {
+  std::string message;
+  std::string remedy;
+};
+RunError run_error(const std::string& text, const nlohmann::json& inputs) {
+  auto k = test::parse(text);
+  auto state = runtime::make_state(*k, inputs);
+  try {
+    runtime::run_kernel(*k, state);
+  } catch (const UserError& e) {
+    return {e.what(), e.diagnostic().remedy};
+  }
+  ADD_FAILURE() << "the run did not fail";
+  return {};
+}
+
 TEST(DetermineAdStackSizeRun, OverflowNamesTheEvaluatedSize) {
   std::string text = kFieldBound;
   text.replace(text.find("(max_size=0)"), 12, "(max_size=0, size=n[])");
-  auto k = test::parse(text);
-  auto state = runtime::make_state(*k, with_n(3));
-  try {
-    runtime::run_kernel(*k, state);
-    FAIL() << "no overflow";
-  } catch (const UserError& e) {
-    std::string msg = e.what();
-    EXPECT_NE(msg.find("autodiff stack overflow: stack $2"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("exceeded max_size=0, size n[] evaluated to 3 at the stack alloc"), std::string::npos) << msg;
-  }
+  RunError e = run_error(text, with_n(3));
+  EXPECT_NE(e.message.find("autodiff stack overflow: stack $2"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("exceeded max_size=0, size n[] evaluated to 3 at the stack alloc"), std::string::npos)
+      << e.message;
   // A size that evaluates below 1 still holds one entry.
   text.replace(text.find("size=n[]"), 8, "size=n[] - 9");
-  auto k2 = test::parse(text);
-  auto state2 = runtime::make_state(*k2, with_n(3));
-  try {
-    runtime::run_kernel(*k2, state2);
-    FAIL() << "no overflow";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("evaluated to 1"), std::string::npos) << e.what();
-  }
+  e = run_error(text, with_n(3));
+  EXPECT_NE(e.message.find("evaluated to 1"), std::string::npos) << e.message;
 }
 
 TEST(DetermineAdStackSizeRun, SizeReadingPastAFieldNamesTheStackAndTheRemedy) {
   std::string text = kFieldBound;
   text.replace(text.find("(max_size=0)"), 12, "(max_size=0, size=max(i in range(0, 3): m[i]))");
   text.insert(0, "field m : i32[2]\n");
-  auto k = test::parse(text);
-  auto state = runtime::make_state(*k, {{"fields", {{"n", {{"data", {1}}}}, {"m", {{"data", {1, 1}}}}}}});
-  try {
-    runtime::run_kernel(*k, state);
-    FAIL() << "no error";
-  } catch (const UserError& e) {
-    std::string msg = e.what();
-    EXPECT_NE(msg.find("cannot evaluate the size of stack $2"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("index 2 is out of bounds for axis 0 of field 'm'"), std::string::npos) << msg;
-    EXPECT_NE(e.diagnostic().remedy.find("ad_stack_size=N"), std::string::npos) << e.diagnostic().remedy;
-  }
+  RunError e = run_error(text, {{"fields", {{"n", {{"data", {1}}}}, {"m", {{"data", {1, 1}}}}}}});
+  EXPECT_NE(e.message.find("cannot evaluate the size of stack $2"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("index 2 is out of bounds for axis 0 of field 'm'"), std::string::npos) << e.message;
+  EXPECT_NE(e.remedy.find("ad_stack_size=N"), std::string::npos) << e.remedy;
 }
 
 TEST(DetermineAdStackSizeRun, UnsizedStacksCanRunUnlimitedToMeasureDepth) {
