@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -92,83 +93,91 @@ std::optional<CseKey> key_of(const Stmt& s) {
   }
 }
 
-// Available expressions for CSE: open addressing with linear probing over a byte array of tags
-// (empty, removed, or 7-8 bits of the key's hash) beside the array of statements, sized once per
-// round from the kernel's statement count. A lookup of a key that is not there (most lookups)
-// reads only tags, which stay in cache even at a million statements; the statement array is read
-// on a tag match and written on insertion. Scopes nest like blocks: closing one marks the slots
-// it filled as removed.
+// Available expressions for CSE. The entries (statement, hash, slot) are kept in insertion
+// order; a hash table with linear probing maps keys to them: a byte array of tags (empty, or
+// 8 bits of the key's hash) beside an array of 32-bit entry numbers. A lookup of a key that is
+// not there (most lookups) reads only tags; a tag match reads the entry number and the entry.
+// Scopes nest like blocks, and closing one empties the slots its entries filled. Every insertion
+// filled an empty slot and growing re-inserts in insertion order, so what remains is exactly the
+// table the older entries alone would make: no tombstones, and the table holds only what is
+// available now. Its size follows that count (the statements of the open blocks), which in a
+// kernel made of loop bodies is a small fraction of the kernel: at most 141 entries are live in
+// reverse_ad's simplify at 100K statements (many bodies), where a table sized by the kernel had
+// a million slots and missed the cache on most probes.
 class AvailableTable {
  public:
-  // Empties the table, sized so that `expected` insertions keep it at most half full (no grow,
-  // whose rehash at a power of two made the cost per statement jump with the kernel's size).
+  // Empties the table, sized so that `expected` insertions keep it at most half full; more grow it.
   void reset(size_t expected) {
     size_t n = 1024;
     while (n < 2 * expected) n *= 2;
     tags_.assign(n, kEmpty);
     if (slots_.size() < n) slots_.resize(n);  // kept across rounds and calls: see thread_table()
-    filled_.clear();
+    entries_.clear();
+    entries_.reserve(expected);
     scope_starts_.clear();
-    used_ = 0;
   }
 
   int open_scope() {
-    scope_starts_.push_back(filled_.size());
+    scope_starts_.push_back(entries_.size());
     return static_cast<int>(scope_starts_.size()) - 1;
   }
   void close_scope(int scope) {
     PB_ASSERT(static_cast<size_t>(scope) + 1 == scope_starts_.size(), "CSE scopes close innermost first");
     size_t start = scope_starts_.back();
     scope_starts_.pop_back();
-    for (size_t i = start; i < filled_.size(); ++i) tags_[filled_[i]] = kRemoved;
-    filled_.resize(start);
+    for (size_t i = entries_.size(); i > start; --i) tags_[entries_[i - 1].slot] = kEmpty;
+    entries_.resize(start);
   }
 
   Stmt* find(const CseKey& key, size_t hash) const {
     uint8_t tag = tag_of(hash);
     for (size_t i = hash & mask(); tags_[i] != kEmpty; i = (i + 1) & mask())
-      if (tags_[i] == tag && key_of(*slots_[i]) == key) return slots_[i];
+      if (tags_[i] == tag) {
+        Stmt* s = entries_[slots_[i]].stmt;
+        if (key_of(*s) == key) return s;
+      }
     return nullptr;
   }
 
   void insert(size_t hash, Stmt* s) {
-    if ((used_ + 1) * 2 > tags_.size()) grow();
-    filled_.push_back(place(hash, s));
+    PB_ASSERT(entries_.size() < UINT32_MAX, "CSE table full");
+    if ((entries_.size() + 1) * 2 > tags_.size()) grow();
+    entries_.push_back({s, hash, 0});
+    entries_.back().slot = place(hash, static_cast<uint32_t>(entries_.size() - 1));
   }
 
  private:
-  static constexpr uint8_t kEmpty = 0, kRemoved = 1;
-  static uint8_t tag_of(size_t hash) { return static_cast<uint8_t>(2 + (hash >> 56) % 254); }
+  struct Entry {
+    Stmt* stmt;
+    size_t hash;
+    uint32_t slot;
+  };
+  static constexpr uint8_t kEmpty = 0;
+  static uint8_t tag_of(size_t hash) { return static_cast<uint8_t>(1 + (hash >> 56) % 255); }
   size_t mask() const { return tags_.size() - 1; }  // slots_ may be longer than tags_
 
-  uint32_t place(size_t hash, Stmt* s) {
+  uint32_t place(size_t hash, uint32_t entry) {
     size_t i = hash & mask();
-    while (tags_[i] > kRemoved) i = (i + 1) & mask();
-    if (tags_[i] == kEmpty) ++used_;
+    while (tags_[i] != kEmpty) i = (i + 1) & mask();
     tags_[i] = tag_of(hash);
-    slots_[i] = s;
+    slots_[i] = entry;
     return static_cast<uint32_t>(i);
   }
 
-  // Doubles the table; the live entries are exactly those recorded in `filled_`.
+  // Doubles the table and re-inserts every entry in order, from its stored hash.
   void grow() {
-    std::vector<Stmt*> live;
-    live.reserve(filled_.size());
-    for (uint32_t i : filled_) live.push_back(slots_[i]);
     tags_.assign(tags_.size() * 2, kEmpty);
     if (slots_.size() < tags_.size()) slots_.resize(tags_.size());
-    used_ = 0;
-    for (size_t j = 0; j < live.size(); ++j) filled_[j] = place(CseKeyHash()(*key_of(*live[j])), live[j]);
+    for (size_t j = 0; j < entries_.size(); ++j) entries_[j].slot = place(entries_[j].hash, static_cast<uint32_t>(j));
   }
 
-  std::vector<uint8_t, HugePageAllocator<uint8_t>> tags_;  // probed at random: huge pages spare the TLB
-  std::vector<Stmt*, HugePageAllocator<Stmt*>> slots_;     // valid where the tag is neither empty nor removed
-  std::vector<uint32_t> filled_;                           // slots filled by open scopes, innermost last
-  std::vector<size_t> scope_starts_;                       // per open scope: its first entry in filled_
-  size_t used_ = 0;                                        // slots not empty (removed ones included)
+  std::vector<uint8_t, HugePageAllocator<uint8_t>> tags_;     // probed at random: huge pages spare the TLB
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> slots_;  // entry numbers, valid where the tag is not empty
+  std::vector<Entry> entries_;                                // open scopes' insertions, oldest first
+  std::vector<size_t> scope_starts_;                          // per open scope: its first entry
 };
 
-// One table per thread, kept between calls: at a million statements its 18 MB would otherwise be
+// One table per thread, kept between calls: at a million statements its 10 MB would otherwise be
 // fresh memory every time, which the kernel zeroes page by page on first touch (13% of simplify).
 AvailableTable& thread_table() {
   thread_local AvailableTable table;
@@ -224,7 +233,7 @@ class Simplifier {
   bool round() {
     nested_fold_ = false;
     int64_t before = r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded;
-    available_.reset(k_.count_statements());
+    available_.reset(k_.root().size());  // the root's statements stay available to the end
     block(k_.root());
     return r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded != before;
   }

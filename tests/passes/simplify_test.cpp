@@ -171,6 +171,42 @@ kernel {
   EXPECT_NE(out.find("$6 = add $1 $1"), std::string::npos) << out;
 }
 
+// The CSE table starts small, grows while an inner block is open, and undoes the inner block's
+// entries when it closes: what the enclosing block made available must still be found, and
+// nothing from a closed block may be.
+TEST(Simplify, CseScopesStayExactWhileTheTableGrows) {
+  constexpr int kChain = 3000;  // distinct keys in each branch: the table grows several times
+  std::string text = "field y : f32[]\nkernel {\n";
+  text += "  <*f32> $0 = global ptr [y], index [] activate=true\n  <f32> $1 = global load $0\n";
+  text += "  <f32> $2 = mul $1 $1\n  <u1> $3 = cmp_lt $1 $2\n";
+  int id = 10;
+  for (int branch = 0; branch < 2; ++branch) {
+    text += "  $" + std::to_string(id++) + " : if $3 {\n";
+    int prev = 1;
+    for (int i = 0; i < kChain; ++i) {
+      text += "    <f32> $" + std::to_string(id) + " = add $" + std::to_string(prev) + " $1\n";
+      prev = id++;
+    }
+    text += "    <f32> $" + std::to_string(id++) + " = mul $1 $1\n";  // same as $2: merges
+    text += "    $" + std::to_string(id++) + " : global store [$0 <- $" + std::to_string(prev) + "]\n  }\n";
+  }
+  int again = id;
+  text += "  <f32> $" + std::to_string(id++) + " = add $1 $1\n";  // first link of both chains: must stay
+  text += "  <f32> $" + std::to_string(id++) + " = mul $1 $1\n";  // same as $2: merges
+  text +=
+      "  <f32> $" + std::to_string(id) + " = add $" + std::to_string(again) + " $" + std::to_string(again + 1) + "\n";
+  text += "  <*f32> $" + std::to_string(id + 1) + " = global ptr [y], index [] activate=true\n";  // the first entry
+  text += "  $" + std::to_string(id + 2) + " : global store [$" + std::to_string(id + 1) + " <- $" +
+          std::to_string(id) + "]\n}\n";
+  auto k = test::parse(text);
+  auto r = passes::simplify(*k);
+  EXPECT_EQ(test::verify_text(*k), "");
+  EXPECT_EQ(r.cse, 4);  // three copies of `mul $1 $1` and the pointer; neither chain merges with the other
+  std::string out = test::print(*k);
+  EXPECT_NE(out.find("$" + std::to_string(again) + " = add $1 $1\n"), std::string::npos);
+  EXPECT_EQ(out.find("$" + std::to_string(again + 1) + " = mul"), std::string::npos);
+}
+
 TEST(Simplify, ForwardsStoresToLoadsInABlock) {
   auto out = cleanup(store_of("f32",
                               "  <f32> $0 = const 3\n  <*f32> $1 = alloca\n  <f32> $2 = local load [$1]\n  <f32> $3 : "
