@@ -42,13 +42,19 @@ class Dce {
   explicit Dce(Kernel& k) : k_(k) {}
 
   DceResult run() {
-    // One walk gathers the statements in pre-order and counts the allocas' non-store uses.
-    work_.reserve(k_.root().total_size());
+    // One walk gathers, in pre-order, the statements that are dead already (for an alloca: no use
+    // but stores) and counts the allocas' non-store uses. Anything else can only die when a user
+    // goes, and erase() queues it then; the result is the same fixed point whatever the order, so
+    // the statements still live are not visited twice (at scale each visit is a cache miss).
     walk(k_.root(), [&](Stmt& s) {
-      work_.push_back(&s);
-      if (isa<AllocaStmt>(&s))
+      if (isa<AllocaStmt>(&s)) {
+        int64_t& n = non_store_uses_[&s];
         for (const auto& u : s.uses())
-          if (!is_store_to(u)) ++non_store_uses_[&s];
+          if (!is_store_to(u)) ++n;
+        if (n == 0) work_.push_back(&s);
+      } else if (!s.has_users() && (is_pure(s) || is_removable_container(s))) {
+        work_.push_back(&s);
+      }
     });
     // Pop from the back: the last statements first, so chains die in one sweep.
     while (!work_.empty()) {

@@ -133,8 +133,9 @@ class AvailableTable {
     uint8_t tag = tag_of(hash);
     for (size_t i = hash & mask(); tags_[i] != kEmpty; i = (i + 1) & mask())
       if (tags_[i] == tag) {
-        Stmt* s = entries_[slots_[i]].stmt;
-        if (key_of(*s) == key) return s;
+        // The stored hash bits first: a statement made long ago is likely a cache miss.
+        const Entry& e = entries_[slots_[i]];
+        if (e.hash == static_cast<uint32_t>(hash) && key_of(*e.stmt) == key) return e.stmt;
       }
     return nullptr;
   }
@@ -142,18 +143,21 @@ class AvailableTable {
   void insert(size_t hash, Stmt* s) {
     PB_ASSERT(entries_.size() < UINT32_MAX, "CSE table full");
     if ((entries_.size() + 1) * 2 > tags_.size()) grow();
-    entries_.push_back({s, hash, 0});
+    entries_.push_back({s, static_cast<uint32_t>(hash), 0});
     entries_.back().slot = place(hash, static_cast<uint32_t>(entries_.size() - 1));
   }
 
  private:
+  // 16 bytes. The low 32 bits of the hash are enough to place an entry again when the table
+  // grows (it never has 2^32 slots); the tag is taken from the same bits.
   struct Entry {
     Stmt* stmt;
-    size_t hash;
+    uint32_t hash;
     uint32_t slot;
   };
   static constexpr uint8_t kEmpty = 0;
-  static uint8_t tag_of(size_t hash) { return static_cast<uint8_t>(1 + (hash >> 56) % 255); }
+  // The top 8 of the 32 stored bits, which index the table only beyond 2^24 slots.
+  static uint8_t tag_of(size_t hash) { return static_cast<uint8_t>(1 + ((hash >> 24) & 0xff) % 255); }
   size_t mask() const { return tags_.size() - 1; }  // slots_ may be longer than tags_
 
   uint32_t place(size_t hash, uint32_t entry) {

@@ -1,8 +1,9 @@
 // dce: IR in, IR out.
+#include "passes/dce.h"
+
 #include <gtest/gtest.h>
 
 #include "pass_test_util.h"
-#include "passes/dce.h"
 
 using namespace pb;
 
@@ -27,7 +28,8 @@ kernel {
   <f32> $4 = global load $3
   $5 : global store [$3 <- $0]
 }
-)", &r),
+)",
+                &r),
             R"(field y : f32[]
 kernel {
   <f32> $0 = const 1
@@ -47,7 +49,8 @@ TEST(Dce, StoreOnlyAllocaGoesWithItsStores) {
   <f32> $3 = sin $0
   <f32> $4 : local store [$1 <- $3]
 }
-)", &r),
+)",
+                &r),
             "kernel {\n}\n");
   EXPECT_EQ(r.allocas_removed, 1);
   EXPECT_EQ(r.removed, 5);
@@ -101,6 +104,32 @@ TEST(Dce, EmptyContainersGoAndTheirOperandsWithThem) {
 }
 )"),
             "kernel {\n}\n");
+}
+
+// Nothing here is dead at the start: the load dies first, which leaves the alloca store-only,
+// so its stores go, which empties the if and frees the values they stored and the condition.
+// dce's first walk queues only what is dead already; the rest must be queued as it dies.
+TEST(Dce, DeathsThatFollowOtherDeathsAreFound) {
+  passes::DceResult r;
+  EXPECT_EQ(dce(R"(field y : f32[]
+kernel {
+  <*f32> $0 = global ptr [y], index [] activate=true
+  <f32> $1 = global load $0
+  <*f32> $2 = alloca
+  <u1> $3 = cmp_lt $1 $1
+  $4 : if $3 {
+    <f32> $5 = sin $1
+    <f32> $6 : local store [$2 <- $5]
+  } else {
+  }
+  <f32> $7 = local load [$2]
+  <f32> $8 = cos $7
+}
+)",
+                &r),
+            "field y : f32[]\nkernel {\n}\n");
+  EXPECT_EQ(r.allocas_removed, 1);
+  EXPECT_EQ(r.removed, 9);
 }
 
 TEST(Dce, LoopWithEffectAndWhileAreKept) {
