@@ -35,6 +35,9 @@ struct KernelFacts {
     for (Block* b : blocks) {
       index_.emplace(b, ibs.size());
       ibs.push_back({b, {}, {}});
+      // Sized up front: at a million statements, growing by doubling copies 60 MB through fresh
+      // pages that the kernel must zero first.
+      ibs.back().statements.reserve(b->total_size());
     }
     visit(k.root(), nullptr);
   }

@@ -59,7 +59,9 @@ class Adjointer {
   // into it lands in that block's reverse before the read, in order, and no alloca is needed.
   void index_forward_code() {
     forward_.clear();
+    forward_.reserve(ib_.total_size());  // no copies while growing (see backup_ssa's KernelFacts)
     top_level_.clear();
+    top_level_.reserve(ib_.size());
     walk(ib_, [&](Stmt& s) {
       s.position = static_cast<uint32_t>(forward_.size());
       forward_.push_back(&s);
