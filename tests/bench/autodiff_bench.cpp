@@ -3,7 +3,8 @@
 // many carried values, and runs `reverse_ad` (sizing included) through the pass manager with
 // instrumentation on and IR capture off. Records per-pass time and statement counts, forward
 // statements per second, the reverse/forward size ratio, stacks and peak RSS. Writes JSON:
-//   autodiff_bench [--sizes 1000,10000,...] [--repeat N] [--out FILE]
+//   autodiff_bench [--sizes 1000,10000,...] [--repeat N] [--out FILE] [--cold]
+// --cold evicts the caches between copying the forward kernel and running (bench_args.h).
 // PB_AD_PIPELINE in the environment replaces `reverse_ad` (A/B runs of one stage); with
 // PB_AD_PREFIX also set, that pipeline runs once, untimed, on each generated kernel first, so
 // PB_AD_PIPELINE can time one late stage alone on the kernel it really sees.
@@ -43,9 +44,7 @@ size_t count_stacks(ir::Kernel& k) {
   return n;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   auto args = bench::parse_bench_args(argc, argv, {.sizes = {1000, 10000, 100000}, .repeat = 3, .out_path = ""},
                                       "autodiff_bench");
   if (!args) return 2;
@@ -73,6 +72,7 @@ int main(int argc, char** argv) {
       size_t reverse = 0, stacks = 0;
       for (int r = 0; r < repeat; ++r) {
         auto copy = k->clone();
+        if (args->cold) bench::evict_caches();
         auto run = passes::run_pipeline(*copy, pipeline, opts);
         if (run.failed) {
           std::cerr << "reverse_ad failed: " << run.records[run.failed_index].failure << "\n";
@@ -113,10 +113,16 @@ int main(int argc, char** argv) {
       results.push_back(row);
     }
   }
-  nlohmann::json doc = {{"benchmark", "autodiff"}, {"repeat", repeat}, {"results", results}};
+  nlohmann::json doc = {{"benchmark", "autodiff"}, {"repeat", repeat}, {"cold", args->cold}, {"results", results}};
   if (out_path.empty())
     std::cout << doc.dump(2) << "\n";
   else
-    std::ofstream(out_path) << doc.dump(2) << "\n";
+    bench::write_file(out_path, doc.dump(2) + "\n");
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return pb::bench::guarded_main("autodiff_bench", [&] { return bench_main(argc, argv); });
 }

@@ -2,7 +2,8 @@
 // For straight-line and loop-nested kernels of 1K..1M statements: `simplify,dce` through the
 // pass manager with instrumentation on (records, no IR capture) and off (the passes' free
 // functions called directly), plus dce and simplify alone. Writes JSON:
-//   passes_bench [--sizes 1000,10000,...] [--repeat N] [--out FILE]
+//   passes_bench [--sizes 1000,10000,...] [--repeat N] [--out FILE] [--cold]
+// --cold evicts the caches between making each copy and timing it (bench_args.h).
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -34,12 +35,15 @@ long peak_rss_kib() {
   return u.ru_maxrss;
 }
 
+bool g_cold = false;
+
 // Best of `repeat` runs of `f` on fresh copies of `k`.
 template <class F>
 double best_ms(const ir::Kernel& k, int repeat, F&& f) {
   double best = 1e300;
   for (int r = 0; r < repeat; ++r) {
     auto copy = k.clone();
+    if (g_cold) bench::evict_caches();
     auto t0 = Clock::now();
     f(*copy);
     best = std::min(best, ms_since(t0));
@@ -59,15 +63,14 @@ std::pair<double, double> best_ms_alternating(const ir::Kernel& k, int repeat, A
   return {best_a, best_b};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   auto args = bench::parse_bench_args(
       argc, argv, {.sizes = {1000, 10000, 100000, 1000000}, .repeat = 3, .out_path = ""}, "passes_bench");
   if (!args) return 2;
   const std::vector<size_t>& sizes = args->sizes;
   const int repeat = args->repeat;
   const std::string& out_path = args->out_path;
+  g_cold = args->cold;
   auto pipeline = passes::parse_pipeline("simplify,dce");
   nlohmann::json results = nlohmann::json::array();
   for (auto shape : {bench::KernelShape::StraightLine, bench::KernelShape::LoopNested}) {
@@ -91,6 +94,7 @@ int main(int argc, char** argv) {
       double verified_ms =
           best_ms(*k, std::min(repeat, 2), [&](ir::Kernel& c) { passes::run_pipeline(c, pipeline, verified); });
       auto after = k->clone();
+      if (g_cold) bench::evict_caches();
       auto run = passes::run_pipeline(*after, pipeline, on);
       nlohmann::json r = {
           {"shape", shape == bench::KernelShape::StraightLine ? "straight_line" : "loop_nested"},
@@ -114,11 +118,17 @@ int main(int argc, char** argv) {
       results.push_back(r);
     }
   }
-  nlohmann::json doc = {{"benchmark", "passes"}, {"repeat", repeat}, {"results", results}};
+  nlohmann::json doc = {{"benchmark", "passes"}, {"repeat", repeat}, {"cold", g_cold}, {"results", results}};
   if (out_path.empty()) {
     std::cout << doc.dump(2) << "\n";
   } else {
-    std::ofstream(out_path) << doc.dump(2) << "\n";
+    bench::write_file(out_path, doc.dump(2) + "\n");
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return pb::bench::guarded_main("passes_bench", [&] { return bench_main(argc, argv); });
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ad_kernel_gen.h"
+#include "bench_args.h"
 #include "codegen/spirv/options.h"
 #include "ir/parser.h"
 #include "ir/visitor.h"
@@ -144,9 +145,7 @@ json slopes(const std::vector<size_t>& counts, const std::vector<codegen::spirv:
   return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   std::vector<size_t> sizes = {1000, 10000};
   std::vector<size_t> slope_counts = {8, 16, 32, 64};
   std::string which = "all", out_path, write_kernel;
@@ -154,16 +153,16 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--sizes" && i + 1 < argc) {
       sizes.clear();
-      for (const auto& s : split(argv[++i], ',')) sizes.push_back(std::stoul(s));
+      for (const auto& s : split(argv[++i], ',')) sizes.push_back(bench::count_or_throw("--sizes", s));
     } else if (a == "--slope" && i + 1 < argc) {
       slope_counts.clear();
-      for (const auto& s : split(argv[++i], ',')) slope_counts.push_back(std::stoul(s));
+      for (const auto& s : split(argv[++i], ',')) slope_counts.push_back(bench::count_or_throw("--slope", s));
     } else if (a == "--lowerings" && i + 1 < argc) {
       which = argv[++i];
     } else if (a == "--depth" && i + 1 < argc) {
-      g_workload.depth = std::stoul(argv[++i]);
+      g_workload.depth = bench::count_or_throw("--depth", argv[++i], 0);
     } else if (a == "--chain" && i + 1 < argc) {
-      g_workload.chain = std::stoul(argv[++i]);
+      g_workload.chain = bench::count_or_throw("--chain", argv[++i], 0);
     } else if (a == "--write-kernel" && i + 1 < argc) {
       write_kernel = argv[++i];
     } else if (a == "--no-intermediate-dce") {
@@ -184,7 +183,7 @@ int main(int argc, char** argv) {
   json kernels = json::array();
   for (size_t n : sizes) {
     std::string text = bench::generate_ad_kernel(n, g_workload, true);
-    if (!write_kernel.empty()) std::ofstream(fmt::format("{}.{}.chi", write_kernel, n)) << text;
+    if (!write_kernel.empty()) bench::write_file(fmt::format("{}.{}.chi", write_kernel, n), text);
     auto k = ir::parse_kernel(text, "<generated>");
     size_t forward = k->count_statements();
     auto start = std::chrono::steady_clock::now();
@@ -226,6 +225,12 @@ int main(int argc, char** argv) {
   if (out_path.empty())
     std::cout << doc.dump(2) << "\n";
   else
-    std::ofstream(out_path) << doc.dump(2) << "\n";
+    bench::write_file(out_path, doc.dump(2) + "\n");
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return pb::bench::guarded_main("spirv_bench", [&] { return bench_main(argc, argv); });
 }
