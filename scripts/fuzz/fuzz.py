@@ -92,6 +92,9 @@ def agrees(ga, res, key, kf, inf, passes, extra, rel, abs_):
     return ("same" if ok else "diff"), out
 
 
+FIXED_STACK_SIZES = (512, 4096, 65536)
+
+
 def classify(kf, inf, meta, rnd):
     """Returns (class, detail dict)."""
     res = {}
@@ -113,9 +116,14 @@ def classify(kf, inf, meta, rnd):
         return "PASS_INVALID_IR", res, out
     if rc == 2:
         if "ad_stack_size" in out or "cannot be bounded" in out or "could not be bounded" in out:
-            # documented: a stack size outside the size grammar; retry with a fixed size
-            rc2, out2 = gradcheck(kf, inf, ["--passes=reverse_ad{ad_stack_size=512}"])
+            # documented: a stack size outside the size grammar; retry with a fixed size, larger
+            # while the run overflows it (a bound read from a float variable can be large)
+            for size in FIXED_STACK_SIZES:
+                rc2, out2 = gradcheck(kf, inf, [f"--passes=reverse_ad{{ad_stack_size={size}}}"])
+                if not (rc2 == 1 and "autodiff stack overflow" in out2):
+                    break
             res["fixed_rc"] = rc2
+            res["fixed_size"] = size
             res["gc"] = (res["gc"] + " || fixed: " + (out2.strip().splitlines() or [""])[-1])[:600]
             if is_crash(rc2, out2):
                 return "CRASH", res, out2
@@ -134,7 +142,7 @@ def classify(kf, inf, meta, rnd):
         # re-check at other eps: a real bug disagrees at every eps
         agree = True
         for eps in ("1e-4", "1e-7"):
-            rcx, outx = gradcheck(kf, inf, ["--eps", eps] + (["--passes=reverse_ad{ad_stack_size=512}"] if stack_fixed else []))
+            rcx, outx = gradcheck(kf, inf, ["--eps", eps] + ([f"--passes=reverse_ad{{ad_stack_size={res['fixed_size']}}}"] if stack_fixed else []))
             rx = parse_rows(outx)
             still = [k for k in mism if k in rx and rx[k][2] == "MISMATCH"]
             res["eps" + eps] = len(still)
@@ -148,7 +156,7 @@ def classify(kf, inf, meta, rnd):
     m = re.search(r"(\d+) kink", res["gc"])
     res["kinks"] = int(m.group(1)) if m else 0
     # use_stack=false: either needs an autodiff stack, or equal gradients
-    passes = "reverse_ad{ad_stack_size=512}" if stack_fixed else main_passes()
+    passes = f"reverse_ad{{ad_stack_size={res['fixed_size']}}}" if stack_fixed else main_passes()
     rca, outa, ga = grads(kf, inf, passes, ["--f64"])
     if is_crash(rca, outa):
         return "CRASH", res, outa
