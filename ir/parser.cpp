@@ -126,7 +126,7 @@ void Parser::parse_header_line() {
       cur_.skip_blanks();
       size_t ndim_pos = cur_.pos();
       a.ndim = static_cast<int>(cur_.read_int());
-      if (a.ndim < 1) cur_.fail_at(ndim_pos, "an ndarray has at least one dimension");
+      if (a.ndim < 0) cur_.fail_at(ndim_pos, "an ndarray has zero or more dimensions");
       cur_.expect(">", "to close ndarray<T, N>");
     } else {
       size_t tpos = cur_.pos();

@@ -26,6 +26,9 @@ std::vector<ir::Block*> find_independent_blocks(ir::Kernel& k);
 std::function<std::string(const ir::Stmt&)> independent_block_annotations(const ir::Kernel& k);
 // True when `f` is a field whose gradient autodiff tracks.
 bool is_differentiable_field(const ir::Kernel& k, ir::FieldId f);
+// True when `ptr` addresses an element whose gradient autodiff tracks: an element of a
+// differentiable field, or of a float ndarray argument (not its gradient array).
+bool is_differentiable_ptr(const ir::Kernel& k, const ir::Stmt* ptr);
 
 class IdentifyIndependentBlocksPass final : public Pass {
  public:

@@ -24,9 +24,12 @@ using ad::is_real;
   throw UserError(fmt::format("cannot differentiate `{}`: {}", print_stmt(s, k), why), remedy);
 }
 
-const GlobalPtrStmt* differentiable_ptr(const Kernel& k, const Stmt* ptr) {
-  auto* g = dyn_cast<GlobalPtrStmt>(ptr);
-  return g && is_differentiable_field(k, g->field) ? g : nullptr;
+// The name of what a differentiable pointer addresses, for messages: a field or an ndarray.
+std::string target_name(const Kernel& k, const Stmt* ptr) {
+  if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) return fmt::format("field '{}'", k.field(g->field).name);
+  auto* e = static_cast<const ExternalPtrStmt*>(ptr);
+  if (auto* a = dyn_cast<ArgLoadStmt>(e->base())) return fmt::format("ndarray argument {}", a->arg_index);
+  return "ndarray";
 }
 
 class Adjointer {
@@ -143,6 +146,18 @@ class Adjointer {
     Stmt* stmt = b_.constant(value);
     constants_.emplace_back(value, stmt);
     return stmt;
+  }
+  // The address of the gradient of the element that differentiable pointer `ptr` addresses
+  // (is_differentiable_ptr): the gradient field's element, or the ndarray's gradient array.
+  Stmt* gradient_ptr(const Stmt* ptr) {
+    if (auto* g = dyn_cast<GlobalPtrStmt>(ptr))
+      return b_.global_ptr(*k_.field(g->field).grad, {g->indices().begin(), g->indices().end()});
+    auto* e = static_cast<const ExternalPtrStmt*>(ptr);
+    auto g = k_.make<ExternalPtrStmt>(e->base(), std::vector<Stmt*>(e->indices().begin(), e->indices().end()));
+    g->element_shape = e->element_shape;
+    g->layout = e->layout;
+    g->is_grad = true;
+    return b_.insert(std::move(g));
   }
   Stmt* mul(Stmt* a, Stmt* c) { return b_.binary(BinaryOp::mul, a, c); }
   Stmt* div(Stmt* a, Stmt* c) { return b_.binary(BinaryOp::div, a, c); }
@@ -282,8 +297,8 @@ class Adjointer {
     } else if (auto* gl = dyn_cast<GlobalLoadStmt>(s)) {
       reverse_global_load(*gl);
     } else if (auto* gs = dyn_cast<GlobalStoreStmt>(s)) {
-      if (const GlobalPtrStmt* p = differentiable_ptr(k_, gs->dest())) {
-        Stmt* gp = b_.global_ptr(*k_.field(p->field).grad, {p->indices().begin(), p->indices().end()});
+      if (is_differentiable_ptr(k_, gs->dest())) {
+        Stmt* gp = gradient_ptr(gs->dest());
         accumulate(gs->val(), b_.global_load(gp));
         b_.global_store(gp, constant(gs->val(), 0));
         erase_.push_back(gs);
@@ -318,20 +333,11 @@ class Adjointer {
   void reverse_global_load(GlobalLoadStmt& s) {
     Stmt* a = is_real(&s) ? adjoint_value(&s) : nullptr;
     if (!a) return;
-    if (const GlobalPtrStmt* p = differentiable_ptr(k_, s.src())) {
-      Stmt* gp = b_.global_ptr(*k_.field(p->field).grad, {p->indices().begin(), p->indices().end()});
-      b_.atomic(AtomicOp::add, gp, a);
-    } else if (auto* e = dyn_cast<ExternalPtrStmt>(s.src()); e && !e->is_grad) {
-      auto g = k_.make<ExternalPtrStmt>(e->base(), std::vector<Stmt*>(e->indices().begin(), e->indices().end()));
-      g->layout = e->layout;
-      g->is_grad = true;
-      b_.atomic(AtomicOp::add, b_.insert(std::move(g)), a);
-    }
+    if (is_differentiable_ptr(k_, s.src())) b_.atomic(AtomicOp::add, gradient_ptr(s.src()), a);
   }
 
   void reverse_atomic(AtomicOpStmt& s) {
-    const GlobalPtrStmt* p = differentiable_ptr(k_, s.dest());
-    if (!p) {
+    if (!is_differentiable_ptr(k_, s.dest())) {
       if (isa<AllocaStmt>(s.dest()) && is_real(s.val())) {
         // A local accumulation x op= v: only add and sub are linear in v.
         if (s.op != AtomicOp::add && s.op != AtomicOp::sub)
@@ -348,13 +354,13 @@ class Adjointer {
       reject(
           k_, s,
           fmt::format(
-              "atomic {} on the differentiable field '{}' (the reference compiler silently differentiates it as add)",
-              op_name(s.op), k_.field(p->field).name),
+              "atomic {} on the differentiable {} (the reference compiler silently differentiates it as add)",
+              op_name(s.op), target_name(k_, s.dest())),
           "use atomic add/sub, or compute the value with min/max/mul on locals and store it");
     if (s.has_users())
-      reject(k_, s, "the old value an atomic on a differentiable field returns is used",
-             "read the field with a global load instead");
-    Stmt* gp = b_.global_ptr(*k_.field(p->field).grad, {p->indices().begin(), p->indices().end()});
+      reject(k_, s, "the old value an atomic on a differentiable field or ndarray returns is used",
+             "read the element with a global load instead");
+    Stmt* gp = gradient_ptr(s.dest());
     Stmt* g = b_.global_load(gp);
     accumulate(s.val(), s.op == AtomicOp::add ? g : neg(g));
     erase_.push_back(&s);
@@ -449,8 +455,8 @@ void check_writes_outside(const Kernel& k, const Block& b, const std::unordered_
     const Stmt* ptr = nullptr;
     if (auto* gs = dyn_cast<GlobalStoreStmt>(s)) ptr = gs->dest();
     if (auto* at = dyn_cast<AtomicOpStmt>(s)) ptr = at->dest();
-    if (differentiable_ptr(k, ptr))
-      reject(k, *s, "it writes a differentiable field outside every loop body that holds reverse code",
+    if (ptr && is_differentiable_ptr(k, ptr))
+      reject(k, *s, "it writes a differentiable field or ndarray outside every loop body that holds reverse code",
              "move it into the loop that computes its value, or into a `for _ in range(1)` loop");
     if (s->is_container())
       for (const Block* child : s->blocks())

@@ -201,7 +201,10 @@ ArgValue read_ndarray(const json& j, ir::ScalarKind dtype, std::optional<size_t>
   a.is_ndarray = true;
   a.array = j.contains("data") ? detail::read_buffer(j.at("data"), dtype, *shape, what + " data")
                                : Buffer::zeros(dtype, *shape);
-  if (j.contains("grad")) a.grad = detail::read_buffer(j.at("grad"), dtype, *shape, what + " grad");
+  if (j.contains("grad"))
+    a.grad = detail::read_buffer(j.at("grad"), dtype, *shape, what + " grad");
+  else if (ir::is_float(dtype))
+    a.grad = Buffer::zeros(dtype, *shape);  // like a gradient field: zero unless given
   return a;
 }
 

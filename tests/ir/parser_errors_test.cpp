@@ -107,7 +107,7 @@ const ErrorCase kCases[] = {
     {"UndeclaredIndexSpace", "field x : f32[4] in nowhere\n" + k(""), 1, "nowhere",
      "index space 'nowhere' is not declared"},
     // BUG(caret)
-    {"NdarrayWithoutDimensions", "arg 0 : ndarray<f32, 0>\n" + k(""), 1, "0>", "at least one dimension"},
+    {"NdarrayNegativeDimensions", "arg 0 : ndarray<f32, -1>\n" + k(""), 1, "-1>", "zero or more dimensions"},
     // BUG(caret)
     {"DuplicateField", "field x : f32[4]\nfield x : i32[4]\n" + k(""), 2, "x", "field 'x' is declared twice"},
     // BUG(caret)

@@ -46,39 +46,25 @@ TwoRuns forward_then_reverse(const ir::Kernel& forward, const ir::Kernel& revers
   return {printed + r.printed, std::move(r)};
 }
 
-const ir::Field& float_field(const ir::Kernel& k, const std::string& name, const char* role) {
-  auto id = k.find_field(name);
-  if (!id) throw UserError(fmt::format("{}: no field named '{}'", role, name), "name a field of the kernel");
-  const ir::Field& f = k.field(*id);
-  if (!ir::is_float(f.dtype))
-    throw UserError(fmt::format("{}: field '{}' is {}, not a float field", role, name, ir::scalar_name(f.dtype)),
-                    "gradients exist only for f32 and f64 fields");
-  if (!f.grad)
-    throw UserError(fmt::format("{}: field '{}' has no gradient field", role, name),
-                    fmt::format("declare it in the header: `field {} : f32[N] grad {}_grad`", name, name));
-  return f;
-}
-
-const runtime::Buffer& buffer(const runtime::State& s, const std::string& name) {
-  auto it = s.fields.find(name);
-  if (it == s.fields.end())
-    throw UserError(fmt::format("the shape of field '{}' is unknown", name),
-                    "declare its shape in the header or give it in the inputs");
-  return it->second;
-}
-
 double sum(const runtime::Buffer& b) {
   double s = 0;
   for (const ir::Value& v : b.data) s += v.as_f64();
   return s;
 }
 
-// Widens every f32 buffer to f64 so perturbed values keep double precision.
+// Widens every f32 buffer (fields, ndarrays and their gradients) to f64 so perturbed values
+// keep double precision.
+void widen(runtime::Buffer& b) {
+  if (b.dtype != ir::ScalarKind::f32) return;
+  for (ir::Value& v : b.data) v = v.cast_to(ir::ScalarKind::f64);
+  b.dtype = ir::ScalarKind::f64;
+}
 void widen(runtime::State& s) {
-  for (auto& [name, b] : s.fields) {
-    if (b.dtype != ir::ScalarKind::f32) continue;
-    for (ir::Value& v : b.data) v = v.cast_to(ir::ScalarKind::f64);
-    b.dtype = ir::ScalarKind::f64;
+  for (auto& [name, b] : s.fields) widen(b);
+  for (runtime::ArgValue& a : s.args) {
+    if (!a.is_ndarray) continue;
+    widen(a.array);
+    if (a.grad) widen(*a.grad);
   }
 }
 
@@ -92,17 +78,21 @@ std::vector<int64_t> unflatten(size_t flat, const ir::Shape& shape) {
   return index;
 }
 
-std::vector<std::string> fields_to_check(const ir::Kernel& k, const GradcheckOptions& o) {
+// The arrays to differentiate with respect to: --wrt, else every float field with a gradient
+// field and every float ndarray argument, the loss aside.
+std::vector<std::string> arrays_to_check(const ir::Kernel& k, runtime::State& state, const GradcheckOptions& o) {
   if (!o.wrt.empty()) {
-    for (const auto& name : o.wrt) float_field(k, name, "--wrt");
+    for (const auto& name : o.wrt) diff_array(k, state, name, "--wrt");
     return o.wrt;
   }
   std::vector<std::string> wrt;
   for (const ir::Field& f : k.fields())
     if (f.grad && !f.primal && f.name != o.loss && ir::is_float(f.dtype)) wrt.push_back(f.name);
+  for (const std::string& name : float_ndarray_names(state))
+    if (name != o.loss) wrt.push_back(name);
   if (wrt.empty())
-    throw UserError(fmt::format("no field to differentiate with respect to: no float field other than '{}' has "
-                                "a gradient field",
+    throw UserError(fmt::format("nothing to differentiate with respect to: no float field other than '{}' has "
+                                "a gradient field, and no float ndarray argument is given",
                                 o.loss),
                     "declare a gradient field for an input (`field x : f32[N] grad x_grad`) or name it with --wrt");
   return wrt;
@@ -188,9 +178,10 @@ std::string element_name(const GradElement& e) {
 
 GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) {
   check_options(o);
-  const ir::Field& loss = float_field(forward, o.loss, "--loss");
   GradcheckResult result;
-  result.wrt = fields_to_check(forward, o);
+  runtime::State base = runtime::make_state(forward, o.inputs);
+  diff_array(forward, base, o.loss, "--loss");
+  result.wrt = arrays_to_check(forward, base, o);
   auto reverse = make_reverse_kernel(forward, o.pipeline);
   result.reverse_text = ir::print_kernel(*reverse);
   // Both sides in f64: the kernel itself widened, so that the pipeline's constant folding is
@@ -199,12 +190,13 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   if (wide) reverse = make_reverse_kernel(*wide, o.pipeline);
   const ir::Kernel& fwd = wide ? *wide : forward;
 
-  runtime::State base = runtime::make_state(forward, o.inputs);
-  buffer(base, loss.name);
   for (const ir::Field& f : forward.fields())  // the analytic gradient accumulates from zero
     if (f.grad)
       if (auto it = base.fields.find(forward.field(*f.grad).name); it != base.fields.end())
         for (ir::Value& v : it->second.data) v = ir::Value::zero(v.kind());
+  for (runtime::ArgValue& a : base.args)
+    if (a.grad)
+      for (ir::Value& v : a.grad->data) v = ir::Value::zero(v.kind());
   widen(base);
 
   runtime::RunOptions run_opts;
@@ -212,14 +204,13 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   run_opts.trace_decisions = true;
   runtime::State analytic = base;
   Path at_x(run_step(fwd, analytic, run_opts, "in the forward run"));
-  result.loss = sum(buffer(analytic, loss.name));
+  result.loss = sum(*diff_array(fwd, analytic, o.loss, "--loss").primal);
   seed_gradients(fwd, analytic, {{o.loss, 1.0}});
   run_step(*reverse, analytic, run_opts, "in the reverse kernel");
 
   for (const auto& name : result.wrt) {
-    const ir::Field& f = forward.field(*forward.find_field(name));
-    const runtime::Buffer& x = buffer(base, name);
-    const runtime::Buffer& grad = buffer(analytic, forward.field(*f.grad).name);
+    const runtime::Buffer& x = *diff_array(fwd, base, name, "--wrt").primal;
+    const runtime::Buffer& grad = *diff_array(fwd, analytic, name, "--wrt").grad;
     for (size_t i = 0; i < x.size(); ++i) {
       GradElement e;
       e.field = name;
@@ -231,10 +222,10 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
       for (int side = 0; side < 2; ++side) {
         runtime::State s = base;
         double xs = side == 0 ? xi + h : xi - h;
-        s.fields.at(name).data[i] = ir::Value::make_f64(xs);
+        diff_array(fwd, s, name, "--wrt").primal->data[i] = ir::Value::make_f64(xs);
         auto what = fmt::format("in the forward run at {} = {} (x {} h)", element_name(e), xs, side == 0 ? "+" : "-");
         path[side].emplace(run_step(fwd, s, run_opts, what));
-        loss_at[side] = sum(buffer(s, loss.name));
+        loss_at[side] = sum(*diff_array(fwd, s, o.loss, "--loss").primal);
       }
       // The actual step (x+h) - (x-h), which rounding may make differ from 2h.
       e.numeric = (loss_at[0] - loss_at[1]) / ((xi + h) - (xi - h));

@@ -32,8 +32,20 @@ class RunFailure : public UserError {
   explicit RunFailure(const UserError& e) : UserError(e.diagnostic()) {}
 };
 
-// Sets every element of each seeded field's gradient field. Throws UserError naming a field
-// that does not exist or has no gradient field.
+// An array whose gradient can be seeded or checked, named as the outputs name it: a float field
+// with a gradient field ("x"), or a float ndarray argument ("arg1", its gradient array; one is
+// made, zero, when the inputs give none). Throws UserError naming what is wrong and the remedy.
+struct DiffArray {
+  runtime::Buffer* primal = nullptr;
+  runtime::Buffer* grad = nullptr;
+};
+DiffArray diff_array(const ir::Kernel& k, runtime::State& state, const std::string& name, const std::string& role);
+
+// Float ndarray arguments, by output name ("arg<N>").
+std::vector<std::string> float_ndarray_names(const runtime::State& state);
+
+// Sets every element of each seeded field's (or ndarray's) gradient. Throws UserError naming one
+// that does not exist or has no gradient.
 void seed_gradients(const ir::Kernel& k, runtime::State& state,
                     const std::vector<std::pair<std::string, double>>& seeds);
 
