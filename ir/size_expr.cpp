@@ -22,10 +22,16 @@ SizeExprPtr SizeExpr::arg(int index) { return SizeExprPtr(new SizeExpr(SizeOp::A
 SizeExprPtr SizeExpr::field(std::string name, std::vector<SizeExprPtr> indices) {
   return SizeExprPtr(new SizeExpr(SizeOp::Field, 0, std::move(name), std::move(indices)));
 }
+SizeExprPtr SizeExpr::ndarray(int arg_index, std::vector<SizeExprPtr> indices) {
+  return SizeExprPtr(new SizeExpr(SizeOp::Ndarray, arg_index, {}, std::move(indices)));
+}
 SizeExprPtr SizeExpr::var(std::string name) { return SizeExprPtr(new SizeExpr(SizeOp::Var, 0, std::move(name), {})); }
 SizeExprPtr SizeExpr::binary(SizeOp op, SizeExprPtr lhs, SizeExprPtr rhs) {
-  PB_ASSERT(op == SizeOp::Add || op == SizeOp::Sub || op == SizeOp::Mul || op == SizeOp::Max || op == SizeOp::Min,
+  PB_ASSERT(op == SizeOp::Add || op == SizeOp::Sub || op == SizeOp::Mul || op == SizeOp::Max || op == SizeOp::Min ||
+                op == SizeOp::FloorDiv || op == SizeOp::Mod,
             "not a binary size op");
+  PB_ASSERT((op != SizeOp::FloorDiv && op != SizeOp::Mod) || (rhs->is_const() && rhs->value() > 0),
+            "size division and remainder are by a positive constant");
   return SizeExprPtr(new SizeExpr(op, 0, {}, {std::move(lhs), std::move(rhs)}));
 }
 SizeExprPtr SizeExpr::max_over_range(std::string var, SizeExprPtr begin, SizeExprPtr end, SizeExprPtr body) {
@@ -54,7 +60,11 @@ bool monotone_in(const SizeExpr& e, std::string_view var) {
     case SizeOp::Var:
       return true;
     case SizeOp::Field:
+    case SizeOp::Ndarray:
+    case SizeOp::Mod:  // wraps around: monotone only where it does not depend on var
       return std::none_of(ops.begin(), ops.end(), [&](const SizeExprPtr& i) { return mentions(*i, var); });
+    case SizeOp::FloorDiv:
+      return monotone_in(*ops[0], var);
     case SizeOp::Add:
     case SizeOp::Mul:
     case SizeOp::Max:
@@ -116,6 +126,20 @@ SizeExprPtr fold_min(SizeExprPtr a, SizeExprPtr b) {
   return SizeExpr::binary(SizeOp::Min, std::move(a), std::move(b));
 }
 
+SizeExprPtr fold_floordiv(SizeExprPtr a, int64_t divisor) {
+  PB_ASSERT(divisor > 0, "size division is by a positive constant");
+  if (a->is_const()) return SizeExpr::constant(a->value() / divisor);
+  if (divisor == 1) return a;
+  return SizeExpr::binary(SizeOp::FloorDiv, std::move(a), SizeExpr::constant(divisor));
+}
+
+SizeExprPtr fold_mod(SizeExprPtr a, int64_t divisor) {
+  PB_ASSERT(divisor > 0, "size remainder is by a positive constant");
+  if (a->is_const()) return SizeExpr::constant(a->value() % divisor);
+  if (divisor == 1) return SizeExpr::constant(0);
+  return SizeExpr::binary(SizeOp::Mod, std::move(a), SizeExpr::constant(divisor));
+}
+
 SizeExprPtr fold_max_over_range(const std::string& var, SizeExprPtr begin, SizeExprPtr end, SizeExprPtr body) {
   // Both rewrites give an upper bound: they differ from the maximum only on an empty range.
   if (!mentions(*body, var)) return body;
@@ -155,6 +179,15 @@ SizeExprPtr substitute(const SizeExprPtr& e, std::string_view var, const SizeExp
       for (size_t i = 0; i < ops.size(); ++i) idx.push_back(sub(i));
       return SizeExpr::field(e->name(), std::move(idx));
     }
+    case SizeOp::Ndarray: {
+      std::vector<SizeExprPtr> idx;
+      for (size_t i = 0; i < ops.size(); ++i) idx.push_back(sub(i));
+      return SizeExpr::ndarray(static_cast<int>(e->value()), std::move(idx));
+    }
+    case SizeOp::FloorDiv:
+      return fold_floordiv(sub(0), ops[1]->value());
+    case SizeOp::Mod:
+      return fold_mod(sub(0), ops[1]->value());
     case SizeOp::Add:
       return fold_add(sub(0), sub(1));
     case SizeOp::Sub:
@@ -215,6 +248,8 @@ int precedence(const SizeExpr& e) {
     case SizeOp::Sub:
       return 1;
     case SizeOp::Mul:
+    case SizeOp::FloorDiv:
+    case SizeOp::Mod:
       return 2;
     default:
       return 3;
@@ -235,8 +270,9 @@ std::string to_string(const SizeExpr& e) {
       return std::to_string(e.value());
     case SizeOp::Arg:
       return fmt::format("arg({})", e.value());
-    case SizeOp::Field: {
-      std::string out = e.name() + "[";
+    case SizeOp::Field:
+    case SizeOp::Ndarray: {
+      std::string out = (e.op() == SizeOp::Field ? e.name() : fmt::format("arg({})", e.value())) + "[";
       for (size_t i = 0; i < ops.size(); ++i) out += (i ? ", " : "") + to_string(*ops[i]);
       return out + "]";
     }
@@ -248,6 +284,10 @@ std::string to_string(const SizeExpr& e) {
       return wrapped(*ops[0], 1) + " - " + wrapped(*ops[1], 2);
     case SizeOp::Mul:
       return wrapped(*ops[0], 2) + " * " + wrapped(*ops[1], 3);
+    case SizeOp::FloorDiv:
+      return wrapped(*ops[0], 2) + " // " + wrapped(*ops[1], 3);
+    case SizeOp::Mod:
+      return wrapped(*ops[0], 2) + " % " + wrapped(*ops[1], 3);
     case SizeOp::Max:
       return fmt::format("max({}, {})", to_string(*ops[0]), to_string(*ops[1]));
     case SizeOp::Min:
@@ -261,7 +301,7 @@ std::string to_string(const SizeExpr& e) {
 
 namespace {
 
-constexpr std::string_view kNameStops = " \t\r[](),+-*:#";
+constexpr std::string_view kNameStops = " \t\r[](),+-*/%:#";
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -288,8 +328,28 @@ class SizeParser {
  private:
   SizeExprPtr term() {
     SizeExprPtr e = atom();
-    while (cur_.try_consume("*")) e = SizeExpr::binary(SizeOp::Mul, e, atom());
-    return e;
+    for (;;) {
+      if (cur_.try_consume("*")) {
+        e = SizeExpr::binary(SizeOp::Mul, e, atom());
+      } else if (cur_.try_consume("//")) {
+        e = SizeExpr::binary(SizeOp::FloorDiv, e, positive_constant("//"));
+      } else if (cur_.try_consume("%")) {
+        e = SizeExpr::binary(SizeOp::Mod, e, positive_constant("%"));
+      } else {
+        return e;
+      }
+    }
+  }
+
+  SizeExprPtr positive_constant(const char* op) {
+    cur_.skip_blanks();
+    size_t pos = cur_.pos();
+    if (!std::isdigit(static_cast<unsigned char>(cur_.peek())))
+      cur_.fail_at(pos, fmt::format("expected a positive integer after '{}'", op),
+                   "sizes divide only by positive constants");
+    int64_t v = cur_.read_int();
+    if (v <= 0) cur_.fail_at(pos, fmt::format("expected a positive integer after '{}'", op));
+    return SizeExpr::constant(v);
   }
 
   SizeExprPtr atom() {
@@ -309,7 +369,12 @@ class SizeParser {
     cur_.skip_blanks();
     if (cur_.peek() == '[') return field(name);
     if (cur_.peek() == '(') {
-      if (name == "arg") return arg();
+      if (name == "arg") {
+        SizeExprPtr a = arg();
+        if (cur_.peek() != '[') return a;
+        std::vector<SizeExprPtr> idx = indices();
+        return SizeExpr::ndarray(static_cast<int>(a->value()), std::move(idx));
+      }
       if (name == "max") return max();
       if (name == "min") return min();
       cur_.fail_at(pos, fmt::format("unknown size function '{}'", name),
@@ -321,15 +386,17 @@ class SizeParser {
     return SizeExpr::var(name);
   }
 
-  SizeExprPtr field(const std::string& name) {
+  SizeExprPtr field(const std::string& name) { return SizeExpr::field(name, indices()); }
+
+  std::vector<SizeExprPtr> indices() {
     cur_.expect("[");
     std::vector<SizeExprPtr> idx;
     if (!cur_.try_consume("]")) {
       do idx.push_back(expr());
       while (cur_.try_consume(","));
-      cur_.expect("]", "to close the field indices");
+      cur_.expect("]", "to close the indices");
     }
-    return SizeExpr::field(name, std::move(idx));
+    return idx;
   }
 
   SizeExprPtr arg() {
@@ -418,6 +485,16 @@ class Evaluator {
         for (const SizeExprPtr& i : ops) idx.push_back(eval(*i));
         return std::max<int64_t>(env_.field(e.name(), idx), 0);
       }
+      case SizeOp::Ndarray: {
+        std::vector<int64_t> idx;
+        for (const SizeExprPtr& i : ops) idx.push_back(eval(*i));
+        if (!env_.ndarray) throw UserError("this size expression reads an ndarray, which this backend cannot read");
+        return std::max<int64_t>(env_.ndarray(static_cast<int>(e.value()), idx), 0);
+      }
+      case SizeOp::FloorDiv:
+        return eval(*ops[0]) / ops[1]->value();
+      case SizeOp::Mod:
+        return eval(*ops[0]) % ops[1]->value();
       case SizeOp::Var:
         for (auto it = vars_.rbegin(); it != vars_.rend(); ++it)
           if (it->first == e.name()) return it->second;

@@ -1,9 +1,10 @@
 // Symbolic capacities of autodiff stacks: an immutable expression tree over kernel arguments,
-// integer field elements and bound variables. determine_ad_stack_size builds them; the runtime
+// integer field and ndarray elements and bound variables. determine_ad_stack_size builds them; the runtime
 // evaluates them when the stack alloc executes. Grammar and semantics: docs/ir-format.md.
 //
 // Every value is a non-negative integer: a negative argument or field element reads as 0,
-// `a - b` is max(a - b, 0), and `max(v in range(b, e): x)` over an empty range is 0.
+// `a - b` is max(a - b, 0), `a // c` and `a % c` take a positive constant c, and
+// `max(v in range(b, e): x)` over an empty range is 0.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,7 @@ namespace pb::ir {
 
 class Cursor;
 
-enum class SizeOp : uint8_t { Const, Arg, Field, Var, Add, Sub, Mul, Max, Min, MaxOverRange };
+enum class SizeOp : uint8_t { Const, Arg, Field, Ndarray, Var, Add, Sub, Mul, FloorDiv, Mod, Max, Min, MaxOverRange };
 
 class SizeExpr;
 using SizeExprPtr = std::shared_ptr<const SizeExpr>;
@@ -29,16 +30,18 @@ class SizeExpr {
   static SizeExprPtr constant(int64_t value);  // value >= 0
   static SizeExprPtr arg(int index);
   static SizeExprPtr field(std::string name, std::vector<SizeExprPtr> indices);
+  static SizeExprPtr ndarray(int arg_index, std::vector<SizeExprPtr> indices);  // `arg(2)[i]`
   static SizeExprPtr var(std::string name);
-  static SizeExprPtr binary(SizeOp op, SizeExprPtr lhs, SizeExprPtr rhs);  // Add, Sub, Mul, Max, Min
+  // Add, Sub, Mul, Max, Min; FloorDiv and Mod with a positive constant rhs.
+  static SizeExprPtr binary(SizeOp op, SizeExprPtr lhs, SizeExprPtr rhs);
   static SizeExprPtr max_over_range(std::string var, SizeExprPtr begin, SizeExprPtr end, SizeExprPtr body);
 
   SizeOp op() const { return op_; }
-  // Const: the value; Arg: the index.
+  // Const: the value; Arg and Ndarray: the argument index.
   int64_t value() const { return value_; }
   // Field and Var: the name; MaxOverRange: its variable.
   const std::string& name() const { return name_; }
-  // Field: the indices; Add, Sub, Mul, Max, Min: lhs, rhs; MaxOverRange: begin, end, body.
+  // Field and Ndarray: the indices; binary ops: lhs, rhs; MaxOverRange: begin, end, body.
   std::span<const SizeExprPtr> operands() const { return operands_; }
   bool is_const() const { return op_ == SizeOp::Const; }
 
@@ -60,6 +63,8 @@ SizeExprPtr fold_sub(SizeExprPtr a, SizeExprPtr b);
 SizeExprPtr fold_mul(SizeExprPtr a, SizeExprPtr b);
 SizeExprPtr fold_max(SizeExprPtr a, SizeExprPtr b);
 SizeExprPtr fold_min(SizeExprPtr a, SizeExprPtr b);
+SizeExprPtr fold_floordiv(SizeExprPtr a, int64_t divisor);  // divisor > 0
+SizeExprPtr fold_mod(SizeExprPtr a, int64_t divisor);       // divisor > 0
 SizeExprPtr fold_max_over_range(const std::string& var, SizeExprPtr begin, SizeExprPtr end, SizeExprPtr body);
 
 bool equal(const SizeExpr& a, const SizeExpr& b);
@@ -83,6 +88,7 @@ SizeExprPtr parse_size_expr(std::string_view text, const std::string& file = "<s
 struct SizeEnv {
   std::function<int64_t(int index)> arg;
   std::function<int64_t(const std::string& field, std::span<const int64_t> indices)> field;
+  std::function<int64_t(int arg_index, std::span<const int64_t> indices)> ndarray;
 };
 // Sums and products saturate at INT64_MAX. More than kMaxSizeIterations iterations of
 // max-over-range in one evaluation is a pb::UserError (the bound is too costly to evaluate).

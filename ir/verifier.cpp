@@ -107,7 +107,24 @@ class Verifier {
     for (const SizeExpr* e : nodes(*s.size)) {
       if (e->op() == SizeOp::Field) check_size_field(s, *e);
       if (e->op() == SizeOp::Arg) check_size_arg(s, static_cast<int>(e->value()));
+      if (e->op() == SizeOp::Ndarray) check_size_ndarray(s, *e);
     }
+  }
+  void check_size_ndarray(const AdStackAllocaStmt& s, const SizeExpr& e) {
+    auto index = static_cast<int>(e.value());
+    if (const ArgDecl* a = k_.find_arg(index)) {
+      if (!a->ndarray || (a->dtype != ScalarKind::unknown && !is_integral(a->dtype)))
+        error(s, fmt::format("size reads argument {} as an ndarray, but it is not an integer ndarray", index));
+      else if (static_cast<size_t>(a->ndim) != e.operands().size())
+        error(s, fmt::format("size reads ndarray argument {} with {} index(es), but it has {} dimension(s)", index,
+                             e.operands().size(), a->ndim));
+      return;
+    }
+    bool loaded = false;
+    walk(k_.root(), [&](Stmt& x) {
+      if (auto* l = dyn_cast<ArgLoadStmt>(&x); l && l->arg_index == index && l->type.pointer) loaded = true;
+    });
+    if (!loaded) error(s, fmt::format("size reads ndarray argument {}, which the kernel neither declares nor loads", index));
   }
   void check_size_field(const AdStackAllocaStmt& s, const SizeExpr& e) {
     auto id = k_.find_field(e.name());

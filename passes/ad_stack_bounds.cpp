@@ -119,6 +119,12 @@ void BoundBuilder::note(const Stmt& s) {
   if (auto* g = dyn_cast<GlobalStoreStmt>(&s)) dest = g->dest();
   if (auto* a = dyn_cast<AtomicOpStmt>(&s)) dest = a->dest();
   if (auto* p = dyn_cast<GlobalPtrStmt>(dest)) written_fields_.insert(p->field);
+  if (auto* e = dyn_cast<ExternalPtrStmt>(dest)) {
+    if (auto* a = dyn_cast<ArgLoadStmt>(e->base()))
+      written_ndarrays_.insert(a->arg_index);
+    else
+      written_ndarrays_.insert(-1);  // an ndarray of unknown origin: every one may be written
+  }
 }
 
 std::string BoundBuilder::var_name(const Stmt& loop, int axis) {
@@ -222,28 +228,64 @@ BoundBuilder::Built BoundBuilder::binary(const BinaryOpStmt& s) {
       return {fold_max(a.expr, b.expr), a.exact && b.exact};
     case BinaryOp::min:
       return {fold_min(a.expr, b.expr), a.exact && b.exact};
+    case BinaryOp::floordiv:
+    case BinaryOp::div: {
+      // Integer division of non-negative values by a positive constant: floor = truncation, and
+      // it is non-decreasing, so an upper bound divides to an upper bound.
+      int64_t d = positive_constant(s);
+      return {fold_floordiv(a.expr, d), a.exact};
+    }
+    case BinaryOp::mod: {
+      int64_t d = positive_constant(s);
+      // The remainder of an upper bound bounds nothing: then d - 1 does.
+      if (!a.exact) return {SizeExpr::constant(d - 1), false};
+      return {fold_mod(a.expr, d), true};
+    }
     default:
-      throw BoundError(fmt::format("`{}` uses {}, which size bounds do not model (add sub mul max min)",
+      throw BoundError(fmt::format("`{}` uses {}, which size bounds do not model (add sub mul floordiv mod max min)",
                                    print_stmt(s, k_), op_name(s.op)),
                        &s);
   }
 }
 
+int64_t BoundBuilder::positive_constant(const BinaryOpStmt& s) {
+  auto* c = dyn_cast<ConstStmt>(s.rhs());
+  if (!c || c->value.as_i64() <= 0)
+    throw BoundError(fmt::format("`{}` divides by something other than a positive constant", print_stmt(s, k_)), &s);
+  return c->value.as_i64();
+}
+
+std::vector<SizeExprPtr> BoundBuilder::exact_indices(const GlobalLoadStmt& s, std::span<Stmt* const> indices,
+                                                     const std::string& what) {
+  std::vector<SizeExprPtr> idx;
+  for (const Stmt* i : indices) {
+    Built b = value(i);
+    if (!b.exact)
+      throw BoundError(fmt::format("`{}` indexes {} with a value known only up to a bound", print_stmt(s, k_), what),
+                       &s);
+    idx.push_back(b.expr);
+  }
+  return idx;
+}
+
+BoundBuilder::Built BoundBuilder::ndarray_load(const GlobalLoadStmt& s, const ExternalPtrStmt& ptr) {
+  const auto* base = dyn_cast<ArgLoadStmt>(ptr.base());
+  if (!base || ptr.is_grad)
+    throw BoundError(fmt::format("`{}` reads an ndarray element the size grammar cannot name", print_stmt(s, k_)), &s);
+  std::string what = fmt::format("ndarray argument {}", base->arg_index);
+  if (written_ndarrays_.count(base->arg_index) || written_ndarrays_.count(-1))
+    throw BoundError(fmt::format("`{}` reads {}, which the kernel writes", print_stmt(s, k_), what), &s);
+  return {SizeExpr::ndarray(base->arg_index, exact_indices(s, ptr.indices(), what)), true};
+}
+
 BoundBuilder::Built BoundBuilder::field_load(const GlobalLoadStmt& s) {
+  if (const auto* e = dyn_cast<ExternalPtrStmt>(s.src())) return ndarray_load(s, *e);
   const auto* ptr = dyn_cast<GlobalPtrStmt>(s.src());
-  if (!ptr) throw BoundError(fmt::format("`{}` reads an ndarray; bounds read fields", print_stmt(s, k_)), &s);
+  if (!ptr) throw BoundError(fmt::format("`{}` reads memory the size grammar cannot name", print_stmt(s, k_)), &s);
   const Field& f = k_.field(ptr->field);
   if (written_fields_.count(ptr->field))
     throw BoundError(fmt::format("`{}` reads field '{}', which the kernel writes", print_stmt(s, k_), f.name), &s);
-  std::vector<SizeExprPtr> idx;
-  for (const Stmt* i : ptr->indices()) {
-    Built b = value(i);
-    if (!b.exact)
-      throw BoundError(
-          fmt::format("`{}` indexes field '{}' with a value known only up to a bound", print_stmt(s, k_), f.name), &s);
-    idx.push_back(b.expr);
-  }
-  return {SizeExpr::field(f.name, std::move(idx)), true};
+  return {SizeExpr::field(f.name, exact_indices(s, ptr->indices(), fmt::format("field '{}'", f.name))), true};
 }
 
 BoundBuilder::Built BoundBuilder::local_load(const LocalLoadStmt& s) {

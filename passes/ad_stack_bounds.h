@@ -78,13 +78,18 @@ class BoundBuilder {
   Built value(const ir::Stmt* s);
   Built binary(const ir::BinaryOpStmt& s);
   Built local_load(const ir::LocalLoadStmt& s);
-  Built field_load(const ir::GlobalLoadStmt& s);
+  Built field_load(const ir::GlobalLoadStmt& s);  // a field element, or an ndarray element
+  Built ndarray_load(const ir::GlobalLoadStmt& s, const ir::ExternalPtrStmt& ptr);
+  std::vector<ir::SizeExprPtr> exact_indices(const ir::GlobalLoadStmt& s, std::span<ir::Stmt* const> indices,
+                                             const std::string& what);
+  int64_t positive_constant(const ir::BinaryOpStmt& s);
   ir::SizeExprPtr lower_bound(const ir::Stmt* begin);
   ir::SizeExprPtr over_loops_not_enclosing(ir::SizeExprPtr e, const ir::Stmt* from, const ir::Stmt* to);
   const ir::Shape* space_shape(const ir::StructForStmt& loop) const;
 
   const ir::Kernel& k_;
   std::set<ir::FieldId> written_fields_;
+  std::set<int> written_ndarrays_;  // argument indices
   std::set<const ir::Stmt*> in_progress_;  // allocas whose stores are being built (cycle guard)
 };
 

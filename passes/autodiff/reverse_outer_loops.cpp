@@ -3,8 +3,14 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include <fmt/format.h>
+
+#include "ir/assert.h"
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
 #include "ir/visitor.h"
 #include "passes/autodiff/independent_blocks.h"
+#include "passes/memory_footprint.h"
 
 namespace pb::passes {
 
@@ -15,6 +21,8 @@ namespace {
 bool is_loop(const Stmt* s) { return isa<RangeForStmt>(s) || isa<StructForStmt>(s); }
 
 struct Reverser {
+  explicit Reverser(const Kernel& kernel) : k(kernel) {}
+  const Kernel& k;
   std::unordered_set<const Block*> ibs;
   int64_t flipped = 0;
   int64_t reordered = 0;
@@ -38,34 +46,107 @@ struct Reverser {
     reorder(b);
   }
 
-  // Statements of `b` that the loops use, transitively through in-block operands.
-  static void close_over(const Stmt* s, const Block& b, std::unordered_set<const Stmt*>& out) {
-    for (const Stmt* op : s->operands()) {
-      if (!op || op->parent() != &b || is_loop(op) || out.count(op)) continue;
-      out.insert(op);
-      close_over(op, b, out);
+  // The statements of `b` at or after the first loop that must run before the reordered loops:
+  // every statement of `b` a loop reads (bound, or an outer value used inside its body) with its
+  // in-block operands, and every statement between them that touches the memory they touch (a
+  // store to a local a hoisted load reads, say), so that each keeps the value it had in the
+  // forward order. Where that cannot hold, an error names the statements, never a silently
+  // different value: a loop before a hoisted statement touching a local it touches, or a
+  // hoisted read of global memory that something after it writes (the reverse kernel starts
+  // from the values the forward kernel left).
+  std::unordered_set<const Stmt*> hoisted_after_first_loop(const Block& b, const std::vector<Stmt*>& all,
+                                                           size_t first) {
+    using Scope = MemoryFootprint::Scope;
+    std::unordered_set<const Stmt*> needed;
+    std::vector<const Stmt*> work;
+    auto need_operands_of = [&](const Stmt& s) {
+      for (const Stmt* op : s.operands())
+        if (op && op->parent() == &b && !is_loop(op) && needed.insert(op).second) work.push_back(op);
+    };
+    auto close = [&](const Stmt& root) {
+      work.push_back(&root);
+      while (!work.empty()) {
+        const Stmt* s = work.back();
+        work.pop_back();
+        need_operands_of(*s);
+        if (s->is_container())
+          for (const Block* child : s->blocks())
+            if (child) walk(*child, [&](Stmt& inner) { need_operands_of(inner); });
+      }
+    };
+    for (size_t i = first; i < all.size(); ++i)
+      if (is_loop(all[i])) close(*all[i]);
+
+    // Footprints of what lies after the statement being looked at: of the needed statements
+    // (locals and globals apart), and of everything (globals).
+    MemoryFootprint needed_locals(Scope::locals), needed_globals(Scope::globals), later_globals(Scope::globals);
+    for (size_t i = all.size(); i-- > first;) {
+      const Stmt* s = all[i];
+      MemoryFootprint locals(Scope::locals), globals(Scope::globals);
+      locals.add_tree(*s);
+      globals.add_tree(*s);
+      if (is_loop(s)) {
+        if (locals.conflicts(needed_locals)) reject_order(all, i, Scope::locals);
+      } else {
+        if (!needed.count(s) && (locals.conflicts(needed_locals) || globals.conflicts(needed_globals))) {
+          needed.insert(s);
+          close(*s);
+        }
+        if (needed.count(s)) {
+          if (globals.reads_what_is_written_by(later_globals)) reject_read_then_written(all, i);
+          needed_locals.add_tree(*s);
+          needed_globals.add_tree(*s);
+        }
+      }
+      later_globals.add_tree(*s);
     }
+    return needed;
+  }
+
+  [[noreturn]] void reject_order(const std::vector<Stmt*>& all, size_t loop_at, MemoryFootprint::Scope scope) {
+    MemoryFootprint loop(scope);
+    loop.add_tree(*all[loop_at]);
+    for (size_t j = loop_at + 1; j < all.size(); ++j) {
+      MemoryFootprint f(scope);
+      f.add_tree(*all[j]);
+      if (is_loop(all[j]) || !f.conflicts(loop)) continue;
+      throw UserError(
+          fmt::format("cannot run these sibling loops in reverse order: `{}` must run before every loop of its block "
+                      "(a later loop reads it), but it touches {}, which the earlier loop `{}` also touches, so "
+                      "its value would change",
+                      print_stmt(*all[j], k), f.shared_location(loop, k), print_stmt(*all[loop_at], k)),
+          "compute the value the later loop reads before the first sibling loop");
+    }
+    PB_ASSERT(false, "a loop conflicts with one of the statements hoisted past it");
+  }
+
+  [[noreturn]] void reject_read_then_written(const std::vector<Stmt*>& all, size_t read_at) {
+    MemoryFootprint read(MemoryFootprint::Scope::globals);
+    read.add_tree(*all[read_at]);
+    for (size_t j = read_at + 1; j < all.size(); ++j) {
+      MemoryFootprint later(MemoryFootprint::Scope::globals);
+      later.add_tree(*all[j]);
+      if (!read.reads_what_is_written_by(later)) continue;
+      throw UserError(
+          fmt::format("`{}` reads {} to drive sibling loops (a bound, or a value a loop reads), but `{}` writes it "
+                      "later in the forward kernel; the reverse kernel starts from the values the forward kernel "
+                      "left and would read the later value",
+                      print_stmt(*all[read_at], k), read.shared_location(later, k), print_stmt(*all[j], k)),
+          "do not write that data after reading it for a loop in the same kernel: write to another field, or "
+          "split the kernel");
+    }
+    PB_ASSERT(false, "a hoisted read conflicts with a later write");
   }
 
   void reorder(Block& b) {
     std::vector<Stmt*> all = b.statements();
-    auto first = std::find_if(all.begin(), all.end(), is_loop);
-    if (first == all.end() || std::count_if(first, all.end(), is_loop) < 2) return;
-    std::unordered_set<const Stmt*> needed;
-    for (auto it = first; it != all.end(); ++it) {
-      if (!is_loop(*it)) continue;
-      close_over(*it, b, needed);
-      walk(*(*it)->blocks()[0], [&](Stmt& inner) {
-        for (const Stmt* op : inner.operands())
-          if (op && op->parent() == &b && !is_loop(op) && !needed.count(op)) {
-            needed.insert(op);
-            close_over(op, b, needed);
-          }
-      });
-    }
-    std::vector<Stmt*> order(all.begin(), first);
+    auto first_it = std::find_if(all.begin(), all.end(), is_loop);
+    if (first_it == all.end() || std::count_if(first_it, all.end(), is_loop) < 2) return;
+    auto first = static_cast<size_t>(first_it - all.begin());
+    std::unordered_set<const Stmt*> needed = hoisted_after_first_loop(b, all, first);
+    std::vector<Stmt*> order(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(first));
     std::vector<Stmt*> rest;
-    for (auto it = first; it != all.end(); ++it) (needed.count(*it) ? order : rest).push_back(*it);
+    for (size_t i = first; i < all.size(); ++i) (needed.count(all[i]) ? order : rest).push_back(all[i]);
     std::vector<Stmt*> loops;
     for (Stmt* s : rest)
       if (is_loop(s)) loops.push_back(s);
@@ -91,7 +172,7 @@ PassInfo ReverseOuterLoopsPass::info() {
 }
 
 PassResult ReverseOuterLoopsPass::run(Kernel& k, const PassOptions&) {
-  Reverser r;
+  Reverser r(k);
   for (Block* b : find_independent_blocks(k)) r.ibs.insert(b);
   r.visit(k.root(), 0);
   return {r.flipped + r.reordered > 0, {{"loops_flipped", r.flipped}, {"blocks_reordered", r.reordered}}};

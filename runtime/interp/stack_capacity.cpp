@@ -18,6 +18,24 @@ int64_t stack_capacity(const ir::AdStackAllocaStmt& s, const ir::Kernel& k, cons
       throw UserError(fmt::format("argument {} is not given as a scalar", index), "add it to the inputs' \"args\"");
     return st.args[static_cast<size_t>(index)].scalar.as_i64();
   };
+  env.ndarray = [&](int index, std::span<const int64_t> idx) -> int64_t {
+    if (index < 0 || static_cast<size_t>(index) >= st.args.size() || !st.args[static_cast<size_t>(index)].is_ndarray)
+      throw UserError(fmt::format("argument {} is not given as an ndarray", index), "add it to the inputs' \"args\"");
+    const Buffer& b = st.args[static_cast<size_t>(index)].array;
+    if (idx.size() != b.shape.size())
+      throw UserError(fmt::format("ndarray argument {} has shape {} but is read with {} index(es)", index,
+                                  ir::shape_to_string(b.shape), idx.size()));
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      if (idx[d] >= b.shape[d])
+        throw UserError(fmt::format("index {} is out of bounds for axis {} of ndarray argument {} of shape {}", idx[d], d,
+                                    index, ir::shape_to_string(b.shape)),
+                        "the size bounds a loop index by more than the kernel reaches; give this kernel a fixed "
+                        "size (reverse_ad{ad_stack_size=N})");
+      off = off * b.shape[d] + idx[d];
+    }
+    return b.data[static_cast<size_t>(off)].as_i64();
+  };
   env.field = [&](const std::string& name, std::span<const int64_t> idx) -> int64_t {
     auto id = k.find_field(name);
     const Buffer* b = id ? field_bufs[static_cast<size_t>(*id)] : nullptr;

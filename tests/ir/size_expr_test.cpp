@@ -41,7 +41,9 @@ INSTANTIATE_TEST_SUITE_P(Forms, SizeTextRoundTrip,
                                            "S9place<i32>[] + 1", "max(i3 in range(0, n[]): m[i3 + 1] - m[i3])",
                                            "max(i in range(1, 4): max(j in range(0, i): i * j))",
                                            "n[] * max(i5 in range(0, n[]): n[] - i5)", "min(6 * n[], 4)",
-                                           "max(i in range(0, min(n[], 4)): m[i])"));
+                                           "max(i in range(0, min(n[], 4)): m[i])", "n[] // 2", "n[] % 3 + 1",
+                                           "(n[] + 1) // 2", "max(i in range(0, 6): m[i // 2, i % 2])", "arg(2)[1]", "arg(0)[] + arg(1)[n[], 0]",
+                                           "2 * n[] // 3"));
 
 TEST(SizeText, ParenthesesFollowTheTree) {
   EXPECT_EQ(to_string(*SizeExpr::binary(SizeOp::Mul, SizeExpr::binary(SizeOp::Add, c(1), c(2)), c(3))), "(1 + 2) * 3");
@@ -58,6 +60,20 @@ TEST(SizeText, ErrorsAreLocated) {
   EXPECT_NE(parse_error("n[] 3").find("unexpected '3'"), std::string::npos);
   EXPECT_NE(parse_error("max(i in range(0, 2) i)").find("expected ':'"), std::string::npos);
   EXPECT_NE(parse_error("2 + -3").find(":1:5: error"), std::string::npos);
+  EXPECT_NE(parse_error("n[] // 0").find("expected a positive integer after '//'"), std::string::npos);
+  EXPECT_NE(parse_error("n[] % m[]").find("expected a positive integer after '%'"), std::string::npos);
+}
+
+TEST(SizeText, DivisionAndRemainderFold) {
+  EXPECT_EQ(to_string(*fold_floordiv(c(7), 2)), "3");
+  EXPECT_EQ(to_string(*fold_mod(c(7), 2)), "1");
+  EXPECT_EQ(to_string(*fold_floordiv(n(), 1)), "n[]");
+  EXPECT_EQ(to_string(*fold_mod(n(), 1)), "0");
+  // The maximum of i // 2 over a range is at its end (non-decreasing); of i % 2 it is not.
+  auto half = SizeExpr::binary(SizeOp::FloorDiv, SizeExpr::var("i"), c(2));
+  EXPECT_EQ(to_string(*fold_max_over_range("i", c(0), n(), half)), "(n[] - 1) // 2");
+  auto rem = SizeExpr::binary(SizeOp::Mod, SizeExpr::var("i"), c(2));
+  EXPECT_EQ(to_string(*fold_max_over_range("i", c(0), n(), rem)), "max(i in range(0, n[]): i % 2)");
 }
 
 TEST(SizeFold, ConstantsAndIdentities) {
@@ -118,6 +134,19 @@ TEST(SizeEval, ArithmeticClampsAtZero) {
   EXPECT_EQ(eval("max(i in range(0, 3): m[i + 1] - m[i])", st), 5);
   EXPECT_EQ(eval("max(i in range(2, 2): m[i])", st), 0);  // empty range
   EXPECT_EQ(eval("max(i in range(0, 3): max(j in range(0, i): i * j))", st), 2);
+  EXPECT_EQ(eval("arg(0) // 2", st), 2);
+  EXPECT_EQ(eval("arg(0) % 3", st), 2);
+  EXPECT_EQ(eval("max(i in range(0, 4): m[i // 2 + i % 2])", st), 9);
+}
+
+TEST(SizeEval, NdarrayElements) {
+  FakeState st;
+  SizeEnv env = st.env();
+  env.ndarray = [](int arg, std::span<const int64_t> idx) -> int64_t {
+    return arg == 2 && idx.size() == 1 ? 10 + idx[0] : -1;
+  };
+  EXPECT_EQ(evaluate(*parse_size_expr("max(i in range(0, 3): arg(2)[i])"), env), 12);
+  EXPECT_EQ(evaluate(*parse_size_expr("arg(3)[] + 1"), env), 1);  // negative reads as 0
 }
 
 TEST(SizeEval, SaturatesAndLimitsIterations) {

@@ -92,7 +92,16 @@ kernel {
   auto r = run_text(text, {{"args", {{{"data", {1, 2, 3}}, {"grad", {0, 0, 0}}}}}});
   ASSERT_TRUE(r.state.args[0].grad);
   EXPECT_EQ(r.state.args[0].grad->data[2].as_f32(), 6.0f);
-  EXPECT_CONTAINS(run_error(text, {{"args", {{{"data", {1, 2, 3}}}}}}), "ndarray argument 0 has no gradient array");
+  // A float ndarray gets a zero gradient array when the inputs give none, like a gradient field.
+  auto zero = run_text(text, {{"args", {{{"data", {1, 2, 3}}}}}});
+  ASSERT_TRUE(zero.state.args[0].grad);
+  EXPECT_EQ(zero.state.args[0].grad->data[1].as_f32(), 4.0f);
+  // An integer ndarray has no gradient array to write.
+  std::string ints = text;
+  for (auto [from, to] : {std::pair<std::string, std::string>{"ndarray<f32", "ndarray<i32"}, {"<*f32>", "<*i32>"},
+                          {"<f32> $7", "<i32> $7"}, {"<f32> $8", "<i32> $8"}, {"<f32> $2 = const 2", "<i32> $2 = const 2"}})
+    for (size_t at = ints.find(from); at != std::string::npos; at = ints.find(from, at)) ints.replace(at, from.size(), to);
+  EXPECT_CONTAINS(run_error(ints, {{"args", {{{"data", {1, 2, 3}}}}}}), "ndarray argument 0 has no gradient array");
 }
 
 TEST(InterpControl, NestedAndReversedLoops) {

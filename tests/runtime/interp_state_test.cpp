@@ -174,7 +174,9 @@ kernel {
   EXPECT_EQ(st.fields.at("z").data.size(), 3u);  // unspecified fields start at zero
   EXPECT_EQ(st.args.at(0).scalar.as_i64(), 3);
   EXPECT_EQ(st.args.at(1).array.shape, (ir::Shape{2, 3}));
-  EXPECT_FALSE(st.args.at(1).grad.has_value());
+  ASSERT_TRUE(st.args.at(1).grad.has_value());  // a float ndarray's gradient starts at zero
+  EXPECT_EQ(st.args.at(1).grad->shape, (ir::Shape{2, 3}));
+  EXPECT_EQ(st.args.at(1).grad->data[4].as_f32(), 0.0f);
   EXPECT_CONTAINS(state_error(text, {{"fields", {{"m", {{"data", {{1, 2, 3}, {4}}}}}}}}), "ragged");
   EXPECT_CONTAINS(state_error(text, {{"args", {3}}}), "argument 1 is missing");
   EXPECT_CONTAINS(state_error(text, {{"args", {3, {{"data", {1, 2}}}}}}),
