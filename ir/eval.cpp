@@ -262,6 +262,8 @@ Value eval_unary(UnaryOp op, const Value& x, ScalarKind result) {
 }
 
 Value eval_binary(BinaryOp op, const Value& a, const Value& b, ScalarKind result) {
+  if (is_float(a.kind()) && !is_float(b.kind()))  // pow(float, integer): the exponent converts
+    return eval_binary(op, a, b.cast_to(a.kind()), result);
   if (a.kind() == ScalarKind::f32) return float_binary<float>(op, a.as_f32(), get<float>(b), result);
   if (a.kind() == ScalarKind::f64) return float_binary<double>(op, a.as_f64(), get<double>(b), result);
   if (is_float(b.kind())) needs_integers(op);

@@ -151,7 +151,9 @@ struct Rules {
     if (requires_integral(s.op) && (!is_integral(l) || !is_integral(s.rhs()->type.scalar)))
       return fail(s.lhs()->type, fmt::format("{} needs integer operands, got {} and {}", op_name(s.op), scalar_name(l),
                                              scalar_name(s.rhs()->type.scalar)));
-    if (!shift && l != s.rhs()->type.scalar)  // the message is made only when it is needed
+    // pow(float, integer): the reference's type checking keeps the base's type.
+    bool int_power = s.op == BinaryOp::pow && is_float(l) && is_integral(s.rhs()->type.scalar);
+    if (!shift && !int_power && l != s.rhs()->type.scalar)  // the message is made only when it is needed
       return fail(s.type, need_same(s.lhs(), s.rhs(), fmt::format("{} operand", op_name(s.op)).c_str()));
     if (is_comparison(s.op)) {
       // Quadrants types comparisons as u1; older Taichi dumps as i32.

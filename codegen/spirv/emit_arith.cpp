@@ -259,6 +259,7 @@ Id TaskEmitter::binary(BinaryOp op, Id a, Id b, ScalarKind k, ScalarKind rk, Sca
       return b_.op(spv::OpISub, t, {q, b_.op(spv::OpSelect, t, {adjust, ic(1), ic(0)})});
     }
     case BinaryOp::pow:
+      if (f && !ir::is_float(rk)) b = convert(b, rk, k);  // pow(float, integer)
       return f ? float_pow(a, b, k) : int_pow(a, b, k);
     case BinaryOp::atan2:
       return glsl_f32_only(*this, GLSLstd450Atan2, k, {a, b});

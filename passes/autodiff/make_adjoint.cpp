@@ -238,8 +238,12 @@ class Adjointer {
         if (dr) accumulate(r, neg(div(mul(a, l), mul(r, r))));
         return;
       case BinaryOp::pow: {
-        // d/dx x^y = y x^(y-1); d/dy x^y = log(x) x^y
-        if (dl) accumulate(l, mul(a, mul(r, b_.binary(BinaryOp::pow, l, b_.binary(BinaryOp::sub, r, constant(r, 1))))));
+        // d/dx x^y = y x^(y-1); d/dy x^y = log(x) x^y. An integer exponent has no adjoint and
+        // enters the formula converted to the base's type.
+        if (dl) {
+          Stmt* y = is_real(r) ? r : b_.cast(r, l->type.scalar);
+          accumulate(l, mul(a, mul(y, b_.binary(BinaryOp::pow, l, b_.binary(BinaryOp::sub, y, constant(y, 1))))));
+        }
         if (dr) accumulate(r, mul(a, mul(un(UnaryOp::log, l), b_.binary(BinaryOp::pow, l, r))));
         return;
       }
