@@ -435,7 +435,7 @@ kernel {
   <i32> $1 = const 2
   <*i32> $2 = global ptr [n], index [] activate=true
   <i32> $3 = global load $2
-  <i32> $4 = div $3 $1
+  <i32> $4 = bit_xor $3 $1
   <f32> $5 = const 1
   <f32> $6 = stack alloc (max_size=0)
   $7 : for in range($0, $4) block_dim=adaptive {
@@ -447,10 +447,17 @@ kernel {
   auto with = [&](const std::string& last) { return std::string(in).replace(in.find("  LAST\n"), 7, last); };
   std::string e = size_error(with(""));
   EXPECT_TRUE(has(e, "`$7 : for in range($0, $4) block_dim=adaptive`, whose bound is outside the size grammar")) << e;
-  EXPECT_TRUE(has(e, "`<i32> $4 = div $3 $1` uses div")) << e;
+  EXPECT_TRUE(has(e, "`<i32> $4 = bit_xor $3 $1` uses bit_xor")) << e;
+  // Division and remainder are in the grammar by a positive constant only.
+  std::string by_field = with("");
+  by_field.replace(by_field.find("bit_xor $3 $1"), 13, "div $3 $3");
+  EXPECT_TRUE(has(size_error(by_field), "divides by something other than a positive constant")) << size_error(by_field);
+  std::string by_constant = with("");
+  by_constant.replace(by_constant.find("bit_xor $3 $1"), 13, "floordiv $3 $1");
+  EXPECT_EQ(size_error(by_constant), "<no error>");
   // A field the kernel writes cannot bound a loop: its value at the alloc may differ.
   std::string written = with("  $9 : global store [$2 <- $1]\n");
-  written.replace(written.find("div $3 $1"), 9, "add $3 $1");
+  written.replace(written.find("bit_xor $3 $1"), 13, "add $3 $1");
   EXPECT_TRUE(has(size_error(written), "reads field 'n', which the kernel writes")) << size_error(written);
 }
 
