@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "ir/diagnostic.h"
@@ -25,6 +27,71 @@ bool depends_on_index(const Stmt* s, const Stmt* loop, std::unordered_map<const 
     for (const Stmt* op : s->operands()) d = d || depends_on_index(op, loop, memo);
   memo[s] = d;
   return d;
+}
+
+// The closed range of values an index expression takes over every iteration, when it is provably
+// bounded: a constant, the index of a loop with constant bounds (or of a struct for over a
+// declared shape), and those plus or minus a constant.
+struct IndexRange {
+  int64_t lo, hi;
+};
+
+std::optional<IndexRange> constant_of(const Stmt* s) {
+  auto* c = dyn_cast<ConstStmt>(s);
+  if (!c || !is_integral(c->value.kind())) return std::nullopt;
+  return IndexRange{c->value.as_i64(), c->value.as_i64()};
+}
+
+std::optional<IndexRange> index_range(const Kernel& k, const Stmt* s, int depth = 0) {
+  if (!s || depth > 8) return std::nullopt;
+  if (auto c = constant_of(s)) return c;
+  if (auto* li = dyn_cast<LoopIndexStmt>(s)) {
+    if (auto* f = dyn_cast<RangeForStmt>(li->loop())) {
+      auto b = constant_of(f->begin()), e = constant_of(f->end());
+      if (!b || !e) return std::nullopt;
+      if (e->lo <= b->lo) return IndexRange{b->lo, b->lo - 1};  // no iteration: an empty range
+      return IndexRange{b->lo, e->lo - 1};
+    }
+    if (auto* sf = dyn_cast<StructForStmt>(li->loop())) {
+      const Shape* shape = nullptr;
+      if (const IndexSpace* sp = k.find_space(sf->space); sp && sp->shape) shape = &*sp->shape;
+      if (auto f = k.find_field(sf->space); !shape && f && k.field(*f).shape) shape = &*k.field(*f).shape;
+      if (!shape || static_cast<size_t>(li->axis) >= shape->size()) return std::nullopt;
+      return IndexRange{0, (*shape)[static_cast<size_t>(li->axis)] - 1};
+    }
+    return std::nullopt;
+  }
+  if (auto* b = dyn_cast<BinaryOpStmt>(s); b && (b->op == BinaryOp::add || b->op == BinaryOp::sub)) {
+    auto l = index_range(k, b->lhs(), depth + 1), r = index_range(k, b->rhs(), depth + 1);
+    if (!l || !r) return std::nullopt;
+    if (b->op == BinaryOp::add) return IndexRange{l->lo + r->lo, l->hi + r->hi};
+    return IndexRange{l->lo - r->hi, l->hi - r->lo};
+  }
+  return std::nullopt;
+}
+
+bool provably_disjoint(const Kernel& k, const Stmt* a, const Stmt* b) {
+  auto x = index_range(k, a), y = index_range(k, b);
+  return x && y && (x->hi < y->lo || y->hi < x->lo);
+}
+
+// What a differentiable pointer addresses, as one key per field or ndarray argument; nullopt
+// for anything else (gradients, locals, ndarrays of unknown origin).
+std::optional<std::pair<int, int64_t>> target_of(const Kernel& k, const Stmt* ptr) {
+  if (auto* g = dyn_cast<GlobalPtrStmt>(ptr); g && is_differentiable_field(k, g->field)) return std::pair{0, g->field};
+  if (auto* e = dyn_cast<ExternalPtrStmt>(ptr); e && is_differentiable_ptr(k, e))
+    if (auto* a = dyn_cast<ArgLoadStmt>(e->base())) return std::pair{1, static_cast<int64_t>(a->arg_index)};
+  return std::nullopt;
+}
+
+std::span<Stmt* const> indices_of(const Stmt* ptr) {
+  if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) return g->indices();
+  return static_cast<const ExternalPtrStmt*>(ptr)->indices();
+}
+
+std::string target_name(const Kernel& k, const Stmt* ptr) {
+  if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) return fmt::format("field '{}'", k.field(g->field).name);
+  return fmt::format("ndarray argument {}", static_cast<const ArgLoadStmt*>(static_cast<const ExternalPtrStmt*>(ptr)->base())->arg_index);
 }
 
 // Global accesses of the loop body, not entering nested loops.
@@ -61,25 +128,31 @@ PassResult CheckGlobalRawPass::run(Kernel& k, const PassOptions&) {
     collect(*top->blocks()[0], loads, stores);
     std::unordered_map<const Stmt*, bool> memo;
     for (const Stmt* st : stores) {
-      auto* sp = dyn_cast<GlobalPtrStmt>(static_cast<const GlobalStoreStmt*>(st)->dest());
-      if (!sp || !is_differentiable_field(k, sp->field)) continue;
+      const Stmt* sp = static_cast<const GlobalStoreStmt*>(st)->dest();
+      auto written = target_of(k, sp);
+      if (!written) continue;
       for (const Stmt* ld : loads) {
-        auto* lp = dyn_cast<GlobalPtrStmt>(static_cast<const GlobalLoadStmt*>(ld)->src());
-        if (!lp || lp->field != sp->field) continue;
+        const Stmt* lp = static_cast<const GlobalLoadStmt*>(ld)->src();
+        if (target_of(k, lp) != written) continue;
         ++pairs;
-        for (size_t axis = 0; axis < sp->indices().size() && axis < lp->indices().size(); ++axis) {
-          const Stmt* si = sp->indices()[axis];
-          const Stmt* li = lp->indices()[axis];
+        auto si_all = indices_of(sp), li_all = indices_of(lp);
+        bool disjoint = false;
+        for (size_t axis = 0; axis < si_all.size() && axis < li_all.size() && !disjoint; ++axis)
+          disjoint = provably_disjoint(k, si_all[axis], li_all[axis]);
+        if (disjoint) continue;
+        for (size_t axis = 0; axis < si_all.size() && axis < li_all.size(); ++axis) {
+          const Stmt* si = si_all[axis];
+          const Stmt* li = li_all[axis];
           bool sd = depends_on_index(si, loop, memo), ld_dep = depends_on_index(li, loop, memo);
           bool conflict = (sd && ld_dep && si != li) || (sd != ld_dep);
           if (!conflict) continue;
           throw UserError(
-              fmt::format("field '{}' is written at one index and read at another in the same loop (axis {}): "
+              fmt::format("{} is written at one index and read at another in the same loop (axis {}): "
                           "the reverse pass would read values the forward pass overwrote\n  write: `{}` through `{}`\n "
                           " read:  `{}` through `{}`",
-                          k.field(sp->field).name, axis, print_stmt(*st, k), print_stmt(*sp, k), print_stmt(*ld, k),
+                          target_name(k, sp), axis, print_stmt(*st, k), print_stmt(*sp, k), print_stmt(*ld, k),
                           print_stmt(*lp, k)),
-              "read and write the field at the same index expression, or write the result to a separate field");
+              "read and write the element at the same index expression, or write the result to a separate field");
         }
       }
     }
