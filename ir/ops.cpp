@@ -10,7 +10,7 @@ namespace pb::ir {
 
 std::string_view op_name(UnaryOp op) {
   switch (op) {
-#define PB_X(name, spelling) PB_NAME_CASE(UnaryOp, name, spelling)
+#define PB_X(name, spelling, gradient) PB_NAME_CASE(UnaryOp, name, spelling)
     PB_UNARY_OPS(PB_X)
 #undef PB_X
   }
@@ -18,7 +18,7 @@ std::string_view op_name(UnaryOp op) {
 }
 std::string_view op_name(BinaryOp op) {
   switch (op) {
-#define PB_X(name, spelling) PB_NAME_CASE(BinaryOp, name, spelling)
+#define PB_X(name, spelling, gradient) PB_NAME_CASE(BinaryOp, name, spelling)
     PB_BINARY_OPS(PB_X)
 #undef PB_X
   }
@@ -34,14 +34,14 @@ std::string_view op_name(AtomicOp op) {
 }
 
 std::optional<UnaryOp> unary_op_from_name(std::string_view s) {
-#define PB_X(name, spelling) PB_FROM_NAME(UnaryOp, name, spelling)
+#define PB_X(name, spelling, gradient) PB_FROM_NAME(UnaryOp, name, spelling)
   PB_UNARY_OPS(PB_X)
 #undef PB_X
   if (s == "reinterpret_cast") return UnaryOp::cast_bits;  // spelling used by some dumps
   return std::nullopt;
 }
 std::optional<BinaryOp> binary_op_from_name(std::string_view s) {
-#define PB_X(name, spelling) PB_FROM_NAME(BinaryOp, name, spelling)
+#define PB_X(name, spelling, gradient) PB_FROM_NAME(BinaryOp, name, spelling)
   PB_BINARY_OPS(PB_X)
 #undef PB_X
   return std::nullopt;
@@ -51,6 +51,27 @@ std::optional<AtomicOp> atomic_op_from_name(std::string_view s) {
   PB_ATOMIC_OPS(PB_X)
 #undef PB_X
   return std::nullopt;
+}
+
+Gradient gradient_of(UnaryOp op) {
+  switch (op) {
+#define PB_X(name, spelling, gradient) \
+  case UnaryOp::name:                  \
+    return Gradient::gradient;
+    PB_UNARY_OPS(PB_X)
+#undef PB_X
+  }
+  return Gradient::none;
+}
+Gradient gradient_of(BinaryOp op) {
+  switch (op) {
+#define PB_X(name, spelling, gradient) \
+  case BinaryOp::name:                 \
+    return Gradient::gradient;
+    PB_BINARY_OPS(PB_X)
+#undef PB_X
+  }
+  return Gradient::none;
 }
 
 bool is_comparison(BinaryOp op) {

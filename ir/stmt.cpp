@@ -13,29 +13,13 @@ static_assert(sizeof(Stmt) == 112, "Stmt grew; check the layout budget");
 
 std::string_view kind_name(StmtKind k) {
   switch (k) {
-#define PB_X(Name, text) \
+#define PB_X(Name, text, traits) \
   case StmtKind::Name:   \
     return text;
     PB_STMT_KINDS(PB_X)
 #undef PB_X
   }
   return "?";
-}
-
-bool computed_from_operands(StmtKind k) {
-  switch (k) {
-    case StmtKind::Const:
-    case StmtKind::ArgLoad:
-    case StmtKind::UnaryOp:
-    case StmtKind::BinaryOp:
-    case StmtKind::TernaryOp:
-    case StmtKind::GlobalPtr:
-    case StmtKind::ExternalPtr:
-    case StmtKind::LoopIndex:
-      return true;
-    default:
-      return false;
-  }
 }
 
 Block* BlockList::at(size_t i) const {

@@ -205,4 +205,8 @@ class Block {
 // True if `outer` is `inner` or encloses it.
 bool block_encloses(const Block* outer, const Block* inner);
 
+// The kind traits of ir/stmt_kinds.h, for a statement (false for nullptr).
+inline bool is_loop(const Stmt* s) { return s && is_loop(s->kind()); }
+inline bool is_counted_loop(const Stmt* s) { return s && is_counted_loop(s->kind()); }
+
 }  // namespace pb::ir

@@ -8,48 +8,68 @@
 
 namespace pb::ir {
 
-// X(ClassPrefix, json/display name)
-#define PB_STMT_KINDS(X)                     \
-  X(Const, "const")                          \
-  X(ArgLoad, "argload")                      \
-  X(Alloca, "alloca")                        \
-  X(LocalLoad, "local_load")                 \
-  X(LocalStore, "local_store")               \
-  X(GlobalPtr, "global_ptr")                 \
-  X(ExternalPtr, "external_ptr")             \
-  X(GlobalLoad, "global_load")               \
-  X(GlobalStore, "global_store")             \
-  X(AtomicOp, "atomic")                      \
-  X(UnaryOp, "unary")                        \
-  X(BinaryOp, "binary")                      \
-  X(TernaryOp, "select")                     \
-  X(If, "if")                                \
-  X(RangeFor, "range_for")                   \
-  X(StructFor, "struct_for")                 \
-  X(LoopIndex, "loop_index")                 \
-  X(While, "while")                          \
-  X(WhileControl, "while_control")           \
-  X(Continue, "continue")                    \
-  X(AdStackAlloca, "stack_alloc")            \
-  X(AdStackPush, "stack_push")               \
-  X(AdStackPop, "stack_pop")                 \
-  X(AdStackLoadTop, "stack_load_top")        \
-  X(AdStackLoadTopAdj, "stack_load_top_adj") \
-  X(AdStackAccAdjoint, "stack_acc_adj")      \
-  X(Print, "print")                          \
-  X(Assert, "assert")
+// Traits a kind has, declared with it in the list below and read through the predicates after it.
+enum StmtTraits : uint8_t {
+  kNoTraits = 0,
+  // The result is a function of the attributes and operand values alone: no memory read, no side
+  // effect. simplify merges equal ones; backup_ssa recomputes them where reverse code needs them.
+  kComputedFromOperands = 1,
+  kLoop = 2,         // runs its body any number of times (range for, struct for, while)
+  kCountedLoop = 4,  // a loop over an index space, with loop indices (range for, struct for)
+};
+
+// X(ClassPrefix, json/display name, traits)
+#define PB_STMT_KINDS(X) \
+  X(Const, "const", kComputedFromOperands)              \
+  X(ArgLoad, "argload", kComputedFromOperands)          \
+  X(Alloca, "alloca", kNoTraits)                        \
+  X(LocalLoad, "local_load", kNoTraits)                 \
+  X(LocalStore, "local_store", kNoTraits)               \
+  X(GlobalPtr, "global_ptr", kComputedFromOperands)     \
+  X(ExternalPtr, "external_ptr", kComputedFromOperands) \
+  X(GlobalLoad, "global_load", kNoTraits)               \
+  X(GlobalStore, "global_store", kNoTraits)             \
+  X(AtomicOp, "atomic", kNoTraits)                      \
+  X(UnaryOp, "unary", kComputedFromOperands)            \
+  X(BinaryOp, "binary", kComputedFromOperands)          \
+  X(TernaryOp, "select", kComputedFromOperands)         \
+  X(If, "if", kNoTraits)                                \
+  X(RangeFor, "range_for", kLoop | kCountedLoop)        \
+  X(StructFor, "struct_for", kLoop | kCountedLoop)      \
+  X(LoopIndex, "loop_index", kComputedFromOperands)     \
+  X(While, "while", kLoop)                              \
+  X(WhileControl, "while_control", kNoTraits)           \
+  X(Continue, "continue", kNoTraits)                    \
+  X(AdStackAlloca, "stack_alloc", kNoTraits)            \
+  X(AdStackPush, "stack_push", kNoTraits)               \
+  X(AdStackPop, "stack_pop", kNoTraits)                 \
+  X(AdStackLoadTop, "stack_load_top", kNoTraits)        \
+  X(AdStackLoadTopAdj, "stack_load_top_adj", kNoTraits) \
+  X(AdStackAccAdjoint, "stack_acc_adj", kNoTraits)      \
+  X(Print, "print", kNoTraits)                          \
+  X(Assert, "assert", kNoTraits)
 
 enum class StmtKind : uint8_t {
-#define PB_X(Name, text) Name,
+#define PB_X(Name, text, traits) Name,
   PB_STMT_KINDS(PB_X)
 #undef PB_X
 };
 
 std::string_view kind_name(StmtKind k);
 
-// Kinds whose result is a function of their attributes and operand values alone: no memory
-// read, no side effect (constants, arguments, arithmetic, select, pointers, loop indices).
-// simplify merges equal ones; backup_ssa recomputes them where the reverse code needs them.
-bool computed_from_operands(StmtKind k);
+constexpr uint8_t traits_of(StmtKind k) {
+  switch (k) {
+#define PB_X(Name, text, traits) \
+  case StmtKind::Name:           \
+    return traits;
+    PB_STMT_KINDS(PB_X)
+#undef PB_X
+  }
+  return kNoTraits;
+}
+
+constexpr bool computed_from_operands(StmtKind k) { return traits_of(k) & kComputedFromOperands; }
+constexpr bool is_loop(StmtKind k) { return traits_of(k) & kLoop; }
+constexpr bool is_counted_loop(StmtKind k) { return traits_of(k) & kCountedLoop; }
 
 }  // namespace pb::ir

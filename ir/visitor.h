@@ -13,7 +13,7 @@ namespace pb::ir {
 template <class F>
 decltype(auto) visit(Stmt& s, F&& f) {
   switch (s.kind()) {
-#define PB_X(Name, text) \
+#define PB_X(Name, text, traits) \
   case StmtKind::Name:   \
     return std::forward<F>(f)(static_cast<Name##Stmt&>(s));
     PB_STMT_KINDS(PB_X)
@@ -25,7 +25,7 @@ decltype(auto) visit(Stmt& s, F&& f) {
 template <class F>
 decltype(auto) visit(const Stmt& s, F&& f) {
   switch (s.kind()) {
-#define PB_X(Name, text) \
+#define PB_X(Name, text, traits) \
   case StmtKind::Name:   \
     return std::forward<F>(f)(static_cast<const Name##Stmt&>(s));
     PB_STMT_KINDS(PB_X)

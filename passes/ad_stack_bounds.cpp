@@ -106,7 +106,6 @@ bool encloses(const Stmt* container, const Stmt* s) {
   return false;
 }
 
-bool is_loop(const Stmt* s) { return isa<RangeForStmt>(s) || isa<StructForStmt>(s); }
 
 }  // namespace
 
@@ -179,7 +178,7 @@ std::pair<SizeExprPtr, SizeExprPtr> BoundBuilder::index_range(const Stmt& loop, 
 
 SizeExprPtr BoundBuilder::over_loops_not_enclosing(SizeExprPtr e, const Stmt* from, const Stmt* to) {
   for (const Stmt* p = from->parent_stmt(); p && !encloses(p, to); p = p->parent_stmt()) {
-    if (!is_loop(p)) continue;
+    if (!is_counted_loop(p)) continue;
     for (int axis = 0; axis < rank(*p); ++axis) {
       std::string v = var_name(*p, axis);
       if (!mentions(*e, v)) continue;

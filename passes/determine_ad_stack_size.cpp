@@ -131,7 +131,7 @@ class StackSizer {
     Exits outside;  // leaving the alloc's own block ends the stack's life
     Depth peak = walk(stack_.parent(), stack_.position, Depth{}, outside).peak.value_or(Depth{});
     for (const Stmt* p = stack_.parent_stmt(); p; p = p->parent_stmt())
-      if (isa<RangeForStmt>(p) || isa<StructForStmt>(p)) peak = bind_loop_vars(peak, *p);
+      if (is_counted_loop(p)) peak = bind_loop_vars(peak, *p);
     return detail::to_expr(peak);
   }
 
@@ -169,7 +169,7 @@ class StackSizer {
         Paths f = i->false_block ? walk(i->false_block.get(), 0, d, exits) : Paths{d, d};
         d = join(t.end, f.end);
         peak = join(peak, join(t.peak, f.peak));
-      } else if (isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s)) {
+      } else if (is_loop(s)) {
         Paths l = loop(*s, *d, exits);
         d = l.end;
         peak = join(peak, l.peak);

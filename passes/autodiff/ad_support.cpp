@@ -11,39 +11,8 @@ using namespace ir;
 
 bool is_real(const Stmt* s) { return s && s->type.known() && is_float(s->type.scalar); }
 
-bool is_nonlinear(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::abs:
-    case UnaryOp::sin:
-    case UnaryOp::cos:
-    case UnaryOp::tan:
-    case UnaryOp::tanh:
-    case UnaryOp::asin:
-    case UnaryOp::acos:
-    case UnaryOp::exp:
-    case UnaryOp::log:
-    case UnaryOp::sqrt:
-    case UnaryOp::rsqrt:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_nonlinear(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::mul:
-    case BinaryOp::div:
-    case BinaryOp::pow:
-    case BinaryOp::atan2:
-    case BinaryOp::min:
-    case BinaryOp::max:
-    case BinaryOp::mod:  // float: d/dy reads x and y
-      return true;
-    default:
-      return false;
-  }
-}
+bool is_nonlinear(UnaryOp op) { return gradient_of(op) == Gradient::nonlinear; }
+bool is_nonlinear(BinaryOp op) { return gradient_of(op) == Gradient::nonlinear; }
 
 SlotSet required_operand_slots(const Stmt& s) {
   SlotSet slots;
@@ -74,10 +43,6 @@ SlotSet required_operand_slots(const Stmt& s) {
   }
   return slots;
 }
-
-namespace {
-bool is_loop(const Stmt* s) { return isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s); }
-}  // namespace
 
 int loop_depth_in(const Stmt& s, const Block& ib) {
   int depth = 0;

@@ -99,7 +99,7 @@ void collect(const Block& b, std::vector<const Stmt*>& loads, std::vector<const 
   for (const Stmt* s : b) {
     if (isa<GlobalLoadStmt>(s)) loads.push_back(s);
     if (isa<GlobalStoreStmt>(s)) stores.push_back(s);
-    if (isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s)) continue;
+    if (is_loop(s)) continue;
     if (s->is_container())
       for (const Block* child : s->blocks())
         if (child) collect(*child, loads, stores);

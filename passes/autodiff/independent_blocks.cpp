@@ -57,7 +57,6 @@ bool contains_range_for(const Block& b) {
   return found;
 }
 
-bool is_loop(const Stmt* s) { return isa<RangeForStmt>(s) || isa<StructForStmt>(s) || isa<WhileStmt>(s); }
 
 // The local (alloca or stack) a statement reads or writes as a variable, or nullptr.
 const Stmt* local_accessed(const Stmt& s) {

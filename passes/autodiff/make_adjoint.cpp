@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/assert.h"
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
@@ -172,9 +173,11 @@ class Adjointer {
   // they never read forward values nothing needs (x in x * c).
   static bool wants_adjoint(const Stmt* x) { return is_real(x) && !isa<ConstStmt>(x); }
 
+  // One formula per op declared to pass a gradient (ir/ops.h); the switches list every op, so a
+  // new op without a formula here or a `none` declaration there does not compile.
   void reverse_unary(UnaryOpStmt& s, Stmt* a) {
     Stmt* x = s.x();
-    if (!wants_adjoint(x)) return;
+    if (!wants_adjoint(x) || gradient_of(s.op) == Gradient::none) return;
     switch (s.op) {
       case UnaryOp::neg:
         return accumulate(x, neg(a));
@@ -210,8 +213,14 @@ class Adjointer {
       case UnaryOp::cast_value:
         if (is_real(x)) accumulate(x, b_.cast(a, x->type.scalar));
         return;
-      default:
-        return;  // sgn, floor, ceil, round, logic_not, bit_not, bit casts: no gradient
+      case UnaryOp::sgn:
+      case UnaryOp::floor:
+      case UnaryOp::ceil:
+      case UnaryOp::round:
+      case UnaryOp::logic_not:
+      case UnaryOp::bit_not:
+      case UnaryOp::cast_bits:
+        PB_ASSERT(false, "an op declared without gradient has no formula");
     }
   }
 
@@ -219,7 +228,7 @@ class Adjointer {
     Stmt* l = s.lhs();
     Stmt* r = s.rhs();
     bool dl = wants_adjoint(l), dr = wants_adjoint(r);
-    if (!dl && !dr) return;
+    if ((!dl && !dr) || gradient_of(s.op) == Gradient::none) return;
     switch (s.op) {
       case BinaryOp::add:
         if (dl) accumulate(l, a);
@@ -275,64 +284,102 @@ class Adjointer {
         if (dr) accumulate(r, b_.select(other_wins, a, zero));
         return;
       }
-      default:
-        return;  // comparisons, integer, bit and logical ops: no gradient
+      case BinaryOp::floordiv:
+      case BinaryOp::cmp_lt:
+      case BinaryOp::cmp_le:
+      case BinaryOp::cmp_gt:
+      case BinaryOp::cmp_ge:
+      case BinaryOp::cmp_eq:
+      case BinaryOp::cmp_ne:
+      case BinaryOp::bit_and:
+      case BinaryOp::bit_or:
+      case BinaryOp::bit_xor:
+      case BinaryOp::bit_shl:
+      case BinaryOp::bit_shr:
+      case BinaryOp::bit_sar:
+      case BinaryOp::logical_and:
+      case BinaryOp::logical_or:
+        PB_ASSERT(false, "an op declared without gradient has no formula");
     }
   }
 
+  // The reverse of one forward statement, by kind: every kind has an overload below, so a new
+  // kind without one does not compile.
   void reverse(Stmt* s) {
-    if (auto* u = dyn_cast<UnaryOpStmt>(s)) {
-      if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) reverse_unary(*u, a);
-    } else if (auto* bin = dyn_cast<BinaryOpStmt>(s)) {
-      if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) reverse_binary(*bin, a);
-    } else if (auto* t = dyn_cast<TernaryOpStmt>(s)) {
-      if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) {
-        Stmt* zero = constant(s, 0);
-        accumulate(t->a(), b_.select(t->cond(), a, zero));
-        accumulate(t->b(), b_.select(t->cond(), zero, a));
-      }
-    } else if (auto* ld = dyn_cast<LocalLoadStmt>(s)) {
-      if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) accumulate(ld->src(), a);
-    } else if (auto* st = dyn_cast<LocalStoreStmt>(s)) {
-      if (Stmt* adj = is_real(st->val()) ? local_adjoint(*st, st->dest()) : nullptr) {
-        accumulate(st->val(), b_.local_load(adj));
-        b_.local_store(adj, constant(st->val(), 0));
-      }
-    } else if (auto* gl = dyn_cast<GlobalLoadStmt>(s)) {
-      reverse_global_load(*gl);
-    } else if (auto* gs = dyn_cast<GlobalStoreStmt>(s)) {
-      if (is_differentiable_ptr(k_, gs->dest())) {
-        Stmt* gp = gradient_ptr(gs->dest());
-        accumulate(gs->val(), b_.global_load(gp));
-        b_.global_store(gp, constant(gs->val(), 0));
-        erase_.push_back(gs);
-      }
-    } else if (auto* at = dyn_cast<AtomicOpStmt>(s)) {
-      reverse_atomic(*at);
-    } else if (auto* i = dyn_cast<IfStmt>(s)) {
-      reverse_if(*i);
-    } else if (auto* f = dyn_cast<RangeForStmt>(s)) {
-      reverse_loop(*f);
-    } else if (isa<StructForStmt>(s)) {
-      reject(k_, *s, "a struct for inside an independent block",
-             "struct fors are the kernel's parallel dimension: keep them at the top level");
-    } else if (isa<WhileStmt>(s) || isa<WhileControlStmt>(s) || isa<ContinueStmt>(s)) {
-      reject(k_, *s, "while loops and continue have no reverse (their trip count is data-dependent)",
-             "rewrite the loop as a range-for with a bound, and continue as an if around the rest of the body");
-    } else if (auto* top = dyn_cast<AdStackLoadTopStmt>(s)) {
-      if (Stmt* a = is_real(s) ? adjoint_value(s) : nullptr) b_.stack_acc_adj(top->stack(), a);
-    } else if (auto* push = dyn_cast<AdStackPushStmt>(s)) {
-      // The pushed value's adjoint is what accumulated at the top; then the top goes away, so
-      // the reverse code before this point sees the stack as the forward code did.
-      if (is_real(push->val()) && !isa<ConstStmt>(push->val()))
-        accumulate(push->val(), b_.stack_load_top_adj(push->stack()));
-      b_.stack_pop(push->stack());
-    } else if (isa<AdStackPopStmt>(s) || isa<AdStackLoadTopAdjStmt>(s) || isa<AdStackAccAdjointStmt>(s)) {
-      reject(k_, *s, "the forward kernel already contains reverse-mode stack statements (pop, adjoint access)",
-             "give make_adjoint the forward kernel, not one it already differentiated");
-    }
-    // const, argload, alloca, pointers, loop index, print, assert: nothing to do
+    visit(*s, [&](auto& t) { reverse_stmt(t); });
   }
+
+  void reverse_stmt(UnaryOpStmt& s) {
+    if (Stmt* a = is_real(&s) ? adjoint_value(&s) : nullptr) reverse_unary(s, a);
+  }
+  void reverse_stmt(BinaryOpStmt& s) {
+    if (Stmt* a = is_real(&s) ? adjoint_value(&s) : nullptr) reverse_binary(s, a);
+  }
+  void reverse_stmt(TernaryOpStmt& s) {
+    if (Stmt* a = is_real(&s) ? adjoint_value(&s) : nullptr) {
+      Stmt* zero = constant(&s, 0);
+      accumulate(s.a(), b_.select(s.cond(), a, zero));
+      accumulate(s.b(), b_.select(s.cond(), zero, a));
+    }
+  }
+  void reverse_stmt(LocalLoadStmt& s) {
+    if (Stmt* a = is_real(&s) ? adjoint_value(&s) : nullptr) accumulate(s.src(), a);
+  }
+  void reverse_stmt(LocalStoreStmt& s) {
+    if (Stmt* adj = is_real(s.val()) ? local_adjoint(s, s.dest()) : nullptr) {
+      accumulate(s.val(), b_.local_load(adj));
+      b_.local_store(adj, constant(s.val(), 0));
+    }
+  }
+  void reverse_stmt(GlobalLoadStmt& s) { reverse_global_load(s); }
+  void reverse_stmt(GlobalStoreStmt& s) {
+    if (!is_differentiable_ptr(k_, s.dest())) return;
+    Stmt* gp = gradient_ptr(s.dest());
+    accumulate(s.val(), b_.global_load(gp));
+    b_.global_store(gp, constant(s.val(), 0));
+    erase_.push_back(&s);
+  }
+  void reverse_stmt(AtomicOpStmt& s) { reverse_atomic(s); }
+  void reverse_stmt(IfStmt& s) { reverse_if(s); }
+  void reverse_stmt(RangeForStmt& s) { reverse_loop(s); }
+  void reverse_stmt(StructForStmt& s) {
+    reject(k_, s, "a struct for inside an independent block",
+           "struct fors are the kernel's parallel dimension: keep them at the top level");
+  }
+  void reverse_stmt(WhileStmt& s) { reject_while(s); }
+  void reverse_stmt(WhileControlStmt& s) { reject_while(s); }
+  void reverse_stmt(ContinueStmt& s) { reject_while(s); }
+  void reject_while(const Stmt& s) {
+    reject(k_, s, "while loops and continue have no reverse (their trip count is data-dependent)",
+           "rewrite the loop as a range-for with a bound, and continue as an if around the rest of the body");
+  }
+  void reverse_stmt(AdStackLoadTopStmt& s) {
+    if (Stmt* a = is_real(&s) ? adjoint_value(&s) : nullptr) b_.stack_acc_adj(s.stack(), a);
+  }
+  void reverse_stmt(AdStackPushStmt& s) {
+    // The pushed value's adjoint is what accumulated at the top; then the top goes away, so the
+    // reverse code before this point sees the stack as the forward code did.
+    if (is_real(s.val()) && !isa<ConstStmt>(s.val())) accumulate(s.val(), b_.stack_load_top_adj(s.stack()));
+    b_.stack_pop(s.stack());
+  }
+  void reverse_stmt(AdStackPopStmt& s) { reject_reverse_stack_op(s); }
+  void reverse_stmt(AdStackLoadTopAdjStmt& s) { reject_reverse_stack_op(s); }
+  void reverse_stmt(AdStackAccAdjointStmt& s) { reject_reverse_stack_op(s); }
+  void reject_reverse_stack_op(const Stmt& s) {
+    reject(k_, s, "the forward kernel already contains reverse-mode stack statements (pop, adjoint access)",
+           "give make_adjoint the forward kernel, not one it already differentiated");
+  }
+  // No reverse code: values with no adjoint of their own, addresses, scopes and side effects the
+  // reverse pass does not repeat.
+  void reverse_stmt(ConstStmt&) {}
+  void reverse_stmt(ArgLoadStmt&) {}
+  void reverse_stmt(AllocaStmt&) {}
+  void reverse_stmt(GlobalPtrStmt&) {}
+  void reverse_stmt(ExternalPtrStmt&) {}
+  void reverse_stmt(LoopIndexStmt&) {}
+  void reverse_stmt(AdStackAllocaStmt&) {}
+  void reverse_stmt(PrintStmt&) {}
+  void reverse_stmt(AssertStmt&) {}
 
   void reverse_global_load(GlobalLoadStmt& s) {
     Stmt* a = is_real(&s) ? adjoint_value(&s) : nullptr;

@@ -18,7 +18,6 @@ using namespace ir;
 
 namespace {
 
-bool is_loop(const Stmt* s) { return isa<RangeForStmt>(s) || isa<StructForStmt>(s); }
 
 struct Reverser {
   explicit Reverser(const Kernel& kernel) : k(kernel) {}
@@ -61,7 +60,7 @@ struct Reverser {
     std::vector<const Stmt*> work;
     auto need_operands_of = [&](const Stmt& s) {
       for (const Stmt* op : s.operands())
-        if (op && op->parent() == &b && !is_loop(op) && needed.insert(op).second) work.push_back(op);
+        if (op && op->parent() == &b && !is_counted_loop(op) && needed.insert(op).second) work.push_back(op);
     };
     auto close = [&](const Stmt& root) {
       work.push_back(&root);
@@ -75,7 +74,7 @@ struct Reverser {
       }
     };
     for (size_t i = first; i < all.size(); ++i)
-      if (is_loop(all[i])) close(*all[i]);
+      if (is_counted_loop(all[i])) close(*all[i]);
 
     // Footprints of what lies after the statement being looked at: of the needed statements
     // (locals and globals apart), and of everything (globals).
@@ -85,7 +84,7 @@ struct Reverser {
       MemoryFootprint locals(Scope::locals), globals(Scope::globals);
       locals.add_tree(*s);
       globals.add_tree(*s);
-      if (is_loop(s)) {
+      if (is_counted_loop(s)) {
         if (locals.conflicts(needed_locals)) reject_order(all, i, Scope::locals);
       } else {
         if (!needed.count(s) && (locals.conflicts(needed_locals) || globals.conflicts(needed_globals))) {
@@ -109,7 +108,7 @@ struct Reverser {
     for (size_t j = loop_at + 1; j < all.size(); ++j) {
       MemoryFootprint f(scope);
       f.add_tree(*all[j]);
-      if (is_loop(all[j]) || !f.conflicts(loop)) continue;
+      if (is_counted_loop(all[j]) || !f.conflicts(loop)) continue;
       throw UserError(
           fmt::format("cannot run these sibling loops in reverse order: `{}` must run before every loop of its block "
                       "(a later loop reads it), but it touches {}, which the earlier loop `{}` also touches, so "
@@ -140,8 +139,8 @@ struct Reverser {
 
   void reorder(Block& b) {
     std::vector<Stmt*> all = b.statements();
-    auto first_it = std::find_if(all.begin(), all.end(), is_loop);
-    if (first_it == all.end() || std::count_if(first_it, all.end(), is_loop) < 2) return;
+    auto first_it = std::find_if(all.begin(), all.end(), [](const Stmt* s) { return is_counted_loop(s); });
+    if (first_it == all.end() || std::count_if(first_it, all.end(), [](const Stmt* s) { return is_counted_loop(s); }) < 2) return;
     auto first = static_cast<size_t>(first_it - all.begin());
     std::unordered_set<const Stmt*> needed = hoisted_after_first_loop(b, all, first);
     std::vector<Stmt*> order(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(first));
@@ -149,10 +148,10 @@ struct Reverser {
     for (size_t i = first; i < all.size(); ++i) (needed.count(all[i]) ? order : rest).push_back(all[i]);
     std::vector<Stmt*> loops;
     for (Stmt* s : rest)
-      if (is_loop(s)) loops.push_back(s);
+      if (is_counted_loop(s)) loops.push_back(s);
     std::reverse(loops.begin(), loops.end());
     size_t next_loop = 0;
-    for (Stmt* s : rest) order.push_back(is_loop(s) ? loops[next_loop++] : s);
+    for (Stmt* s : rest) order.push_back(is_counted_loop(s) ? loops[next_loop++] : s);
     for (Stmt* s : all) (void)b.detach(s).release();  // re-linked below in the new order
     for (Stmt* s : order) b.push_back(std::unique_ptr<Stmt>(s));
     ++reordered;
