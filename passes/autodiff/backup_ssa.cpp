@@ -76,12 +76,15 @@ class Backup {
         users_(std::move(ib.statements)) {}
 
   void run() {
-    for (Stmt* user : users_)
+    for (Stmt* user : users_) {
+      at_anchor_.clear();
+      reads_stack_at_anchor_.clear();
       for (size_t i = 0; i < user->num_operands(); ++i) {
         Stmt* op = user->operand(i);
         if (!op || dominates(op, user) || isa<LoopIndexStmt>(user)) continue;
         user->set_operand(i, materialize(op, user));
       }
+    }
   }
 
  private:
@@ -106,11 +109,18 @@ class Backup {
 
   // Whether recomputing `s` before `anchor` would read a stack top: `s` itself, or an operand
   // that would be recomputed too (one that does not dominate `anchor`).
-  bool reads_stack(const Stmt* s, const Stmt* anchor, int depth = 0) const {
+  // Memoized per anchor, so a value shared by many later values is looked at once.
+  bool reads_stack(const Stmt* s, const Stmt* anchor, int depth = 0) {
     if (isa<AdStackLoadTopStmt>(s) || depth > 64) return true;  // deep chains: spilling is always correct
+    if (auto it = reads_stack_at_anchor_.find(s); it != reads_stack_at_anchor_.end()) return it->second;
+    bool reads = false;
     for (const Stmt* o : s->operands())
-      if (o && !dominates(o, anchor) && reads_stack(o, anchor, depth + 1)) return true;
-    return false;
+      if (o && !dominates(o, anchor) && reads_stack(o, anchor, depth + 1)) {
+        reads = true;
+        break;
+      }
+    reads_stack_at_anchor_[s] = reads;
+    return reads;
   }
 
   // The reversed clone of `loop` that encloses `anchor`: make_adjoint mirrors loop nesting, so it
@@ -132,7 +142,30 @@ class Backup {
     return nullptr;
   }
 
+  // A value recomputed at most once per anchor, and once per anchor block when what it reads
+  // cannot change within the block (no stack top): the clone made before an earlier anchor of
+  // the same block dominates every later one. Without this a value shared by two later values
+  // was cloned once per path: 2^n clones for n chained squarings.
   Stmt* materialize(Stmt* op, Stmt* anchor) {
+    if (auto it = at_anchor_.find(op); it != at_anchor_.end()) {
+      read_stack_ = read_stack_ || reads_stack_top_.count(it->second);
+      return it->second;
+    }
+    if (auto it = in_block_.find({op, anchor->parent()}); it != in_block_.end()) return it->second;
+    bool stack_before = read_stack_;
+    read_stack_ = false;
+    Stmt* value = materialize_once(op, anchor);
+    at_anchor_[op] = value;
+    if (read_stack_)
+      reads_stack_top_.insert(value);
+    else if (value->parent() == anchor->parent())
+      in_block_[{op, anchor->parent()}] = value;
+    read_stack_ = read_stack_ || stack_before;
+    return value;
+  }
+
+  Stmt* materialize_once(Stmt* op, Stmt* anchor) {
+    if (isa<AdStackLoadTopStmt>(op) || isa<AdStackAllocaStmt>(op)) read_stack_ = true;
     if (isa<AdStackAllocaStmt>(op))
       throw UserError(
           fmt::format("the reverse code uses the stack `{}`, which is declared in a loop or branch it is outside of",
@@ -185,6 +218,16 @@ class Backup {
   std::unordered_set<FieldId> written_;
   std::vector<Stmt*> users_;  // the IB in pre-order, before any rewrite
   std::unordered_map<const Stmt*, Stmt*> spills_;
+  struct PairHash {
+    size_t operator()(const std::pair<const Stmt*, const Block*>& p) const {
+      return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
+    }
+  };
+  std::unordered_map<const Stmt*, Stmt*> at_anchor_;  // values made for the current anchor
+  std::unordered_map<std::pair<const Stmt*, const Block*>, Stmt*, PairHash> in_block_;  // stack-free clones
+  std::unordered_map<const Stmt*, bool> reads_stack_at_anchor_;
+  std::unordered_set<const Stmt*> reads_stack_top_;  // values made that read a stack top
+  bool read_stack_ = false;  // the value being made reads a stack top somewhere in its tree
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "passes/autodiff/eliminate_recomputable_pushes.h"
 
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/visitor.h"
@@ -30,8 +31,21 @@ struct KernelScan {
   }
 };
 
-bool recomputable(const Stmt* s, const std::unordered_set<FieldId>& written, int depth = 0) {
+bool recomputable_uncached(const Stmt* s, const std::unordered_set<FieldId>& written,
+                           std::unordered_map<const Stmt*, bool>& memo, int depth);
+
+// Memoized: a value shared by several later values (a DAG) is looked at once, not once per path.
+bool recomputable(const Stmt* s, const std::unordered_set<FieldId>& written,
+                  std::unordered_map<const Stmt*, bool>& memo, int depth = 0) {
   if (!s || depth > 64) return false;
+  if (auto it = memo.find(s); it != memo.end()) return it->second;
+  bool r = recomputable_uncached(s, written, memo, depth);
+  memo[s] = r;
+  return r;
+}
+
+bool recomputable_uncached(const Stmt* s, const std::unordered_set<FieldId>& written,
+                           std::unordered_map<const Stmt*, bool>& memo, int depth) {
   switch (s->kind()) {
     case StmtKind::Const:
     case StmtKind::ArgLoad:
@@ -43,13 +57,13 @@ bool recomputable(const Stmt* s, const std::unordered_set<FieldId>& written, int
     case StmtKind::BinaryOp:
     case StmtKind::TernaryOp:
       for (Stmt* o : s->operands())
-        if (!recomputable(o, written, depth + 1)) return false;
+        if (!recomputable(o, written, memo, depth + 1)) return false;
       return true;
     case StmtKind::GlobalLoad: {
       auto* g = dyn_cast<GlobalPtrStmt>(static_cast<const GlobalLoadStmt*>(s)->src());
       if (!g || written.count(g->field)) return false;
       for (Stmt* o : g->operands())
-        if (!recomputable(o, written, depth + 1)) return false;
+        if (!recomputable(o, written, memo, depth + 1)) return false;
       return true;
     }
     default:
@@ -123,8 +137,9 @@ int64_t eliminate_recomputable_pushes(Kernel& k) {
   int64_t dropped = 0;
   for (bool changed = true; changed;) {
     changed = false;
+    std::unordered_map<const Stmt*, bool> memo;  // per round: dropping a stack can make more recomputable
     std::erase_if(left, [&](const Candidate& c) {
-      if (!recomputable(c.push->val(), scan.written)) return false;
+      if (!recomputable(c.push->val(), scan.written, memo)) return false;
       eliminate(c);
       changed = true;
       ++dropped;

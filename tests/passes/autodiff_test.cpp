@@ -1,5 +1,6 @@
 // The reverse-mode stages one at a time: IR in, IR or error out. Gradient values are checked
 // against finite differences by the autodiff fixtures (passbench fixture check).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ir/diagnostic.h"
@@ -279,3 +280,34 @@ kernel {
 }
 
 }  // namespace
+
+// v = x; v = v * v, n times, in an if in a loop: each value is shared by the next one's two
+// operands. backup_ssa clones each once per anchor block, not once per path (2^n before).
+std::string squaring_chain(int n) {
+  std::string t = "field x : f32[4] grad x_grad\nfield c : i32[4]\nfield y : f32[4] grad y_grad\nkernel {\n";
+  t += "  <i32> $0 = const 0\n  <i32> $1 = const 4\n  $3 : for in range($0, $1) block_dim=adaptive {\n";
+  t += "    <i32> $4 = loop $3 index 0\n    <*f32> $5 = global ptr [x], index [$4] activate=true\n";
+  t += "    <f32> $6 = global load $5\n    <*i32> $7 = global ptr [c], index [$4] activate=true\n";
+  t += "    <i32> $8 = global load $7\n    <u1> $9 = cmp_gt $8 $0\n    $10 : if $9 {\n";
+  int prev = 6, id = 11;
+  for (int i = 0; i < n; ++i, prev = id++) t += fmt::format("      <f32> ${} = mul ${} ${}\n", id, prev, prev);
+  t += fmt::format("      <*f32> ${} = global ptr [y], index [$4] activate=true\n", id);
+  t += fmt::format("      ${} : global store [${} <- ${}]\n    }}\n  }}\n}}\n", id + 1, id, prev);
+  return t;
+}
+
+TEST(BackupSsa, SharedValuesAreClonedOncePerBlockNotPerPath) {
+  for (int n : {4, 18, 20}) {
+    auto k = test::parse(squaring_chain(n));
+    auto run = passes::run_pipeline(*k, passes::parse_pipeline("reverse_ad"));
+    ASSERT_FALSE(run.failed) << run.records[run.failed_index].failure;
+    int64_t cloned = -1;
+    for (const auto& rec : run.records)
+      if (rec.pass == "backup_ssa")
+        for (const auto& [name, value] : rec.stats)
+          if (name == "cloned") cloned = value;
+    EXPECT_GE(cloned, 0);
+    EXPECT_LE(cloned, 2 * n) << "n = " << n;
+    EXPECT_EQ(test::verify_text(*k), "");
+  }
+}
