@@ -43,13 +43,14 @@ def gradcheck(kf, inf, extra=()):
         if not any(e.startswith("--passes=") for e in extra):
             extra.append("--passes=reverse_ad")
         extra = [("--passes=" + OPTS["prefix"] + "," + e[9:]) if e.startswith("--passes=") else e for e in extra]
-    return run(["gradcheck", kf, "--loss", "y", "--inputs", inf] + extra)
+    return run(["gradcheck", kf, "--loss", OPTS.get("loss", "y"), "--inputs", inf] + extra)
 
 
 def grads(kf, inf, passes, extra=()):
     if OPTS.get("prefix") and not passes.startswith(OPTS["prefix"]):
         passes = OPTS["prefix"] + "," + passes
-    rc, out = run(["run", kf, "--grad", "--seed-grad", "y=1", "--inputs", inf, "--passes=" + passes] + list(extra))
+    rc, out = run(["run", kf, "--grad", "--seed-grad", OPTS.get("loss", "y") + "=1", "--inputs", inf,
+                   "--passes=" + passes] + list(extra))
     if rc != 0:
         return rc, out, None
     g = pbrun.gradients(out)
@@ -249,6 +250,7 @@ def main():
             rnd = random.Random(seed * 7919 + 1)
             rej = rnd.choice(gen.REJECT_KINDS) if rnd.random() < a.reject_rate else None
             k, inp, meta = gen.generate(seed, rej, OPTS)
+            OPTS["loss"] = meta.get("loss", "y")
             kf = os.path.join(tmp, "k.chi")
             inf = os.path.join(tmp, "k.json")
             with open(kf, "w") as f:

@@ -287,7 +287,7 @@ class Gen:
                "add", "add", "sub", "mul", "mul", "div", "pow", "atan2", "min", "max", "select",
                "other", "intstop", "floor"]
         if self.opts.get("ext"):
-            ops += ["mod", "mod"]
+            ops += ["mod", "mod", "dag", "dag"]
         op = r.choice(ops)
         if op in ("neg", "abs"):
             a, b = self.gen_f(ty, d)
@@ -333,6 +333,10 @@ class Gen:
             return self.bin("div", a, den), b1 / lo
         if op == "pow":
             base, lo, hi = self.positive(ty, d)
+            if self.opts.get("ext") and r.random() < 0.25:
+                self.feat("pow_int_exponent")
+                k = r.choice([2, 3, -1, 0, 4])
+                return self.bin("pow", base, self.const("i32", k)), max(hi, 1 / lo) ** abs(k)
             if r.random() < 0.4:
                 e = self.const(ty, r.choice([2, 3, 0.5, -1, 1.5, -0.5]))
                 eb = 3
@@ -374,6 +378,24 @@ class Gen:
             if r.random() < 0.3:
                 den = self.un("neg", den)
             return self.bin("mod", a, den), min(b1, hi)
+        if op == "dag":
+            # a value used by several later values, chained: each step reads the previous one
+            # twice or the first one again (a DAG, not a tree)
+            self.feat("dag")
+            a, b = self.gen_f(ty, d)
+            a, b = self.fit(a, b, 1.2)
+            cur, cb = a, b
+            for _ in range(r.randint(2, 8)):
+                other, ob = (cur, cb) if r.random() < 0.5 else (a, b)
+                c = r.random()
+                if c < 0.4:
+                    cur, cb = self.bin("mul", cur, other), cb * ob
+                elif c < 0.7:
+                    cur, cb = self.bin("add", cur, other), cb + ob
+                else:
+                    cur, cb = self.un("sin", self.bin("sub", cur, other)), 1.0
+                cur, cb = self.fit(cur, cb, 1.5)
+            return cur, cb
         if op == "floor":
             a, b = self.gen_f(ty, d)
             return self.un(r.choice(["floor", "ceil"]), a), b + 1
@@ -957,10 +979,38 @@ class Gen:
                          [self.const("i32", 0)], kind="gptr")
             ld = self.new(F, "=", "global load {0}", [x], kind="gload")
             self.new(None, ":", "global store [{0} <- {1}]", [p, self.un("sin", ld)], kind="gstore")
+        if self.opts.get("ext") and self.reject != "raw" and r.random() < self.opts.get("ndarray_rate", 0.25):
+            self.y_to_ndarray(root)
         k = Kernel(self.header, self.const_block + root)
         k.comments.append("fuzz seed %s dtype %s reject %s features %s" % (self.seed, self.F, self.reject,
                                                                        ",".join(self.meta["features"])))
         return k, self.inputs, self.meta
+
+    def y_to_ndarray(self, root):
+        """Makes the output y an ndarray argument (0-d when y is 0-d): its pointers become
+        external_ptr statements on a new argload, and the loss is named arg<K>."""
+        self.feat("ndarray_output")
+        K = 1 if self.has_arg else 0
+        F = self.F
+        self.header = [h for h in self.header if not h.startswith("field y ")]
+        self.header.append("arg %d : ndarray<%s, %d>" % (K, F, 0 if self.y0d else 1))
+        if not self.y0d:
+            self.header.append("dense y : [%d]" % self.N)  # the index space a struct for may run over
+        base = self.new("*" + F, "=", "argload[%d]" % K, kind="argload", block=self.const_block)
+        stack = list(root)
+        while stack:
+            st = stack.pop()
+            if st.blocks:
+                for b in st.blocks:
+                    stack.extend(b)
+            if st.kind == "gptr" and st.text.startswith("global ptr [y]"):
+                st.text = "external_ptr {0}, [%s] layout=AOS is_grad=false" % ("" if self.y0d else "{1}")
+                st.ops = [base] + st.ops
+        args = self.inputs.setdefault("args", [])
+        while len(args) < K:
+            args.append(0)
+        args.append({"shape": [] if self.y0d else [self.N], "data": 0 if self.y0d else [0] * self.N})
+        self.meta["loss"] = "arg%d" % K
 
     def xname_of(self, F):
         for n, f in self.fields.items():
