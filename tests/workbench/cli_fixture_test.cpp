@@ -121,3 +121,77 @@ TEST(FixtureCheck, MissingFixturePathIsExit2) {
 }
 
 }  // namespace
+
+namespace {
+
+// A misspelled key fails naming the key and the nearest valid one; it was ignored (and the
+// fixture passed) before the schema was checked.
+struct Misspelling {
+  const char* name;
+  const char* path;     // where to put the misspelled key: "", "expect", "expect.tolerance", "grad"
+  const char* key;
+  const char* message;  // what the error must say
+};
+
+class FixtureSchema : public ::testing::TestWithParam<Misspelling> {};
+
+TEST_P(FixtureSchema, UnknownKeyNamesTheNearestValidOne) {
+  auto fx = scratch_fixture("autodiff", "binary_mul_f32");
+  auto j = read_json(fx);
+  nlohmann::json* at = &j;
+  std::string path = GetParam().path;
+  for (size_t from = 0; !path.empty();) {
+    size_t dot = path.find('.', from);
+    std::string part = path.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+    at = &(*at)[part];
+    if (dot == std::string::npos) break;
+    from = dot + 1;
+  }
+  (*at)[GetParam().key] = 1;
+  write_json(fx, j);
+  auto r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find(GetParam().message), std::string::npos) << r.out << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Keys, FixtureSchema,
+    ::testing::Values(Misspelling{"Expekt", "", "expekt", "unknown key \"expekt\"; did you mean \"expect\"?"},
+                      Misspelling{"Pipline", "", "pipline", "unknown key \"pipline\"; did you mean \"pipeline\"?"},
+                      Misspelling{"Valuez", "expect", "valuez", "unknown key \"expect.valuez\"; did you mean \"values\"?"},
+                      Misspelling{"Rell", "expect.tolerance", "rell",
+                                  "unknown key \"expect.tolerance.rell\"; did you mean \"rel\"?"},
+                      Misspelling{"Sead", "grad", "sead", "unknown key \"grad.sead\"; did you mean \"seed\"?"}),
+    [](const ::testing::TestParamInfo<Misspelling>& p) { return std::string(p.param.name); });
+
+TEST(FixtureSchema, MissingRequiredKeyIsAnError) {
+  auto fx = scratch_fixture("autodiff", "binary_mul_f32");
+  auto j = read_json(fx);
+  j["gradcheck"].erase("loss");
+  write_json(fx, j);
+  auto r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("\"gradcheck\" needs \"loss\""), std::string::npos) << r.out;
+}
+
+// Every element at a kink (or no element): the gradcheck compared nothing, which is no pass.
+TEST(FixtureCheck, GradcheckThatComparesNothingFails) {
+  auto fx = scratch_fixture("autodiff", "binary_max_f32");
+  auto j = read_json(fx);
+  auto& data = j["inputs"]["fields"];
+  ASSERT_TRUE(data.contains("a") && data.contains("b")) << data.dump();
+  data["b"]["data"] = data["a"]["data"];  // max(a, a): every element on the kink
+  j["gradcheck"]["wrt"] = {"a", "b"};
+  j.erase("grad");
+  j["expect"].erase("values");
+  write_json(fx, j);
+  auto r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("gradcheck: nothing compared"), std::string::npos) << r.out;
+  j["gradcheck"]["expect_nothing_compared"] = true;
+  write_json(fx, j);
+  r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+}  // namespace

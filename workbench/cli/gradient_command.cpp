@@ -83,6 +83,9 @@ int cmd_gradcheck(const GradcheckArgs& a) {
       "{:.2e}\n",
       r.passed() ? "PASS" : "FAIL", r.elements.size(), r.compared, r.mismatches, r.kinks, r.max_abs_error,
       r.max_rel_error);
+  if (r.compared == 0)
+    std::cout << "gradcheck: nothing compared, so nothing was checked: choose inputs away from kinks (and with "
+                 "non-zero trip counts) so that some element is compared\n";
   return r.passed() ? 0 : 1;
 }
 

@@ -18,6 +18,7 @@
 #include "workbench/workspace/compile.h"
 #include "workbench/workspace/fixture_compare.h"
 #include "workbench/workspace/fixture_metrics.h"
+#include "workbench/workspace/fixture_schema.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
 #include "workbench/workspace/replay.h"
@@ -142,7 +143,16 @@ void gradient_checks(const ir::Kernel& forward, const std::string& pipeline, con
       o.inputs = fixture_inputs(fx, dir);
       o.pipeline = pipeline;
       auto result = gradcheck(forward, o);
-      if (!result.passed()) {
+      bool nothing_expected = g.value("expect_nothing_compared", false);
+      if (result.compared == 0 && !nothing_expected) {
+        r.gradcheck_failures.push_back(fmt::format(
+            "gradcheck: nothing compared ({} element(s), {} kink(s)): a check that compares nothing did not pass; "
+            "choose inputs away from kinks with non-zero trip counts, or say \"expect_nothing_compared\": true",
+            result.elements.size(), result.kinks));
+      } else if (result.compared > 0 && nothing_expected) {
+        r.gradcheck_failures.push_back(fmt::format(
+            "gradcheck: {} element(s) compared, but the fixture says \"expect_nothing_compared\"", result.compared));
+      } else if (result.mismatches > 0) {
         std::string msg = fmt::format("gradcheck: {} of {} gradient elements differ from finite differences:", result.mismatches, result.compared);
         int shown = 0;
         for (const auto& e : result.elements)
@@ -259,10 +269,10 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
 
 ordered_json read_fixture(const std::string& path) {
   auto text = read_file(path);
-  auto j = parse_json_text(text, path);
-  if (!j.is_object() || (!j.contains("kernel") && !j.contains("kernel_text")))
-    throw UserError(fmt::format("{}: a fixture needs \"kernel\" (a path) or \"kernel_text\"", path), "see docs/fixtures.md");
-  return ordered_json::parse(text);
+  parse_json_text(text, path);  // located syntax errors
+  ordered_json fx = ordered_json::parse(text);
+  check_fixture_schema(fx, path);
+  return fx;
 }
 
 Tolerance tolerance_of(const ordered_json& expect) {

@@ -77,7 +77,8 @@ struct GradcheckResult {
   double max_abs_error = 0;  // over compared elements
   double max_rel_error = 0;
   std::string reverse_text;
-  bool passed() const { return mismatches == 0; }
+  // A check that compared nothing (every element a kink, or no element at all) did not pass.
+  bool passed() const { return mismatches == 0 && compared > 0; }
 };
 
 // Analytic gradient: forward + reverse with the loss gradient seeded 1 and every other gradient
