@@ -43,7 +43,7 @@ bool has_global_ad_access(const Kernel& k, const Block& b) {
     if (auto* g = dyn_cast<GlobalPtrStmt>(ptr);
         g && (is_differentiable_field(k, g->field) || is_gradient_field(k, g->field)))
       return true;
-    if (auto* e = dyn_cast<ExternalPtrStmt>(ptr); e && !e->is_grad) return true;
+    if (isa<ExternalPtrStmt>(ptr)) return true;  // an ndarray or its gradient array, like a field or its gradient
     if (isa<RangeForStmt>(s)) continue;
     for (const Block* child : s->blocks())
       if (child && has_global_ad_access(k, *child)) return true;
