@@ -148,11 +148,14 @@ class Interpreter {
     return Flow::next;
   }
 
-  // Counts one step (a statement, or a while iteration) against max_steps.
+  // Counts one step (a statement, or an iteration of a loop) against max_steps.
   void tick(const Op& op) {
     if (opt_.max_steps && ++steps_ > opt_.max_steps)
-      fail(op, fmt::format("the run exceeded max_steps={} executed statements", opt_.max_steps),
-           "look for a `while true` that never ends, or raise max_steps");
+      fail(op,
+           fmt::format("the run exceeded its step budget, max_steps={} executed statements and loop iterations",
+                       opt_.max_steps),
+           "look for a `while true` that never ends or a huge trip count; or raise the budget (--max-steps N, 0 for "
+           "none)");
   }
 
   // Runs `body` for every iteration of `order`; a parallel loop permutes it when shuffling.
@@ -165,6 +168,7 @@ class Interpreter {
       for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng_() % (i + 1)]);
     }
     for (int64_t t = 0; t < count; ++t) {
+      tick(op);
       set_index(order.empty() ? t : order[static_cast<size_t>(t)]);
       Flow f = exec_block(op.body);
       if (f == Flow::exit_while) {

@@ -27,11 +27,16 @@
 
 namespace pb::runtime {
 
+// The default step budget: seconds of interpretation, far beyond any test or fixture,
+// so that `while true` or a trip count of 2e9 ends with an error instead of a hang.
+inline constexpr uint64_t kDefaultMaxSteps = 1'000'000'000;
+
 struct RunOptions {
   bool shuffle = false;    // run the threads of each parallel loop in a permuted order
   uint64_t seed = 0;       // the permutation's seed
   bool f64 = false;        // compute f32 as f64
-  uint64_t max_steps = 0;  // executed statements before giving up (0: no limit); guards `while true`
+  // Executed statements and loop iterations before the run fails (0: no limit).
+  uint64_t max_steps = kDefaultMaxSteps;
   bool trace_decisions = false;  // fill RunResult::decision_hash
   // Run stacks that have neither max_size nor a size without a capacity limit (instead of
   // failing), to measure how deep they get.

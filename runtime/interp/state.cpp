@@ -13,17 +13,27 @@ namespace pb::runtime {
 
 using nlohmann::json;
 
-Buffer Buffer::zeros(ir::ScalarKind dtype, ir::Shape shape) {
+Buffer Buffer::zeros(ir::ScalarKind dtype, ir::Shape shape, const std::string& what) {
+  int64_t count = 1, bytes = 0;
+  bool overflow = false;
+  for (int64_t e : shape) overflow = overflow || e < 0 || __builtin_mul_overflow(count, e, &count);
+  overflow = overflow || __builtin_mul_overflow(count, static_cast<int64_t>(sizeof(ir::Value)), &bytes);
+  if (overflow || bytes > kMaxStateBytes)
+    throw UserError(fmt::format("{} of shape {} needs {} bytes, more than the interpreter's limit of {} GiB", what,
+                                ir::shape_to_string(shape), overflow ? std::string("more than 2^63") : std::to_string(bytes),
+                                kMaxStateBytes >> 30),
+                    "give it a smaller shape (in the header or the inputs)");
   Buffer b;
   b.dtype = dtype;
-  b.data.assign(static_cast<size_t>(num_elements(shape)), ir::Value::zero(dtype));
+  b.data.assign(static_cast<size_t>(count), ir::Value::zero(dtype));
   b.shape = std::move(shape);
   return b;
 }
 
 int64_t num_elements(const ir::Shape& shape) {
   int64_t n = 1;
-  for (int64_t e : shape) n *= e;
+  for (int64_t e : shape)
+    if (__builtin_mul_overflow(n, e, &n)) return INT64_MAX;  // zeros() refuses such a shape
   return n;
 }
 
@@ -154,7 +164,7 @@ void read_fields(const ir::Kernel& k, const json& given, const Uses& uses, State
                                     ir::shape_to_string(*shape), use->second),
                         "give the field a shape with one extent per index");
       shapes[id] = *shape;
-      st.fields[f.name] = Buffer::zeros(f.dtype, *shape);
+      st.fields[f.name] = Buffer::zeros(f.dtype, *shape, fmt::format("field '{}'", f.name));
     }
   // Data.
   std::set<ir::FieldId> filled;
@@ -200,11 +210,11 @@ ArgValue read_ndarray(const json& j, ir::ScalarKind dtype, std::optional<size_t>
   ArgValue a;
   a.is_ndarray = true;
   a.array = j.contains("data") ? detail::read_buffer(j.at("data"), dtype, *shape, what + " data")
-                               : Buffer::zeros(dtype, *shape);
+                               : Buffer::zeros(dtype, *shape, what);
   if (j.contains("grad"))
     a.grad = detail::read_buffer(j.at("grad"), dtype, *shape, what + " grad");
   else if (ir::is_float(dtype))
-    a.grad = Buffer::zeros(dtype, *shape);  // like a gradient field: zero unless given
+    a.grad = Buffer::zeros(dtype, *shape, what + " grad");  // like a gradient field: zero unless given
   return a;
 }
 

@@ -18,12 +18,17 @@
 namespace pb::runtime {
 
 // A dense row-major array. Every element has kind `dtype`.
+// The most memory the interpreter gives one run's buffers together. A shape past it (or whose
+// element count overflows) is a UserError naming the buffer and the bytes it needs.
+inline constexpr int64_t kMaxStateBytes = int64_t{8} << 30;
+
 struct Buffer {
   ir::ScalarKind dtype = ir::ScalarKind::unknown;
   ir::Shape shape;
   std::vector<ir::Value> data;
 
-  static Buffer zeros(ir::ScalarKind dtype, ir::Shape shape);
+  // `what` names the buffer in the error a shape that cannot be allocated gives.
+  static Buffer zeros(ir::ScalarKind dtype, ir::Shape shape, const std::string& what = "a buffer");
   size_t size() const { return data.size(); }
 };
 

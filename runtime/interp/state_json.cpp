@@ -162,7 +162,7 @@ Buffer read_buffer(const json& data, ir::ScalarKind k, const ir::Shape& shape, c
                                 num_elements(nested), ir::shape_to_string(nested), ir::shape_to_string(shape), want),
                     "give exactly one value per element, flat in row-major order or nested by the shape");
   }
-  Buffer b = Buffer::zeros(k, shape);
+  Buffer b = Buffer::zeros(k, shape, what);
   for (size_t i = 0; i < leaves.size(); ++i)
     b.data[i] = value_from_json(*leaves[i], k, fmt::format("{} element {}", what, i));
   return b;

@@ -250,6 +250,27 @@ TEST(InterpControl, WhileTrueWithoutExitHitsMaxSteps) {
   EXPECT_CONTAINS(msg, "kernel \"spin\"");
 }
 
+// Loop iterations count against the budget too: an empty body with a trip count of 2e9 ran
+// unbounded before. The default budget is finite.
+TEST(InterpControl, HugeTripCountHitsMaxStepsNamingTheLoop) {
+  RunOptions o;
+  o.max_steps = 100000;
+  std::string msg = run_error(R"(kernel "big" {
+  <i32> $0 = const 0
+  <i32> $1 = const 2000000000
+  $2 : for in range($0, $1) block_dim=adaptive {
+    $3 : for in range($0, $1) block_dim=adaptive {
+    }
+  }
+}
+)",
+                              nullptr, o);
+  EXPECT_CONTAINS(msg, "max_steps=100000");
+  EXPECT_CONTAINS(msg, "`$3 : for in range($0, $1)");
+  EXPECT_CONTAINS(msg, "--max-steps");
+  EXPECT_GT(RunOptions{}.max_steps, 0u);
+}
+
 TEST(InterpControl, PrintFormatsValuesLikeTheIrPrinter) {
   auto r = run_text(R"(kernel {
   <f32> $1 = const 0.5

@@ -223,3 +223,26 @@ kernel {
 
 }  // namespace
 }  // namespace pb::runtime::test
+
+namespace pb::runtime {
+namespace {
+
+// A field too large to allocate is an error naming it and its bytes (std::bad_alloc before);
+// a shape whose element count overflows is refused the same way (undefined behaviour before).
+TEST(InterpState, FieldTooLargeToAllocateIsAnError) {
+  auto huge = ir::parse_kernel("field x : f32[100000000000]\nkernel {\n}\n");
+  try {
+    make_state(*huge, nlohmann::json::object());
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'x' of shape [100000000000] needs 1600000000000 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  auto overflow = ir::parse_kernel("field x : f32[4294967296, 4294967296]\nkernel {\n}\n");
+  EXPECT_THROW(make_state(*overflow, nlohmann::json::object()), UserError);
+  EXPECT_EQ(num_elements({int64_t{1} << 32, int64_t{1} << 32}), INT64_MAX);
+}
+
+}  // namespace
+}  // namespace pb::runtime

@@ -179,3 +179,24 @@ TEST(CliRun, InvalidKernelIsRefusedBeforeRunning) {
 }
 
 }  // namespace
+
+namespace {
+
+// `while true` ends with the step-budget error (exit 1), not a hang.
+TEST(CliRun, MaxStepsEndsAnEndlessLoop) {
+  auto k = write_temp("spin.chi", R"(kernel "spin" {
+  <i32> $0 = const 1
+  <*i32> $1 = alloca
+  $4 : local store [$1 <- $0]
+  $2 : while true {
+    $3 : while control $1, $0
+  }
+}
+)");
+  auto r = run_cli("run " + k + " --max-steps 5000");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("max_steps=5000"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("`$2 : while true {`"), std::string::npos) << r.err;
+}
+
+}  // namespace

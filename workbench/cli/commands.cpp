@@ -62,6 +62,7 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
   req.options.shuffle = a.shuffle;
   req.options.seed = a.seed;
   req.options.f64 = a.f64;
+  req.options.max_steps = a.max_steps;
   return req;
 }
 

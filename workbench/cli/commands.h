@@ -32,6 +32,7 @@ struct RunArgs {
   bool shuffle = false;
   uint64_t seed = 0;
   bool f64 = false;
+  uint64_t max_steps = runtime::kDefaultMaxSteps;  // 0: no limit
   bool grad = false;  // forward + reverse (gradient_command.cpp)
   bool stack_usage = false;  // with --grad: each stack's deepest depth against its capacity (stderr)
   std::string passes = workbench::kDefaultReversePipeline;  // with grad: makes the reverse kernel

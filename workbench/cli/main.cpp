@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
   run->add_flag("--shuffle", run_args.shuffle, "run the parallel loop's iterations in a shuffled order");
   run->add_option("--seed", run_args.seed, "seed for --shuffle");
   run->add_flag("--f64", run_args.f64, "compute every f32 value in f64 (for finite differences)");
+  run->add_option("--max-steps", run_args.max_steps, "fail after N executed statements and loop iterations (0: no limit)")
+      ->capture_default_str();
   auto* run_grad = run->add_flag("--grad", run_args.grad, "run forward, seed the gradients, then run the reverse kernel");
   run->add_flag("--stack-usage", run_args.stack_usage, "with --grad: print each autodiff stack's deepest depth against its capacity")
       ->needs(run_grad);
@@ -77,6 +79,8 @@ int main(int argc, char** argv) {
   gradcheck->add_option("--rel", gc_args.options.rel, "relative tolerance")->capture_default_str();
   gradcheck->add_option("--abs", gc_args.options.abs, "absolute tolerance")->capture_default_str();
   gradcheck->add_option("--passes", gc_args.options.pipeline, "the pipeline that makes the reverse kernel")->capture_default_str();
+  gradcheck->add_option("--max-steps", gc_args.options.max_steps, "fail a run after N executed statements and loop iterations (0: no limit)")
+      ->capture_default_str();
 
   pb::cli::ReplayArgs replay_args;
   std::string print_changed;

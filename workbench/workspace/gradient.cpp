@@ -202,6 +202,7 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   runtime::RunOptions run_opts;
   run_opts.f64 = true;
   run_opts.trace_decisions = true;
+  run_opts.max_steps = o.max_steps;
   runtime::State analytic = base;
   Path at_x(run_step(fwd, analytic, run_opts, "in the forward run"));
   result.loss = sum(*diff_array(fwd, analytic, o.loss, "--loss").primal);

@@ -65,6 +65,7 @@ struct GradcheckOptions {
   double rel = 1e-5;  // ok when |a - n| <= abs + rel * max(|a|, |n|)
   double abs = 1e-8;
   std::string pipeline = kDefaultReversePipeline;
+  uint64_t max_steps = runtime::kDefaultMaxSteps;  // per run; 0: no limit
 };
 
 struct GradcheckResult {
