@@ -25,6 +25,8 @@ struct OptionSpec {
   std::string default_value;  // in pipeline syntax: "true", "0", "1.5", "heap"
   std::string help;
   std::vector<std::string> choices;  // String options: the allowed values (empty: any)
+  int64_t min_int = INT64_MIN;       // Int options: the range a pipeline string may give
+  int64_t max_int = INT64_MAX;
 };
 
 using OptionValue = std::variant<bool, int64_t, double, std::string>;

@@ -58,7 +58,8 @@ std::vector<NamedPipelineInfo>& pipelines() {
              .type = OptionType::Int,
              .default_value = "0",
              .help = "capacity of every stack; 0 = adaptive (determine_ad_stack_size computes exact bounds)",
-             .choices = {}}},
+             .choices = {},
+             .min_int = 0}},
        .expand =
            [](const PassOptions& o) {
              std::string stages = "check_global_raw,identify_independent_blocks,reverse_outer_loops";

@@ -370,7 +370,8 @@ PassInfo SimplifyPass::info() {
                     .type = OptionType::Int,
                     .default_value = "16",
                     .help = "fixed-point round limit",
-                    .choices = {}}},
+                    .choices = {},
+                    .min_int = 1}},
        .statistics = {"folded", "identities", "cse", "branches_folded", "loads_forwarded", "rounds"},
        .create = {}});
 }

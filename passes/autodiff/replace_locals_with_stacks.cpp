@@ -111,7 +111,8 @@ PassInfo ReplaceLocalsWithStacksPass::info() {
                     .type = OptionType::Int,
                     .default_value = "0",
                     .help = "capacity of every new stack; 0 = adaptive (sized by determine_ad_stack_size)",
-                    .choices = {}}},
+                    .choices = {},
+                    .min_int = 0}},
        .statistics = {"stacks", "pushes", "loads"},
        .create = {}});
 }

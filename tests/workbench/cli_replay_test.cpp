@@ -126,3 +126,43 @@ TEST(CliPasses, ListsPassesOptionsAndStatistics) {
 }
 
 }  // namespace
+
+namespace {
+
+// An input the verifier rejects is the input's fault: exit 2 before any pass runs, no
+// reproducer (dce used to erase the broken statement and succeed).
+TEST(CliReplayInput, InvalidInputIsAUserErrorBeforeAnyPass) {
+  auto k = pb::test::write_temp("bad_types.chi",
+                                "kernel {\n  <f32> $0 = const 1\n  <i32> $2 = const 2\n  <f32> $1 = add $0 $2\n}\n");
+  auto r = pb::test::run_cli("replay " + k + " --passes=dce");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("add operand types differ"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no pass ran"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("reproducer"), std::string::npos) << r.err;
+}
+
+// A construct a pass documents as rejected is a user error (exit 2), as in run --grad and
+// gradcheck, not a pass failure with a crash reproducer.
+TEST(CliReplayInput, DocumentedRejectionIsExit2WithoutReproducer) {
+  auto r = pb::test::run_cli("replay " + pb::test::source_path("fixtures/autodiff/while_rejected.chi") +
+                             " --passes=reverse_ad");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("rejects this kernel"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("while loops and continue have no reverse"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("reproducer"), std::string::npos) << r.err;
+}
+
+// Option values outside a declared range are usage errors located in the pipeline string.
+TEST(CliReplayInput, OutOfRangeOptionIsALocatedUsageError) {
+  auto k = pb::test::source_path("fixtures/autodiff/binary_mul_f32.chi");
+  auto r = pb::test::run_cli("replay " + k + " --passes='simplify{max_rounds=-1}'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--passes:1:21: error: option 'max_rounds' expects an integer >= 1, got '-1'"),
+            std::string::npos)
+      << r.err;
+  r = pb::test::run_cli("replay " + k + " --passes='reverse_ad{ad_stack_size=-5}'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("option 'ad_stack_size' expects an integer >= 0"), std::string::npos) << r.err;
+}
+
+}  // namespace

@@ -12,6 +12,7 @@
 #include "ir/printer.h"
 #include "passes/autodiff/independent_blocks.h"
 #include "passes/registry.h"
+#include "workbench/cli/commands.h"
 #include "workbench/workspace/load.h"
 #include "workbench/workspace/replay.h"
 #include "workbench/workspace/run.h"
@@ -81,6 +82,12 @@ int cmd_replay(const ReplayArgs& a) {
   for (const auto& p : a.print_before) check_pass_name(p, "--print-before");
   if (!a.stop_after.empty()) check_pass_name(a.stop_after, "--stop-after");
   auto source = workbench::load_source(a.file);
+  // The input is checked before any pass runs: a broken input is the input's fault, not a pass's.
+  if (!report_verify(*source.kernel, a.file)) {
+    std::cerr << fmt::format("{}: the input does not verify, so no pass ran; fix the input (`passbench verify {}`)\n",
+                             a.file, a.file);
+    return 2;
+  }
   std::string pipeline_text = a.passes_given ? a.passes : source.pipeline.value_or("");
   if (!a.passes_given && !source.pipeline)
     throw UserError("no pipeline: give --passes=PIPELINE", "for example --passes='simplify,dce'; `passbench passes` lists the passes");
@@ -119,6 +126,12 @@ int cmd_replay(const ReplayArgs& a) {
 
   if (result.run.failed) {
     const auto& rec = result.run.records[result.run.failed_index];
+    if (!rec.internal_error && rec.verify_errors.empty()) {
+      // The pass refused the input (a construct it documents as rejected): a user error.
+      std::cerr << fmt::format("{}: pass '{}' (pass {} of the pipeline) rejects this kernel:\n  {}\n", a.file, rec.pass,
+                               rec.index + 1, rec.failure);
+      return 2;
+    }
     std::cerr << fmt::format("{}: pass '{}' (pass {} of the pipeline) failed{}:\n  {}\n", a.file, rec.pass, rec.index + 1,
                              rec.internal_error ? " with an internal error" : "", rec.failure);
     for (size_t i = 1; i < rec.verify_errors.size(); ++i) std::cerr << "  " << rec.verify_errors[i] << "\n";
@@ -176,6 +189,8 @@ int cmd_passes() {
       std::string choices;
       for (const auto& c : o.choices) choices += (choices.empty() ? " {" : "|") + c;
       if (!choices.empty()) choices += "}";
+      if (o.type == passes::OptionType::Int && o.min_int != INT64_MIN)
+        choices += o.max_int == INT64_MAX ? fmt::format(" >= {}", o.min_int) : fmt::format(" {}..{}", o.min_int, o.max_int);
       std::cout << fmt::format("      {} ({}{}, default {}): {}\n", o.name, type_name(o.type), choices, o.default_value, o.help);
     }
     if (!p.statistics.empty()) {
