@@ -173,6 +173,7 @@ void Parser::parse_container_body(Stmt& s) {
 }  // namespace detail
 
 std::unique_ptr<Kernel> parse_kernel(std::string_view text, const std::string& file) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte-order mark
   auto k = std::make_unique<Kernel>();
   detail::Parser p(text, file, *k);
   p.parse_file();

@@ -114,7 +114,13 @@ ir::Value value_from_json(const json& j, ir::ScalarKind k, const std::string& wh
     if (auto d = special_float(j.get<std::string>())) return ir::Value::from_double(k, *d);
   }
   if (!j.is_number()) throw UserError(fmt::format("{}: {} is not a number", what, j.dump()), kValueRemedy);
-  if (ir::is_float(k)) return ir::Value::from_double(k, j.get<double>());
+  if (ir::is_float(k)) {
+    double d = j.get<double>();
+    if (k == ir::ScalarKind::f32 && std::isfinite(d) && std::abs(d) > std::numeric_limits<float>::max())
+      throw UserError(fmt::format("{}: {} is out of range for f32 (it would become infinity)", what, j.dump()),
+                      "give a value f32 can hold, or \"inf\" / \"-inf\" if infinity is meant");
+    return ir::Value::from_double(k, d);
+  }
   return integer_from_json(j, k, what);
 }
 

@@ -2,6 +2,7 @@
 // bad input; never a crash.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli_helpers.h"
@@ -197,6 +198,45 @@ TEST(CliRun, MaxStepsEndsAnEndlessLoop) {
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("max_steps=5000"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("`$2 : while true {`"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+// A UTF-8 byte-order mark before the text is accepted (it was a parse error at 1:1).
+TEST(CliInput, ByteOrderMarkIsAccepted) {
+  auto k = write_temp("bom.chi", "\xEF\xBB\xBF" "kernel {\n  <i32> $0 = const 1\n}\n");
+  auto r = run_cli("print " + k);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "kernel {\n  <i32> $0 = const 1\n}\n");
+}
+
+// `-o -` means standard output (it created a file named "-").
+TEST(CliOutput, DashIsStandardOutput) {
+  auto k = write_temp("dash.chi", "kernel {\n  <i32> $0 = const 1\n}\n");
+  auto dir = std::filesystem::path(k).parent_path();
+  auto r = run_cli("replay " + k + " --passes=dce -o -");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "kernel {\n}\n");
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::current_path() / "-"));
+}
+
+// A value outside the element type is an error naming the inputs file, the field and the
+// element (1e39 became infinity in f32).
+TEST(CliInput, ValueOutsideTheElementTypeNamesFileFieldAndElement) {
+  auto k = write_temp("range.chi", "field x : f32[3]\nfield m : i32[3]\nkernel {\n}\n");
+  auto f32_in = write_temp("range_f32.json", R"({"fields": {"x": {"data": [1, 1e39, 2]}}})");
+  auto r = run_cli("run " + k + " --inputs " + f32_in);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(f32_in + ": field 'x' data element 1: 1e+39 is out of range for f32"), std::string::npos)
+      << r.err;
+  auto i32_in = write_temp("range_i32.json", R"({"fields": {"m": {"data": [1099511627776, 1, 2]}}})");
+  r = run_cli("run " + k + " --inputs " + i32_in);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(i32_in + ": field 'm' data element 0: 1099511627776 is out of range for i32"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ int cmd_verify(const std::string& file) {
 workbench::RunRequest make_run_request(const RunArgs& a) {
   workbench::RunRequest req;
   if (!a.inputs.empty()) req.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
+  req.inputs_name = a.inputs;
   for (const auto& s : a.seed_grads) {
     auto eq = s.find('=');
     double v = 0;

@@ -1,6 +1,7 @@
 #include "workbench/cli/compile_command.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -137,8 +138,11 @@ void write_file(const fs::path& path, const std::string& content) {
 // gets the texts one after the other, each under a `; task NAME` (`// task NAME`) line.
 void write_outputs(const workbench::KernelCompile& c, const CompileArgs& a) {
   TargetInfo info = target_info(a.target);
-  const std::string& out = a.output;
+  const std::string out = a.output == "-" ? std::string() : a.output;  // "-": standard output
   bool to_directory = !out.empty() && (fs::is_directory(out) || out.ends_with('/'));
+  if (info.binary && out.empty() && isatty(STDOUT_FILENO))
+    throw UserError("binary SPIR-V would be written to a terminal",
+                    "redirect it (> kernel.spv), give -o FILE, or use --target=spvasm for the text form");
   if (to_directory) {
     fs::create_directories(out);
     for (const auto& t : c.tasks) {

@@ -62,6 +62,7 @@ int cmd_gradcheck(const GradcheckArgs& a) {
   if (!report_verify(*k, a.file)) return 1;
   workbench::GradcheckOptions o = a.options;
   if (!a.inputs.empty()) o.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
+  o.inputs_name = a.inputs;
   workbench::GradcheckResult r;
   try {
     r = workbench::gradcheck(*k, o);

@@ -146,11 +146,11 @@ int cmd_replay(const ReplayArgs& a) {
   std::string ir_out = a.emit == "json" ? ir::to_json(*result.kernel).dump(2) + "\n"
                        : a.annotate_ib ? ir::print_kernel(*result.kernel, {.header = true, .annotate = passes::independent_block_annotations(*result.kernel)})
                                        : ir::print_kernel(*result.kernel);
-  if (!a.output.empty()) {
+  if (!a.output.empty() && a.output != "-") {
     std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
     out << ir_out;
     if (!out) throw UserError(fmt::format("cannot write '{}'", a.output));
-  } else if (!inputs) {
+  } else if (!inputs || a.output == "-") {
     std::cout << ir_out;
   }
   if (inputs) {

@@ -142,7 +142,7 @@ std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const
 
 GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& pipeline, const RunRequest& req) {
   auto reverse = make_reverse_kernel(forward, pipeline);
-  runtime::State state = runtime::make_state(forward, req.inputs);
+  runtime::State state = state_from_inputs(forward, req.inputs, req.inputs_name);
   GradientOutput out;
   TwoRuns runs = forward_then_reverse(forward, *reverse, state, req.seed_grads, req.options);
   out.printed = std::move(runs.printed);
@@ -179,7 +179,7 @@ std::string element_name(const GradElement& e) {
 GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) {
   check_options(o);
   GradcheckResult result;
-  runtime::State base = runtime::make_state(forward, o.inputs);
+  runtime::State base = state_from_inputs(forward, o.inputs, o.inputs_name);
   diff_array(forward, base, o.loss, "--loss");
   result.wrt = arrays_to_check(forward, base, o);
   auto reverse = make_reverse_kernel(forward, o.pipeline);

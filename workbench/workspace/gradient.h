@@ -61,6 +61,7 @@ struct GradcheckOptions {
   std::string loss;              // L = the sum of this field's elements; needs a gradient field
   std::vector<std::string> wrt;  // empty: every float field with a gradient field but the loss
   nlohmann::json inputs = nlohmann::json::object();
+  std::string inputs_name;  // the inputs file, named in errors about the inputs
   double eps = 1e-6;  // step h = eps * max(1, |x|)
   double rel = 1e-5;  // ok when |a - n| <= abs + rel * max(|a|, |n|)
   double abs = 1e-8;

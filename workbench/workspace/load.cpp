@@ -12,16 +12,24 @@
 
 namespace pb::workbench {
 
+namespace {
+// Editors on some systems start UTF-8 text with a byte-order mark; it carries no content.
+std::string without_bom(std::string text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+  return text;
+}
+}  // namespace
+
 std::string read_file(const std::string& path) {
   std::ostringstream ss;
   if (path == "-") {
     ss << std::cin.rdbuf();
-    return ss.str();
+    return without_bom(ss.str());
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(fmt::format("cannot read '{}'", path), "check the path and permissions");
   ss << in.rdbuf();
-  return ss.str();
+  return without_bom(ss.str());
 }
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& name) {

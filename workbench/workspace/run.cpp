@@ -71,8 +71,19 @@ void seed_gradients(const ir::Kernel& k, runtime::State& state,
   }
 }
 
+runtime::State state_from_inputs(const ir::Kernel& k, const nlohmann::json& inputs, const std::string& inputs_name) {
+  try {
+    return runtime::make_state(k, inputs);
+  } catch (const UserError& e) {
+    if (inputs_name.empty()) throw;
+    Diagnostic d = e.diagnostic();
+    d.message = inputs_name + ": " + d.message;
+    throw UserError(d);
+  }
+}
+
 RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req) {
-  runtime::State state = runtime::make_state(k, req.inputs);
+  runtime::State state = state_from_inputs(k, req.inputs, req.inputs_name);
   seed_gradients(k, state, req.seed_grads);
   runtime::RunResult result;
   try {

@@ -16,6 +16,7 @@ namespace pb::workbench {
 
 struct RunRequest {
   nlohmann::json inputs = nlohmann::json::object();
+  std::string inputs_name;  // the inputs file, named in errors about the inputs
   std::vector<std::pair<std::string, double>> seed_grads;  // FIELD=VALUE: every element of FIELD's gradient
   runtime::RunOptions options;
 };
@@ -48,6 +49,9 @@ std::vector<std::string> float_ndarray_names(const runtime::State& state);
 // that does not exist or has no gradient.
 void seed_gradients(const ir::Kernel& k, runtime::State& state,
                     const std::vector<std::pair<std::string, double>>& seeds);
+
+// runtime::make_state, with a UserError about the inputs prefixed by `inputs_name` (when given).
+runtime::State state_from_inputs(const ir::Kernel& k, const nlohmann::json& inputs, const std::string& inputs_name);
 
 // Throws UserError for bad inputs and RunFailure for run-time errors.
 RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req);
