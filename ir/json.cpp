@@ -122,18 +122,21 @@ struct Reader {
     return it->second;
   }
 
-  void block(const json& a, Block& b, const std::string& path) {
+  void block(const json& a, Block& b, const std::string& path, int depth = 0) {
     if (!a.is_array()) bad(path, "a block must be an array of statements");
+    if (depth > kMaxNestingDepth)
+      bad(path, fmt::format("blocks nest more than {} deep; no kernel a compiler emits nests this deep",
+                            kMaxNestingDepth));
     for (size_t i = 0; i < a.size(); ++i) {
       std::string p = fmt::format("{}[{}]", path, i);
       auto s = stmt(a[i], p);
       Stmt* raw = b.push_back(std::move(s));
       if (auto* f = dyn_cast<IfStmt>(raw)) {
-        block(a[i].at("then"), *f->true_block, p + ".then");
-        if (a[i].contains("else")) block(a[i]["else"], f->ensure_false_block(), p + ".else");
+        block(a[i].at("then"), *f->true_block, p + ".then", depth + 1);
+        if (a[i].contains("else")) block(a[i]["else"], f->ensure_false_block(), p + ".else", depth + 1);
       } else if (raw->is_container()) {
         if (!a[i].contains("body")) bad(p, "missing \"body\"");
-        block(a[i]["body"], *raw->blocks()[0], p + ".body");
+        block(a[i]["body"], *raw->blocks()[0], p + ".body", depth + 1);
       }
     }
   }

@@ -1,5 +1,9 @@
 #include "ir/kernel.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include <cstdint>
 
 #include "ir/assert.h"
@@ -152,6 +156,30 @@ std::unique_ptr<Kernel> Kernel::clone() const {
   for (const Stmt* s : *root_) k->root_->push_back(clone_rec(*s, nullptr, map, copies));
   remap(map, copies);
   return k;
+}
+
+int nesting_depth(const Block& root, int limit) {
+  // An explicit stack of (block, next statement) frames instead of recursion.
+  std::vector<std::pair<const Block*, const Stmt*>> frames{{&root, root.front()}};
+  int deepest = 0;
+  while (!frames.empty()) {
+    auto& [block, next] = frames.back();
+    if (!next) {
+      frames.pop_back();
+      continue;
+    }
+    const Stmt* s = next;
+    next = s->next();
+    if (!s->is_container()) continue;
+    for (const Block* child : s->blocks()) {
+      if (!child) continue;
+      int depth = static_cast<int>(frames.size());
+      deepest = std::max(deepest, depth);
+      if (deepest > limit) return deepest;
+      frames.emplace_back(child, child->front());
+    }
+  }
+  return deepest;
 }
 
 }  // namespace pb::ir

@@ -91,6 +91,16 @@ class Kernel {
   int next_id_ = 0;
 };
 
+// The deepest nesting of blocks a kernel may have (a loop or if body inside another, counted from
+// the root). The parsers, the JSON reader and the verifier refuse deeper kernels with a located
+// error, so no recursive walk can be driven past the stack by input. Real kernels nest a few
+// levels; size expressions nest parentheses and functions at most as deep.
+inline constexpr int kMaxNestingDepth = 256;
+
+// The depth of the deepest block under `b` (b itself: 0), counted without recursion; stops
+// counting once it passes `limit`.
+int nesting_depth(const Block& b, int limit = kMaxNestingDepth);
+
 // Deep-copies `s` (with nested blocks); references between statements inside the copy are
 // remapped to the copies, references outside stay. Copies keep their ids unless `kernel` is
 // given, in which case every copy gets a fresh id from it.

@@ -149,13 +149,23 @@ void Parser::parse_block(Block& b) {
   for (;;) {
     if (!cur_.skip_to_content()) cur_.fail("unexpected end of input: a block is not closed", "add the missing '}'");
     if (cur_.peek() == '}') return;
+    size_t pos = cur_.pos();
     auto s = parse_stmt();
     Stmt* raw = b.push_back(std::move(s));
-    if (raw->is_container()) parse_container_body(*raw);
+    if (!raw->is_container()) continue;
+    if (depth_ + 1 > kMaxNestingDepth)
+      cur_.fail_at(pos, fmt::format("blocks nest more than {} deep", kMaxNestingDepth),
+                   "no kernel a compiler emits nests this deep; split the kernel or flatten the nesting");
+    parse_container_body(*raw);
   }
 }
 
 void Parser::parse_container_body(Stmt& s) {
+  ++depth_;
+  struct Leave {
+    int& depth;
+    ~Leave() { --depth; }
+  } leave{depth_};
   auto blocks = s.blocks();
   parse_block(*blocks[0]);
   cur_.expect("}");

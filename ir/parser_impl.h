@@ -38,6 +38,7 @@ class Parser {
 
   Cursor cur_;
   Kernel& k_;
+  int depth_ = 0;  // blocks open around the statement being read
   std::unordered_map<int, Stmt*> ids_;
   std::vector<Stmt*> unnamed_;  // prints carry no number; they get fresh ones after the whole file
 };

@@ -8,6 +8,7 @@
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
+#include "ir/kernel.h"
 #include "ir/lexer.h"
 
 namespace pb::ir {
@@ -355,6 +356,16 @@ class SizeParser {
   SizeExprPtr atom() {
     cur_.skip_blanks();
     size_t pos = cur_.pos();
+    if (depth_ >= kMaxNestingDepth)
+      cur_.fail(fmt::format("the size expression nests more than {} deep", kMaxNestingDepth));
+    // A chain a + b + c ... is a tree as deep as it is long, and every walk over it recurses.
+    if (++atoms_ > kMaxSizeAtoms)
+      cur_.fail(fmt::format("the size expression has more than {} terms", kMaxSizeAtoms));
+    ++depth_;
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     char c = cur_.peek();
     if (std::isdigit(static_cast<unsigned char>(c))) return SizeExpr::constant(cur_.read_int());
     if (cur_.try_consume("(")) {
@@ -450,6 +461,9 @@ class SizeParser {
 
   Cursor& cur_;
   std::vector<std::string> bound_;
+  int depth_ = 0;  // atoms open around the one being read
+  int atoms_ = 0;
+  static constexpr int kMaxSizeAtoms = 4096;
 };
 
 }  // namespace

@@ -24,6 +24,10 @@ class Verifier {
 
   std::vector<VerifyError> run() {
     if (k_.root().owner() != nullptr) kernel_error("the root block has an owner");
+    if (nesting_depth(k_.root()) > kMaxNestingDepth) {  // the checks below recurse by depth
+      kernel_error(fmt::format("blocks nest more than {} deep", kMaxNestingDepth));
+      return std::move(errors_);
+    }
     check_block(k_.root(), nullptr);
     return std::move(errors_);
   }
