@@ -1,6 +1,8 @@
 #include "passes/dce.h"
 
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "ir/visitor.h"
 
@@ -35,6 +37,20 @@ bool is_removable_container(const Stmt& s) {
 
 bool is_store_to(const Stmt::Use& u) { return isa<LocalStoreStmt>(u.user()) && u.slot() == 0; }
 
+// A write into a local variable: a store, or an atomic whose destination is the alloca.
+bool writes_local(const Stmt& s) {
+  if (isa<LocalStoreStmt>(&s)) return true;
+  auto* a = dyn_cast<AtomicOpStmt>(&s);
+  return a && isa<AllocaStmt>(a->dest());
+}
+
+// Statements kept for what they do, not for a value: everything that is neither pure, nor a
+// write into a local, nor an if/for (which live when something inside them does).
+bool is_effect(const Stmt& s) {
+  if (is_pure(s) || writes_local(s)) return false;
+  return !isa<IfStmt>(&s) && !isa<RangeForStmt>(&s) && !isa<StructForStmt>(&s);
+}
+
 // Erased statements are detached and kept until the end (a detached statement has no parent),
 // so stale worklist entries stay safe to look at without a hash set of the dead.
 class Dce {
@@ -52,20 +68,31 @@ class Dce {
         for (const auto& u : s.uses())
           if (!is_store_to(u)) ++n;
         if (n == 0) work_.push_back(&s);
+        loaded_and_stored_ = loaded_and_stored_ || (n > 0 && static_cast<int64_t>(s.num_uses()) > n);
       } else if (!s.has_users() && (is_pure(s) || is_removable_container(s))) {
         work_.push_back(&s);
       }
     });
-    // Pop from the back: the last statements first, so chains die in one sweep.
-    while (!work_.empty()) {
-      Stmt* s = work_.back();
-      work_.pop_back();
-      if (s->parent()) visit_candidate(s);
+    drain();
+    // What is dead only as a whole (variables that feed nothing but their own writes) next,
+    // then what that leaves unused.
+    if (loaded_and_stored_) {
+      remove_dead_variables();
+      drain();
     }
     return result_;
   }
 
  private:
+  // Pop from the back: the last statements first, so chains die in one sweep.
+  void drain() {
+    while (!work_.empty()) {
+      Stmt* s = work_.back();
+      work_.pop_back();
+      if (s->parent()) visit_candidate(s);
+    }
+  }
+
   void visit_candidate(Stmt* s) {
     if (isa<AllocaStmt>(s) && s->has_users() && non_store_uses_[s] == 0) {
       // Only stored to: the stores are dead too.
@@ -77,6 +104,43 @@ class Dce {
     }
     if (s->has_users()) return;
     if (is_pure(*s) || is_removable_container(*s)) erase(s);
+  }
+
+  // A local variable is live when a value read from it reaches an effect (through values, other
+  // live variables, or the condition or bounds of an if/for holding an effect). The rest are
+  // dead however often they are read: `acc = acc + sin(x)` in a loop whose `acc` nothing else
+  // reads. Their writes go here; the worklist then removes what only they used, and the
+  // if/for left empty.
+  void remove_dead_variables() {
+    std::unordered_set<const Stmt*> live;
+    std::vector<const Stmt*> stack;
+    auto mark = [&](const Stmt* s) {
+      if (s && live.insert(s).second) stack.push_back(s);
+    };
+    std::vector<Stmt*> allocas;
+    walk(k_.root(), [&](Stmt& s) {
+      if (is_effect(s)) mark(&s);
+      if (isa<AllocaStmt>(&s)) allocas.push_back(&s);
+    });
+    while (!stack.empty()) {
+      const Stmt* s = stack.back();
+      stack.pop_back();
+      for (const Stmt* op : s->operands()) mark(op);
+      mark(s->parent_stmt());
+      if (isa<AllocaStmt>(s))
+        for (const auto& u : s->uses())
+          if (u.slot() == 0 && writes_local(*u.user())) mark(u.user());
+    }
+    for (Stmt* a : allocas) {
+      if (live.count(a) || !a->parent()) continue;
+      std::vector<Stmt*> writes;
+      for (const auto& u : a->uses())
+        if (u.slot() == 0 && writes_local(*u.user())) writes.push_back(u.user());
+      for (Stmt* w : writes)
+        if (w->parent() && !w->has_users()) erase(w);
+      ++result_.dead_variables;
+      work_.push_back(a);
+    }
   }
 
   void erase(Stmt* s) {
@@ -98,6 +162,7 @@ class Dce {
   std::vector<Stmt*> work_;
   std::vector<std::unique_ptr<Stmt>> graveyard_;
   std::unordered_map<const Stmt*, int64_t> non_store_uses_;
+  bool loaded_and_stored_ = false;  // some alloca is both read and written
 };
 
 }  // namespace
@@ -107,15 +172,16 @@ DceResult eliminate_dead_code(Kernel& k) { return Dce(k).run(); }
 PassInfo DcePass::info() {
   return declare_pass<DcePass>(
       {.name = "dce",
-       .summary = "Removes unused side-effect-free statements, store-only allocas and empty if/for",
+       .summary = "Removes unused side-effect-free statements, dead local variables and empty if/for",
        .options = {},
-       .statistics = {"removed", "allocas_removed"},
+       .statistics = {"removed", "allocas_removed", "dead_variables"},
        .create = {}});
 }
 
 PassResult DcePass::run(Kernel& k, const PassOptions&) {
   DceResult r = eliminate_dead_code(k);
-  return {r.removed > 0, {{"removed", r.removed}, {"allocas_removed", r.allocas_removed}}};
+  return {r.removed > 0,
+          {{"removed", r.removed}, {"allocas_removed", r.allocas_removed}, {"dead_variables", r.dead_variables}}};
 }
 
 }  // namespace pb::passes

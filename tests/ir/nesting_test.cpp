@@ -17,7 +17,11 @@ namespace {
 
 std::string nested_ifs(int n) {
   std::string t = "kernel {\n<u1> $0 = const true\n";
-  for (int i = 1; i <= n; ++i) t += "$" + std::to_string(i) + " : if $0 {\n";
+  for (int i = 1; i <= n; ++i) {
+    t += '$';
+    t += std::to_string(i);
+    t += " : if $0 {\n";
+  }
   for (int i = 0; i < n; ++i) t += "}\n";
   return t + "}\n";
 }
@@ -25,8 +29,12 @@ std::string nested_ifs(int n) {
 std::string nested_json(int n) {
   std::string t = R"({"format": "passbench-ir", "version": 1, "fields": [], "spaces": [], "args": [], "body": [)";
   t += R"({"id": 0, "kind": "const", "type": "u1", "value": "true"})";
-  for (int i = 1; i <= n; ++i)
-    t += (i == 1 ? ", " : "") + std::string(R"({"id": )") + std::to_string(i) + R"(, "kind": "if", "operands": [0], "then": [)";
+  for (int i = 1; i <= n; ++i) {
+    if (i == 1) t += ", ";
+    t += R"({"id": )";
+    t += std::to_string(i);
+    t += R"(, "kind": "if", "operands": [0], "then": [)";
+  }
   for (int i = 0; i < n; ++i) t += "]}";
   return t + "]}";
 }
