@@ -64,9 +64,12 @@ void body(Writer& w, int b, const AdWorkload& s, int c0, int celems, int n_elems
   for (size_t k = 0; k < s.carried; ++k) {
     int t = w.emit("<f32>", fmt::format("local load [${}]", vars[k]));
     int nb = w.emit("<f32>", fmt::format("local load [${}]", vars[(k + 1) % s.carried]));
+    int first = t;
     for (size_t l = 0; l < s.chain; ++l) {
       std::string op = kOps[(k + l) % 6];
-      if (op == "mul")
+      if (s.dag && (op == "mul" || op == "add"))
+        t = w.emit("<f32>", fmt::format("{} ${} ${}", op, t, l % 2 ? t : first));
+      else if (op == "mul")
         t = w.emit("<f32>", fmt::format("mul ${} ${}", t, l % 2 ? scale : wv));
       else if (op == "add")
         t = w.emit("<f32>", fmt::format("add ${} ${}", t, nb));

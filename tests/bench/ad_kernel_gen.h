@@ -13,7 +13,13 @@ struct AdWorkload {
   size_t carried = 8;  // K: loop-carried values per body
   size_t depth = 2;    // D: nested dynamic loops
   size_t chain = 6;    // L: ops per carried value per innermost iteration
+  // DAG-shaped chains: each op reads the value before it twice, or the chain's first value again
+  // (values used by several later values), instead of a constant or a neighbour.
+  bool dag = false;
 };
+
+// The DAG shape: chains of 64 ops over 2 carried values, one loop deep.
+inline AdWorkload dag_workload() { return {.carried = 2, .depth = 1, .chain = 64, .dag = true}; }
 
 // IR text of a kernel of about `statements` forward statements: as many bodies as it takes
 // (`one_body` = false), or a single body whose K grows instead (`one_body` = true).

@@ -59,9 +59,16 @@ int bench_main(int argc, char** argv) {
   opts.capture_ir = false;
   opts.verify_each = false;
   nlohmann::json results = nlohmann::json::array();
-  for (bool one_body : {false, true}) {
+  // PB_AD_SHAPES: which shapes to run (comma-separated; default all), so that a counted run
+  // (scripts/bench/growth.py) can measure one shape alone.
+  const char* shapes_env = std::getenv("PB_AD_SHAPES");
+  std::string shapes = shapes_env ? shapes_env : "many_bodies,one_body,dag";
+  for (std::string shape : {"many_bodies", "one_body", "dag"}) {
+    if (("," + shapes + ",").find("," + shape + ",") == std::string::npos) continue;
+    bool one_body = shape == "one_body";
+    bench::AdWorkload workload = shape == "dag" ? bench::dag_workload() : bench::AdWorkload{};
     for (size_t n : sizes) {
-      auto k = ir::parse_kernel(bench::generate_ad_kernel(n, {}, one_body), "<generated>");
+      auto k = ir::parse_kernel(bench::generate_ad_kernel(n, workload, one_body), "<generated>");
       size_t forward = k->count_statements();
       if (prefix_text && passes::run_pipeline(*k, prefix, opts).failed) {
         std::cerr << "PB_AD_PREFIX failed\n";
@@ -95,7 +102,7 @@ int bench_main(int argc, char** argv) {
                             {"statements_in", rec.statements_before},
                             {"statements_out", rec.statements_after}});
       nlohmann::json row = {
-          {"shape", one_body ? "one_body" : "many_bodies"},
+          {"shape", shape},
           {"forward_statements", forward},
           {"reverse_statements", reverse},
           {"size_ratio", static_cast<double>(reverse) / static_cast<double>(forward)},
