@@ -54,15 +54,19 @@ bool MemoryFootprint::records(uint64_t key) const {
 void MemoryFootprint::read(const Stmt* ptr) {
   uint64_t key = location(ptr);
   if (!records(key)) return;
-  if (key == kUnknown) reads_unknown_ = true;
-  else reads_.insert(key);
+  if (key == kUnknown)
+    reads_unknown_ = true;
+  else
+    reads_.insert(key);
 }
 
 void MemoryFootprint::write(const Stmt* ptr) {
   uint64_t key = location(ptr);
   if (!records(key)) return;
-  if (key == kUnknown) writes_unknown_ = true;
-  else writes_.insert(key);
+  if (key == kUnknown)
+    writes_unknown_ = true;
+  else
+    writes_.insert(key);
 }
 
 void MemoryFootprint::add(const Stmt& s) {

@@ -51,13 +51,14 @@ class SchemaCheck {
   // `j` (at `where`) is an object whose keys are all in `valid`.
   void object(const nlohmann::ordered_json& j, const std::string& where, Keys valid) const {
     if (!j.is_object())
-      throw UserError(fmt::format("{}: \"{}\" must be an object, not {}", path_, where, j.dump()), "see docs/fixtures.md");
+      throw UserError(fmt::format("{}: \"{}\" must be an object, not {}", path_, where, j.dump()),
+                      "see docs/fixtures.md");
     for (const auto& [key, value] : j.items()) {
       if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
-      throw UserError(fmt::format("{}: unknown key \"{}{}\"; did you mean \"{}\"?", path_,
-                                  where.empty() ? "" : where + ".", key, nearest(key, valid)),
-                      fmt::format("the keys of {} are: {} (docs/fixtures.md)", where.empty() ? "a fixture" : where,
-                                  joined(valid)));
+      throw UserError(
+          fmt::format("{}: unknown key \"{}{}\"; did you mean \"{}\"?", path_, where.empty() ? "" : where + ".", key,
+                      nearest(key, valid)),
+          fmt::format("the keys of {} are: {} (docs/fixtures.md)", where.empty() ? "a fixture" : where, joined(valid)));
     }
   }
 
@@ -74,8 +75,9 @@ class SchemaCheck {
 
 void check_fixture_schema(const nlohmann::ordered_json& fx, const std::string& path) {
   SchemaCheck c(path);
-  c.object(fx, "", {"description", "kernel", "kernel_text", "inputs", "inputs_file", "run", "pipeline", "grad",
-                    "gradcheck", "compile", "expect"});
+  c.object(fx, "",
+           {"description", "kernel", "kernel_text", "inputs", "inputs_file", "run", "pipeline", "grad", "gradcheck",
+            "compile", "expect"});
   if (fx.contains("kernel") == fx.contains("kernel_text"))
     throw UserError(fmt::format("{}: a fixture needs exactly one of \"kernel\" (a path) and \"kernel_text\"", path),
                     "see docs/fixtures.md");
@@ -94,8 +96,7 @@ void check_fixture_schema(const nlohmann::ordered_json& fx, const std::string& p
     c.object(fx["compile"], "compile", {"lowering", "max_id_bound", "intermediate_dce", "compact_ids"});
   if (!fx.contains("expect")) return;
   const auto& e = fx["expect"];
-  c.object(e, "expect",
-           {"ir", "ir_after", "stats", "verify", "values", "printed", "error", "tolerance", "metrics"});
+  c.object(e, "expect", {"ir", "ir_after", "stats", "verify", "values", "printed", "error", "tolerance", "metrics"});
   if (e.contains("error")) {
     c.object(e["error"], "expect.error", {"stage", "contains", "pass"});
     c.required(e["error"], "expect.error", "stage");
