@@ -16,38 +16,39 @@ enum StmtTraits : uint8_t {
   kComputedFromOperands = 1,
   kLoop = 2,         // runs its body any number of times (range for, struct for, while)
   kCountedLoop = 4,  // a loop over an index space, with loop indices (range for, struct for)
+  kNoValue = 8,      // gives no value another statement may read (stores, containers, push, print, ...)
 };
 
 // X(ClassPrefix, json/display name, traits)
-#define PB_STMT_KINDS(X) \
-  X(Const, "const", kComputedFromOperands)              \
-  X(ArgLoad, "argload", kComputedFromOperands)          \
-  X(Alloca, "alloca", kNoTraits)                        \
-  X(LocalLoad, "local_load", kNoTraits)                 \
-  X(LocalStore, "local_store", kNoTraits)               \
-  X(GlobalPtr, "global_ptr", kComputedFromOperands)     \
-  X(ExternalPtr, "external_ptr", kComputedFromOperands) \
-  X(GlobalLoad, "global_load", kNoTraits)               \
-  X(GlobalStore, "global_store", kNoTraits)             \
-  X(AtomicOp, "atomic", kNoTraits)                      \
-  X(UnaryOp, "unary", kComputedFromOperands)            \
-  X(BinaryOp, "binary", kComputedFromOperands)          \
-  X(TernaryOp, "select", kComputedFromOperands)         \
-  X(If, "if", kNoTraits)                                \
-  X(RangeFor, "range_for", kLoop | kCountedLoop)        \
-  X(StructFor, "struct_for", kLoop | kCountedLoop)      \
-  X(LoopIndex, "loop_index", kComputedFromOperands)     \
-  X(While, "while", kLoop)                              \
-  X(WhileControl, "while_control", kNoTraits)           \
-  X(Continue, "continue", kNoTraits)                    \
-  X(AdStackAlloca, "stack_alloc", kNoTraits)            \
-  X(AdStackPush, "stack_push", kNoTraits)               \
-  X(AdStackPop, "stack_pop", kNoTraits)                 \
-  X(AdStackLoadTop, "stack_load_top", kNoTraits)        \
-  X(AdStackLoadTopAdj, "stack_load_top_adj", kNoTraits) \
-  X(AdStackAccAdjoint, "stack_acc_adj", kNoTraits)      \
-  X(Print, "print", kNoTraits)                          \
-  X(Assert, "assert", kNoTraits)
+#define PB_STMT_KINDS(X)                                      \
+  X(Const, "const", kComputedFromOperands)                    \
+  X(ArgLoad, "argload", kComputedFromOperands)                \
+  X(Alloca, "alloca", kNoTraits)                              \
+  X(LocalLoad, "local_load", kNoTraits)                       \
+  X(LocalStore, "local_store", kNoValue)                      \
+  X(GlobalPtr, "global_ptr", kComputedFromOperands)           \
+  X(ExternalPtr, "external_ptr", kComputedFromOperands)       \
+  X(GlobalLoad, "global_load", kNoTraits)                     \
+  X(GlobalStore, "global_store", kNoValue)                    \
+  X(AtomicOp, "atomic", kNoTraits)                            \
+  X(UnaryOp, "unary", kComputedFromOperands)                  \
+  X(BinaryOp, "binary", kComputedFromOperands)                \
+  X(TernaryOp, "select", kComputedFromOperands)               \
+  X(If, "if", kNoValue)                                       \
+  X(RangeFor, "range_for", kLoop | kCountedLoop | kNoValue)   \
+  X(StructFor, "struct_for", kLoop | kCountedLoop | kNoValue) \
+  X(LoopIndex, "loop_index", kComputedFromOperands)           \
+  X(While, "while", kLoop | kNoValue)                         \
+  X(WhileControl, "while_control", kNoValue)                  \
+  X(Continue, "continue", kNoValue)                           \
+  X(AdStackAlloca, "stack_alloc", kNoTraits)                  \
+  X(AdStackPush, "stack_push", kNoValue)                      \
+  X(AdStackPop, "stack_pop", kNoValue)                        \
+  X(AdStackLoadTop, "stack_load_top", kNoTraits)              \
+  X(AdStackLoadTopAdj, "stack_load_top_adj", kNoTraits)       \
+  X(AdStackAccAdjoint, "stack_acc_adj", kNoValue)             \
+  X(Print, "print", kNoValue)                                 \
+  X(Assert, "assert", kNoValue)
 
 enum class StmtKind : uint8_t {
 #define PB_X(Name, text, traits) Name,
@@ -71,5 +72,6 @@ constexpr uint8_t traits_of(StmtKind k) {
 constexpr bool computed_from_operands(StmtKind k) { return traits_of(k) & kComputedFromOperands; }
 constexpr bool is_loop(StmtKind k) { return traits_of(k) & kLoop; }
 constexpr bool is_counted_loop(StmtKind k) { return traits_of(k) & kCountedLoop; }
+constexpr bool has_value(StmtKind k) { return !(traits_of(k) & kNoValue); }
 
 }  // namespace pb::ir

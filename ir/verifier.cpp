@@ -67,6 +67,8 @@ class Verifier {
         return;
       }
       if (isa<LoopIndexStmt>(&s)) continue;  // checked against the enclosing loops below
+      if (!has_value(op->kind()))
+        error(s, fmt::format("operand ${} is a {}, which gives no value to read", op->id, kind_name(op->kind())));
       if (opts_.dominance && !visible_.count(op))
         error(s, fmt::format("operand ${} does not dominate this use (it is not defined earlier in this block or an enclosing one)", op->id));
     }
