@@ -21,6 +21,32 @@ std::string printf_one(const std::string& spec, T value) {
 
 }  // namespace
 
+namespace {
+// Field widths and precisions above kMaxPrintfWidth are clamped to it: a message such as
+// `%999999999d` must not build a gigabyte string.
+constexpr int kMaxPrintfWidth = 256;
+
+std::string clamp_widths(const std::string& spec) {
+  std::string out;
+  for (size_t i = 0; i < spec.size();) {
+    if (spec[i] < '0' || spec[i] > '9') {
+      out += spec[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < spec.size() && spec[j] >= '0' && spec[j] <= '9') ++j;
+    std::string digits = spec.substr(i, j - i);
+    while (digits.size() > 1 && digits[0] == '0') {  // a leading 0 is the zero-padding flag
+      out += '0';
+      digits.erase(0, 1);
+    }
+    out += digits.size() > 3 || std::stoi(digits) > kMaxPrintfWidth ? std::to_string(kMaxPrintfWidth) : digits;
+    i = j;
+  }
+  return out;
+}
+}  // namespace
+
 std::string format_printf(const std::string& format, std::span<const Value> args) {
   std::string out;
   size_t next_arg = 0;
@@ -47,7 +73,7 @@ std::string format_printf(const std::string& format, std::span<const Value> args
     }
     const char conv = format[j];
     const Value& v = args[next_arg++];
-    const std::string spec = "%" + flags_width_precision;
+    const std::string spec = "%" + clamp_widths(flags_width_precision);
     if (conv == 'd' || conv == 'i') {
       out += printf_one(spec + "lld", static_cast<long long>(v.as_i64()));
     } else if (conv == 'u' || conv == 'x' || conv == 'X' || conv == 'o') {

@@ -299,6 +299,19 @@ TEST(InterpControl, FailedAssertFormatsItsMessage) {
   EXPECT_EQ(run_error(text, {{"args", {4}}}), "<no error>");
 }
 
+// Huge field widths are clamped (a %999999999d built a gigabyte string); zero padding stays.
+TEST(InterpControl, AssertMessageWidthsAreClamped) {
+  std::string text = R"(kernel "wide" {
+  <i32> $1 = const 7
+  <u1> $2 = const false
+  3 : assert $2, "[%999999999d] [%05d] [%.9999f]", $1, $1, $1
+}
+)";
+  std::string msg = run_error(text, nullptr);
+  EXPECT_CONTAINS(msg, "[" + std::string(255, ' ') + "7] [00007]");
+  EXPECT_LT(msg.size(), 2000u);
+}
+
 TEST(InterpControl, AKernelThatDoesNotVerifyIsRefused) {
   std::string msg = run_error(R"(kernel {
   <f32> $1 = const 1
