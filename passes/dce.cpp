@@ -112,16 +112,24 @@ class Dce {
   // reads. Their writes go here; the worklist then removes what only they used, and the
   // if/for left empty.
   void remove_dead_variables() {
-    std::unordered_set<const Stmt*> live;
-    std::vector<const Stmt*> stack;
-    auto mark = [&](const Stmt* s) {
-      if (s && live.insert(s).second) stack.push_back(s);
-    };
-    std::vector<Stmt*> allocas;
+    // Statements are numbered here (Stmt::position is each pass's own scratch) so that the
+    // live marks are a vector, not a hash set.
+    std::vector<Stmt*> effects, allocas;
+    uint32_t count = 0;
     walk(k_.root(), [&](Stmt& s) {
-      if (is_effect(s)) mark(&s);
+      s.position = count++;
+      if (is_effect(s)) effects.push_back(&s);
       if (isa<AllocaStmt>(&s)) allocas.push_back(&s);
     });
+    std::vector<uint8_t> live(count, 0);
+    std::vector<const Stmt*> stack;
+    auto mark = [&](const Stmt* s) {
+      if (s && !live[s->position]) {
+        live[s->position] = 1;
+        stack.push_back(s);
+      }
+    };
+    for (Stmt* s : effects) mark(s);
     while (!stack.empty()) {
       const Stmt* s = stack.back();
       stack.pop_back();
@@ -132,7 +140,7 @@ class Dce {
           if (u.slot() == 0 && writes_local(*u.user())) mark(u.user());
     }
     for (Stmt* a : allocas) {
-      if (live.count(a) || !a->parent()) continue;
+      if (live[a->position] || !a->parent()) continue;
       std::vector<Stmt*> writes;
       for (const auto& u : a->uses())
         if (u.slot() == 0 && writes_local(*u.user())) writes.push_back(u.user());

@@ -26,6 +26,8 @@ class MemoryFootprint {
   void add_tree(const ir::Stmt& s);
   // A write of one that the other reads or writes.
   bool conflicts(const MemoryFootprint& other) const;
+  bool reads_anything() const { return reads_unknown_ || !reads_.empty(); }
+  bool touches_anything() const { return reads_anything() || writes_unknown_ || !writes_.empty(); }
   // A location this one reads that `other` writes.
   bool reads_what_is_written_by(const MemoryFootprint& other) const;
   // The first location both touch where at least one writes, for messages ("field 'x'").

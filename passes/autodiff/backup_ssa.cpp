@@ -77,8 +77,9 @@ class Backup {
 
   void run() {
     for (Stmt* user : users_) {
-      at_anchor_.clear();
-      reads_stack_at_anchor_.clear();
+      // clear() costs the bucket count even when empty: most users need no value made.
+      if (!at_anchor_.empty()) at_anchor_.clear();
+      if (!reads_stack_at_anchor_.empty()) reads_stack_at_anchor_.clear();
       for (size_t i = 0; i < user->num_operands(); ++i) {
         Stmt* op = user->operand(i);
         if (!op || dominates(op, user) || isa<LoopIndexStmt>(user)) continue;

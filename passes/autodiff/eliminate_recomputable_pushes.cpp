@@ -38,9 +38,12 @@ bool recomputable_uncached(const Stmt* s, const std::unordered_set<FieldId>& wri
 bool recomputable(const Stmt* s, const std::unordered_set<FieldId>& written,
                   std::unordered_map<const Stmt*, bool>& memo, int depth = 0) {
   if (!s || depth > 64) return false;
-  if (auto it = memo.find(s); it != memo.end()) return it->second;
+  // Only a value with several users can be reached twice; the others are not worth a lookup.
+  bool shared = s->num_uses() > 1;
+  if (shared)
+    if (auto it = memo.find(s); it != memo.end()) return it->second;
   bool r = recomputable_uncached(s, written, memo, depth);
-  memo[s] = r;
+  if (shared) memo[s] = r;
   return r;
 }
 

@@ -77,27 +77,36 @@ struct Reverser {
       if (is_counted_loop(all[i])) close(*all[i]);
 
     // Footprints of what lies after the statement being looked at: of the needed statements
-    // (locals and globals apart), and of everything (globals).
+    // (locals and globals apart), and of everything (globals), the last built only as far as a
+    // needed global read asks for it (loop bodies can hold nearly the whole kernel).
     MemoryFootprint needed_locals(Scope::locals), needed_globals(Scope::globals), later_globals(Scope::globals);
+    bool any_needed_local = false;
+    size_t later_from = all.size();  // later_globals covers all[later_from..]
     for (size_t i = all.size(); i-- > first;) {
       const Stmt* s = all[i];
+      if (is_counted_loop(s)) {
+        if (any_needed_local) {
+          MemoryFootprint locals(Scope::locals);
+          locals.add_tree(*s);
+          if (locals.conflicts(needed_locals)) reject_order(all, i, Scope::locals);
+        }
+        continue;
+      }
       MemoryFootprint locals(Scope::locals), globals(Scope::globals);
       locals.add_tree(*s);
       globals.add_tree(*s);
-      if (is_counted_loop(s)) {
-        if (locals.conflicts(needed_locals)) reject_order(all, i, Scope::locals);
-      } else {
-        if (!needed.count(s) && (locals.conflicts(needed_locals) || globals.conflicts(needed_globals))) {
-          needed.insert(s);
-          close(*s);
-        }
-        if (needed.count(s)) {
-          if (globals.reads_what_is_written_by(later_globals)) reject_read_then_written(all, i);
-          needed_locals.add_tree(*s);
-          needed_globals.add_tree(*s);
-        }
+      if (!needed.count(s) && (locals.conflicts(needed_locals) || globals.conflicts(needed_globals))) {
+        needed.insert(s);
+        close(*s);
       }
-      later_globals.add_tree(*s);
+      if (!needed.count(s)) continue;
+      if (globals.reads_anything()) {
+        for (; later_from > i + 1; --later_from) later_globals.add_tree(*all[later_from - 1]);
+        if (globals.reads_what_is_written_by(later_globals)) reject_read_then_written(all, i);
+      }
+      needed_locals.add_tree(*s);
+      needed_globals.add_tree(*s);
+      any_needed_local = any_needed_local || locals.touches_anything();
     }
     return needed;
   }
