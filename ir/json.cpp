@@ -106,6 +106,17 @@ T get(const json& j, const char* key, const std::string& path) {
   }
 }
 
+// An integer member within [lo, hi]: a float (1e34), a huge or a negative number is an error
+// naming the path, never a conversion with undefined behaviour.
+int64_t get_int(const json& j, const char* key, const std::string& path, int64_t lo, int64_t hi) {
+  if (!j.is_object() || !j.contains(key)) bad(path, fmt::format("missing \"{}\"", key));
+  const json& v = j.at(key);
+  if (!v.is_number_integer()) bad(path + "." + key, fmt::format("{} is not an integer", v.dump()));
+  if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(hi) : (v.get<int64_t>() < lo || v.get<int64_t>() > hi))
+    bad(path + "." + key, fmt::format("{} is outside {}..{}", v.dump(), lo, hi));
+  return v.get<int64_t>();
+}
+
 template <class T>
 T get_or(const json& j, const char* key, T fallback, const std::string& path) {
   if (!j.contains(key)) return fallback;
@@ -142,7 +153,7 @@ struct Reader {
   }
 
   std::unique_ptr<Stmt> stmt(const json& j, const std::string& path) {
-    int id = get<int>(j, "id", path);
+    int id = static_cast<int>(get_int(j, "id", path, 0, kMaxStmtId));
     auto kind = get<std::string>(j, "kind", path);
     DataType type;
     if (j.contains("type")) {
@@ -166,7 +177,7 @@ struct Reader {
       if (!v) bad(path + ".value", "not a valid constant");
       s = std::make_unique<ConstStmt>(*v);
     } else if (kind == "argload") {
-      s = std::make_unique<ArgLoadStmt>(get<int>(j, "arg", path), type);
+      s = std::make_unique<ArgLoadStmt>(static_cast<int>(get_int(j, "arg", path, 0, kMaxArgIndex)), type);
     } else if (kind == "alloca") {
       if (!type.pointer) bad(path, "alloca needs a pointer type");
       s = std::make_unique<AllocaStmt>(type.scalar);
@@ -231,7 +242,7 @@ struct Reader {
       s = std::move(f);
     } else if (kind == "loop_index") {
       need(1);
-      s = std::make_unique<LoopIndexStmt>(ops[0], get<int>(j, "axis", path));
+      s = std::make_unique<LoopIndexStmt>(ops[0], static_cast<int>(get_int(j, "axis", path, 0, kMaxRank - 1)));
     } else if (kind == "while") {
       s = std::make_unique<WhileStmt>();
     } else if (kind == "while_control") {
@@ -240,7 +251,7 @@ struct Reader {
     } else if (kind == "continue") {
       s = std::make_unique<ContinueStmt>();
     } else if (kind == "stack_alloc") {
-      auto a = std::make_unique<AdStackAllocaStmt>(type.scalar, get<int64_t>(j, "max_size", path));
+      auto a = std::make_unique<AdStackAllocaStmt>(type.scalar, get_int(j, "max_size", path, 0, INT32_MAX));
       if (j.contains("size")) {
         try {
           a->size = parse_size_expr(get<std::string>(j, "size", path));
@@ -329,7 +340,13 @@ std::unique_ptr<Kernel> from_json(const json& j) {
   k->name = get_or<std::string>(j, "name", "", "$");
   auto shape_of = [](const json& s) -> std::optional<Shape> {
     if (s.is_null()) return std::nullopt;
-    return s.get<Shape>();
+    if (!s.is_array() || s.size() > static_cast<size_t>(kMaxRank)) bad("$", fmt::format("shape {} is not a list of at most {} extents", s.dump(), kMaxRank));
+    Shape shape;
+    for (const json& e : s) {
+      if (!e.is_number_integer() || e.get<int64_t>() < 1) bad("$", fmt::format("shape {} has an extent that is not a positive integer", s.dump()));
+      shape.push_back(e.get<int64_t>());
+    }
+    return shape;
   };
   try {
     const json& fields = j.at("fields");
@@ -361,12 +378,12 @@ std::unique_ptr<Kernel> from_json(const json& j) {
       k->spaces.push_back({s.at("name").get<std::string>(), shape_of(s.at("shape")), s.value("declared", false)});
     for (const json& a : j.at("args")) {
       ArgDecl d;
-      d.index = a.at("index").get<int>();
+      d.index = static_cast<int>(get_int(a, "index", "$.args", 0, kMaxArgIndex));
       auto dt = scalar_from_name(a.at("dtype").get<std::string>());
       if (!dt) bad("$.args", "unknown argument dtype");
       d.dtype = *dt;
       d.ndarray = a.value("ndarray", false);
-      d.ndim = a.value("ndim", 0);
+      d.ndim = a.contains("ndim") ? static_cast<int>(get_int(a, "ndim", "$.args", 0, kMaxRank)) : 0;
       k->args.push_back(d);
     }
   } catch (const json::exception& e) {

@@ -97,6 +97,13 @@ class Kernel {
 // levels; size expressions nest parentheses and functions at most as deep.
 inline constexpr int kMaxNestingDepth = 256;
 
+// Ranges the readers accept, so that no input can overflow an int or size a huge table:
+// statement ids 0..2e9 (as printed), argument indices 0..kMaxArgIndex, ndarray ranks and loop
+// axes 0..kMaxRank.
+inline constexpr int kMaxStmtId = 2'000'000'000;
+inline constexpr int kMaxArgIndex = 4095;
+inline constexpr int kMaxRank = 16;
+
 // The depth of the deepest block under `b` (b itself: 0), counted without recursion; stops
 // counting once it passes `limit`.
 int nesting_depth(const Block& b, int limit = kMaxNestingDepth);

@@ -82,6 +82,14 @@ void Cursor::expect(std::string_view word, std::string_view what) {
 
 bool Cursor::at_ref() const { return peek() == '$'; }
 
+int64_t Cursor::read_int_in(int64_t lo, int64_t hi, const char* what) {
+  skip_blanks();
+  size_t start = pos_;
+  int64_t v = read_int();
+  if (v < lo || v > hi) fail_at(start, fmt::format("{} {} is outside {}..{}", what, v, lo, hi));
+  return v;
+}
+
 int Cursor::read_ref() {
   skip_blanks();
   if (peek() != '$') fail("expected a statement reference such as $3");

@@ -37,6 +37,8 @@ class Cursor {
   bool at_ref() const;
   int read_ref();
   int64_t read_int();
+  // read_int within [lo, hi]; outside it, a located error naming `what` and the range.
+  int64_t read_int_in(int64_t lo, int64_t hi, const char* what);
   // A run of [A-Za-z0-9_.] characters.
   std::string read_word();
   // Characters up to (not including) any of `stops`, trimmed; fails on an empty result.

@@ -113,8 +113,8 @@ void Parser::parse_header_line() {
   }
   if (cur_.try_keyword("arg")) {
     ArgDecl a;
-    a.index = static_cast<int>(cur_.read_int());
-    if (a.index < 0 || k_.find_arg(a.index)) cur_.fail_at(pos, fmt::format("argument {} is declared twice or negative", a.index));
+    a.index = static_cast<int>(cur_.read_int_in(0, kMaxArgIndex, "argument index"));
+    if (k_.find_arg(a.index)) cur_.fail_at(pos, fmt::format("argument {} is declared twice or negative", a.index));
     cur_.expect(":", "after the argument index");
     if (cur_.try_consume("ndarray<")) {
       a.ndarray = true;
@@ -125,7 +125,7 @@ void Parser::parse_header_line() {
       cur_.expect(",", "between the ndarray element type and its dimension count");
       cur_.skip_blanks();
       size_t ndim_pos = cur_.pos();
-      a.ndim = static_cast<int>(cur_.read_int());
+      a.ndim = static_cast<int>(cur_.read_int_in(0, kMaxRank, "ndarray rank"));
       if (a.ndim < 0) cur_.fail_at(ndim_pos, "an ndarray has zero or more dimensions");
       cur_.expect(">", "to close ndarray<T, N>");
     } else {

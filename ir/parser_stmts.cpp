@@ -194,7 +194,7 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
   }
   if (word == "argload" || word == "arg" || word == "argaddr") {
     cur_.expect("[");
-    int idx = static_cast<int>(cur_.read_int());
+    int idx = static_cast<int>(cur_.read_int_in(0, kMaxArgIndex, "argument index"));
     if (cur_.peek() == ',') unsupported("argload of a struct argument member", word_pos);
     cur_.expect("]");
     return std::make_unique<ArgLoadStmt>(idx, hint);
@@ -255,7 +255,7 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
     auto s = std::make_unique<ExternalPtrStmt>(base, idx);
     if (cur_.try_consume(",")) {
       cur_.expect("(");
-      do s->element_shape.push_back(static_cast<int>(cur_.read_int()));
+      do s->element_shape.push_back(static_cast<int>(cur_.read_int_in(1, 1 << 20, "element extent")));
       while (cur_.try_consume(","));
       cur_.expect(")");
     }
@@ -290,7 +290,7 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
   if (word == "loop") {
     Stmt* loop = ref();
     cur_.expect("index");
-    int axis = static_cast<int>(cur_.read_int());
+    int axis = static_cast<int>(cur_.read_int_in(0, kMaxRank - 1, "loop axis"));
     return std::make_unique<LoopIndexStmt>(loop, axis);
   }
   if (word == "stack") {
@@ -401,7 +401,7 @@ std::unique_ptr<Stmt> Parser::parse_effect(const std::string& word, DataType, si
 // lines; the message ends at the last quote followed by an argument list or the line end.
 std::unique_ptr<Stmt> Parser::parse_assert() {
   size_t id_pos = cur_.pos();
-  int id = static_cast<int>(cur_.read_int());
+  int id = static_cast<int>(cur_.read_int_in(0, kMaxStmtId, "statement number"));
   if (ids_.count(id)) cur_.fail_at(id_pos, fmt::format("statement {} is defined twice", id));
   cur_.expect(":");
   cur_.expect("assert");

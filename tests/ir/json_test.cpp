@@ -305,3 +305,28 @@ TEST(JsonErrors, ErasedOperandCannotBeReadBack) {
 
 }  // namespace
 }  // namespace pb::ir
+
+namespace pb::ir {
+namespace {
+
+// Integers in kernel JSON are checked before conversion: a float, a huge or a negative number
+// where an id, axis, argument or size belongs is an error with its path (undefined behaviour
+// before: 2147483647 overflowed Kernel::note_id, 1e34 was a float-to-int overflow).
+TEST(JsonIntegers, OutOfRangeAndFloatIntegersAreErrors) {
+  auto doc = [](const std::string& id) {
+    return R"({"args":[],"body":[{"id":)" + id +
+           R"(,"kind":"const","type":"u1","value":"true"}],"fields":[],"format":"passbench-ir","spaces":[],"version":1})";
+  };
+  for (const char* id : {"2147483647", "1e34", "-3", "2000000001"}) {
+    try {
+      from_json(json::parse(doc(id)));
+      ADD_FAILURE() << id;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("$.body[0].id"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(from_json(json::parse(doc("2000000000"))));
+}
+
+}  // namespace
+}  // namespace pb::ir

@@ -107,7 +107,11 @@ const ErrorCase kCases[] = {
     {"UndeclaredIndexSpace", "field x : f32[4] in nowhere\n" + k(""), 1, "nowhere",
      "index space 'nowhere' is not declared"},
     // BUG(caret)
-    {"NdarrayNegativeDimensions", "arg 0 : ndarray<f32, -1>\n" + k(""), 1, "-1>", "zero or more dimensions"},
+    {"ArgumentIndexTooLarge", "arg 2147483647 : i32\n" + k(""), 1, "2147483647", "argument index 2147483647 is outside 0..4095"},
+    {"LoopAxisOutOfRange",
+     k("  <i32> $1 = const 0\n  $0 : for in range($1, $1) block_dim=adaptive {\n    <i32> $2 = loop $0 index 99\n  }\n"),
+     4, "99", "loop axis 99 is outside 0..15"},
+    {"NdarrayNegativeDimensions", "arg 0 : ndarray<f32, -1>\n" + k(""), 1, "-1>", "ndarray rank -1 is outside 0..16"},
     // BUG(caret)
     {"DuplicateField", "field x : f32[4]\nfield x : i32[4]\n" + k(""), 2, "x", "field 'x' is declared twice"},
     // BUG(caret)
