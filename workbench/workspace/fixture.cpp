@@ -381,8 +381,21 @@ FixtureOutcome update_fixture(const std::string& path) {
     fresh["ir_after"] = after;
   }
   if (!r.stats.empty()) {
+    // update compares what check compares: statistics the fixture names keep their names and
+    // take the new values; a fixture naming none gets them all.
     ordered_json stats = ordered_json::object();
-    for (const auto& [key, values] : r.stats) stats[key] = values;
+    if (expect.contains("stats")) {
+      for (const auto& [key, want] : expect["stats"].items()) {
+        auto it = r.stats.find(key);
+        if (it == r.stats.end()) continue;
+        ordered_json kept = ordered_json::object();
+        for (const auto& [name, value] : want.items())
+          if (auto got = it->second.find(name); got != it->second.end()) kept[name] = got->second;
+        stats[key] = kept;
+      }
+    } else {
+      for (const auto& [key, values] : r.stats) stats[key] = values;
+    }
     fresh["stats"] = stats;
   }
   if (r.error_stage != "parse") fresh["verify"] = r.verify_errors.empty() ? ordered_json("ok") : ordered_json(r.verify_errors);
