@@ -166,3 +166,53 @@ TEST(CliReplayInput, OutOfRangeOptionIsALocatedUsageError) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string mul_kernel() { return pb::test::source_path("fixtures/autodiff/binary_mul_f32.chi"); }
+
+// --print-after takes what the pipeline and dump headers spell: a named pipeline (its last
+// pass) and a pass with options; both were "unknown pass" before.
+TEST(CliReplaySelectors, NamedPipelinesAndSpelledOptionsSelectPasses) {
+  auto r = run_cli("replay " + mul_kernel() + " --passes=reverse_ad --print-after=reverse_ad");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("# *** IR Dump After determine_ad_stack_size"), std::string::npos) << r.err;
+  r = run_cli("replay " + mul_kernel() + " --passes=reverse_ad --print-after='replace_locals_with_stacks{ad_stack_size=0}'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("# *** IR Dump After replace_locals_with_stacks{ad_stack_size=0}"), std::string::npos) << r.err;
+  r = run_cli("replay " + mul_kernel() + " --passes=reverse_ad --print-after='replace_locals_with_stacks{ad_stack_size=4}'");
+  EXPECT_EQ(r.exit_code, 2);  // that spelling is not in the pipeline
+}
+
+// Naming a pass the pipeline does not run is an error, not silently nothing.
+TEST(CliReplaySelectors, APassNotInThePipelineIsAnError) {
+  for (const char* option : {"--stop-after=dce", "--print-before=dce", "--stop-before=dce", "--print-after=dce"}) {
+    auto r = run_cli("replay " + mul_kernel() + " --passes=simplify " + option);
+    EXPECT_EQ(r.exit_code, 2) << option;
+    EXPECT_NE(r.err.find("no pass of the pipeline 'simplify' matches"), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliReplaySelectors, StopBeforePrintBeforeAllAndPipelinePasses) {
+  auto r = run_cli("replay " + mul_kernel() + " --passes=reverse_ad --stop-before=make_adjoint --print-before-all");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("# *** IR Dump Before relayout"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("# *** IR Dump Before make_adjoint"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("_grad], index"), std::string::npos) << r.out;  // no reverse code yet
+  r = run_cli("replay " + mul_kernel() + " --passes='cleanup,reverse_ad{use_stack=false}' --print-pipeline-passes");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, 13), "simplify,dce,");
+  EXPECT_NE(r.out.find("make_adjoint"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("replace_locals_with_stacks"), std::string::npos) << r.out;
+}
+
+// --stats hides zero counters (and says how many), --stats-all shows them.
+TEST(CliReplaySelectors, StatsHideZerosUnlessAll) {
+  auto r = run_cli("replay " + mul_kernel() + " --passes=reverse_ad --stats");
+  EXPECT_EQ(r.err.find("0  backup_ssa.spilled"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("zero counters not shown"), std::string::npos) << r.err;
+  r = run_cli("replay " + mul_kernel() + " --passes=reverse_ad --stats --stats-all");
+  EXPECT_NE(r.err.find("0  backup_ssa.spilled"), std::string::npos) << r.err;
+}
+
+}  // namespace

@@ -89,6 +89,9 @@ int main(int argc, char** argv) {
   replay->add_option("FILE", replay_args.file, "kernel file, or a fixture/reproducer carrying a pipeline (- for stdin)")->required();
   auto* passes_opt = replay->add_option("--passes", replay_args.passes, "pipeline, e.g. 'simplify,dce' or 'simplify{max_rounds=4},dce'");
   replay->add_flag("--print-after-all", replay_args.print_after_all, "print the IR after every pass (stderr)");
+  replay->add_flag("--print-before-all", replay_args.print_before_all, "print the IR before every pass (stderr)");
+  replay->add_flag("--print-pipeline-passes", replay_args.print_pipeline_passes,
+                   "print the pipeline with named pipelines expanded (as --passes takes it), then exit");
   replay->add_flag("--annotate-ib", replay_args.annotate_ib,
                    "mark each independent block (where autodiff puts forward and reverse code) in printed IR");
   replay->add_option("--print-after", replay_args.print_after, "print the IR after each run of PASS (repeatable)");
@@ -97,7 +100,8 @@ int main(int argc, char** argv) {
                  ->expected(0, 1)
                  ->check(CLI::IsMember({"", "full", "diff"}));
   replay->add_flag("--time-passes", replay_args.time_passes, "print a table of pass wall times and statement counts");
-  replay->add_flag("--stats", replay_args.stats, "print every pass's statistics");
+  replay->add_flag("--stats", replay_args.stats, "print the passes' non-zero statistics");
+  replay->add_flag("--stats-all", replay_args.stats_all, "with --stats: zero counters and every per-item note too");
   replay->add_flag("--verify-each", replay_args.verify_each, "verify the IR after every pass (the default)");
   replay->add_flag("--no-verify-each", no_verify_each, "do not verify after every pass");
   replay->add_option("--emit", replay_args.emit, "form of the resulting IR")->check(CLI::IsMember({"text", "json"}));
@@ -105,6 +109,7 @@ int main(int argc, char** argv) {
   replay->add_option("--inputs", replay_args.inputs, "inputs JSON; with --run, run the result on the interpreter");
   replay->add_flag("--run", replay_args.run, "run the resulting kernel on the interpreter and print the fields as JSON");
   replay->add_option("--stop-after", replay_args.stop_after, "stop after the first run of PASS");
+  replay->add_option("--stop-before", replay_args.stop_before, "stop before the first run of PASS");
   replay->add_option("--bisect-limit", replay_args.bisect_limit, "run only the first N pass executions (like opt-bisect-limit)");
   replay->add_option("--reproducer-dir", replay_args.reproducer_dir, "where to write a reproducer when a pass fails (default: the temp folder)");
   replay->add_option("--color", replay_args.color, "colour diffs")->check(CLI::IsMember({"auto", "always", "never"}));

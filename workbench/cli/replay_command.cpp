@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <optional>
+#include <tuple>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,6 +14,7 @@
 #include "ir/json.h"
 #include "ir/printer.h"
 #include "passes/autodiff/independent_blocks.h"
+#include "passes/pipeline.h"
 #include "passes/registry.h"
 #include "workbench/cli/commands.h"
 #include "workbench/workspace/load.h"
@@ -21,7 +25,6 @@ namespace pb::cli {
 
 namespace {
 
-bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
 std::string colorize_diff(const std::string& diff, bool color) {
   if (!color) return diff;
@@ -46,9 +49,37 @@ std::string colorize_diff(const std::string& diff, bool color) {
   return out;
 }
 
-void check_pass_name(const std::string& name, const char* option) {
-  if (!passes::find_pass(name))
-    throw UserError(fmt::format("{}={}: unknown pass '{}'", option, name, name), "`passbench passes` lists the passes");
+// What a --print-after, --print-before, --stop-after or --stop-before names: a pass (`dce`), a
+// pass with options as dump headers spell it (`replace_locals_with_stacks{ad_stack_size=0}`:
+// only that spelling matches), or a named pipeline (`reverse_ad`: its last pass).
+struct PassSelector {
+  std::string text;
+  std::string name;
+  std::string spec;  // empty: any options
+  bool matches(const passes::PassRecord& r) const { return r.pass == name && (spec.empty() || r.spec == spec); }
+  bool matches(const passes::PipelineEntry& e) const {
+    return e.info->name == name && (spec.empty() || e.to_string() == spec);
+  }
+};
+
+PassSelector select_pass(const std::string& text, const char* option) {
+  passes::Pipeline p = passes::parse_pipeline(text, option);
+  if (p.entries.empty()) throw UserError(fmt::format("{}: names no pass", option), "`passbench passes` lists the passes");
+  std::string base = text.substr(0, text.find('{'));
+  bool named = passes::find_named_pipeline(base) != nullptr;
+  if (p.entries.size() > 1 && !named)
+    throw UserError(fmt::format("{}={}: names several passes", option, text), "name one pass (or one named pipeline)");
+  const passes::PipelineEntry& e = p.entries.back();
+  bool with_options = text.find('{') != std::string::npos;
+  return {text, e.info->name, with_options || named ? e.to_string() : ""};
+}
+
+// A selector that matches no pass of the pipeline would be silently ignored: say so instead.
+void check_selector_in(const PassSelector& s, const passes::Pipeline& p, const char* option) {
+  for (const auto& e : p.entries)
+    if (s.matches(e)) return;
+  throw UserError(fmt::format("{}={}: no pass of the pipeline '{}' matches", option, s.text, p.to_string()),
+                  "`passbench replay FILE --passes=... --print-pipeline-passes` prints the expanded pipeline");
 }
 
 void print_time_table(const passes::PipelineRun& run) {
@@ -64,23 +95,40 @@ void print_time_table(const passes::PipelineRun& run) {
   }
 }
 
-void print_stats(const passes::PipelineRun& run) {
+// Per pass execution, its non-zero counters (all with `all`) and at most a few of its per-item
+// notes (one per stack can run to thousands of lines).
+void print_stats(const passes::PipelineRun& run, bool all) {
+  constexpr size_t kNotesShown = 8;
   std::cerr << "===---------------------------------------------------------------===\n"
             << "                       passbench statistics\n"
             << "===---------------------------------------------------------------===\n";
+  size_t hidden = 0;
   for (const auto& r : run.records) {
     if (!r.ran) continue;
-    for (const auto& [name, value] : r.stats) std::cerr << fmt::format("  {:>10}  {}.{}\n", value, r.pass, name);
-    for (const auto& note : r.notes) std::cerr << fmt::format("  {:>10}  {}: {}\n", "", r.pass, note);
+    for (const auto& [name, value] : r.stats) {
+      if (value == 0 && !all) {
+        ++hidden;
+        continue;
+      }
+      std::cerr << fmt::format("  {:>10}  {}.{}\n", value, r.pass, name);
+    }
+    size_t shown = all ? r.notes.size() : std::min(r.notes.size(), kNotesShown);
+    for (size_t i = 0; i < shown; ++i) std::cerr << fmt::format("  {:>10}  {}: {}\n", "", r.pass, r.notes[i]);
+    if (shown < r.notes.size())
+      std::cerr << fmt::format("  {:>10}  {}: ... {} more\n", "", r.pass, r.notes.size() - shown);
   }
+  if (hidden > 0 && !all) std::cerr << fmt::format("  ({} zero counters not shown; --stats-all shows them)\n", hidden);
 }
 
 }  // namespace
 
 int cmd_replay(const ReplayArgs& a) {
-  for (const auto& p : a.print_after) check_pass_name(p, "--print-after");
-  for (const auto& p : a.print_before) check_pass_name(p, "--print-before");
-  if (!a.stop_after.empty()) check_pass_name(a.stop_after, "--stop-after");
+  std::vector<PassSelector> print_after, print_before;
+  for (const auto& p : a.print_after) print_after.push_back(select_pass(p, "--print-after"));
+  for (const auto& p : a.print_before) print_before.push_back(select_pass(p, "--print-before"));
+  std::optional<PassSelector> stop_after, stop_before;
+  if (!a.stop_after.empty()) stop_after = select_pass(a.stop_after, "--stop-after");
+  if (!a.stop_before.empty()) stop_before = select_pass(a.stop_before, "--stop-before");
   auto source = workbench::load_source(a.file);
   // The input is checked before any pass runs: a broken input is the input's fault, not a pass's.
   if (!report_verify(*source.kernel, a.file)) {
@@ -96,9 +144,26 @@ int cmd_replay(const ReplayArgs& a) {
   if (a.run && !inputs) inputs = nlohmann::json::object();
 
   passes::RunOptions opts;
+  passes::Pipeline expanded = passes::parse_pipeline(pipeline_text);
+  if (a.print_pipeline_passes) {
+    std::cout << expanded.to_string() << "\n";
+    return 0;
+  }
+  for (const auto& s : print_after) check_selector_in(s, expanded, "--print-after");
+  for (const auto& s : print_before) check_selector_in(s, expanded, "--print-before");
   opts.verify_each = a.verify_each;
   opts.bisect_limit = a.bisect_limit;
-  opts.stop_after = a.stop_after;
+  // --stop-after / --stop-before as a count of pass executions (the first match).
+  for (auto [selector, after, option] : {std::tuple{&stop_after, 1, "--stop-after"}, {&stop_before, 0, "--stop-before"}}) {
+    if (!*selector) continue;
+    check_selector_in(**selector, expanded, option);
+    for (size_t i = 0; i < expanded.entries.size(); ++i)
+      if ((*selector)->matches(expanded.entries[i])) {
+        int64_t limit = static_cast<int64_t>(i) + after;
+        opts.bisect_limit = opts.bisect_limit < 0 ? limit : std::min(opts.bisect_limit, limit);
+        break;
+      }
+  }
   opts.capture_ir = true;
   auto result = workbench::replay(std::move(source.kernel), pipeline_text, opts);
   bool color = a.color == "always" || (a.color == "auto" && isatty(STDERR_FILENO) && !std::getenv("NO_COLOR"));
@@ -112,8 +177,12 @@ int cmd_replay(const ReplayArgs& a) {
     if (a.bisect_limit >= 0)
       std::cerr << fmt::format("BISECT: {}running pass ({}) {}\n", rec.ran ? "" : "NOT ", rec.index + 1, rec.spec);
     if (!rec.ran) continue;
-    if (contains(a.print_before, rec.pass)) std::cerr << fmt::format("# *** IR Dump Before {} ***\n{}", rec.spec, text_of(rec.before, rec.before_text));
-    bool after = a.print_after_all || contains(a.print_after, rec.pass);
+    auto selected = [&](const std::vector<PassSelector>& v) {
+      return std::any_of(v.begin(), v.end(), [&](const PassSelector& s) { return s.matches(rec); });
+    };
+    if (a.print_before_all || selected(print_before))
+      std::cerr << fmt::format("# *** IR Dump Before {} ***\n{}", rec.spec, text_of(rec.before, rec.before_text));
+    bool after = a.print_after_all || selected(print_after);
     if (a.print_changed == "full" && rec.changed) after = true;
     if (after) std::cerr << fmt::format("# *** IR Dump After {}{} ***\n{}", rec.spec, rec.changed ? "" : " (no change)", text_of(rec.after, rec.after_text));
     if (a.print_changed == "diff" && rec.changed) {
@@ -122,7 +191,7 @@ int cmd_replay(const ReplayArgs& a) {
     }
   }
   if (a.time_passes) print_time_table(result.run);
-  if (a.stats) print_stats(result.run);
+  if (a.stats) print_stats(result.run, a.stats_all);
 
   if (result.run.failed) {
     const auto& rec = result.run.records[result.run.failed_index];
