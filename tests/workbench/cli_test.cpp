@@ -240,3 +240,19 @@ TEST(CliInput, ValueOutsideTheElementTypeNamesFileFieldAndElement) {
 }
 
 }  // namespace
+
+namespace {
+
+// run and gradcheck take a fixture file, as replay and compile do (they refused it), and a
+// remedy names the file instead of the word FILE.
+TEST(CliInput, RunAndGradcheckTakeAFixtureAndRemediesNameTheFile) {
+  auto fx = source_path("fixtures/autodiff/binary_mul_f32.fixture.json");
+  EXPECT_EQ(run_cli("run " + fx).exit_code, 0);
+  EXPECT_EQ(run_cli("gradcheck " + fx + " --loss y").exit_code, 0);
+  auto k = source_path("fixtures/autodiff/while_rejected.chi");
+  auto r = run_cli("gradcheck " + k + " --loss y");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("`passbench replay " + k + " --passes='reverse_ad'`"), std::string::npos) << r.err;
+}
+
+}  // namespace

@@ -11,6 +11,7 @@
 #include "workbench/workspace/fixture.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
+#include "workbench/workspace/replay.h"
 #include "workbench/workspace/run.h"
 
 namespace pb::cli {
@@ -44,6 +45,7 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
   workbench::RunRequest req;
   if (!a.inputs.empty()) req.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
   req.inputs_name = a.inputs;
+  req.kernel_name = a.file;
   for (const auto& s : a.seed_grads) {
     auto eq = s.find('=');
     double v = 0;
@@ -68,7 +70,7 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
 }
 
 int cmd_run(const RunArgs& a) {
-  auto k = workbench::load_kernel(a.file);
+  auto k = workbench::load_source(a.file).kernel;  // a kernel file, or a fixture's kernel
   if (!report_verify(*k, a.file)) return 1;
   workbench::RunRequest req = make_run_request(a);
   nlohmann::json values;

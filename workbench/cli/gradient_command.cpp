@@ -9,6 +9,7 @@
 #include "ir/diagnostic.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
+#include "workbench/workspace/replay.h"
 
 namespace pb::cli {
 
@@ -58,11 +59,12 @@ void print_kinks(const workbench::GradcheckResult& r) {
 }  // namespace
 
 int cmd_gradcheck(const GradcheckArgs& a) {
-  auto k = workbench::load_kernel(a.file);
+  auto k = workbench::load_source(a.file).kernel;  // a kernel file, or a fixture's kernel
   if (!report_verify(*k, a.file)) return 1;
   workbench::GradcheckOptions o = a.options;
   if (!a.inputs.empty()) o.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
   o.inputs_name = a.inputs;
+  o.kernel_name = a.file;
   workbench::GradcheckResult r;
   try {
     r = workbench::gradcheck(*k, o);

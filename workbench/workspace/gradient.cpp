@@ -127,7 +127,8 @@ void compare(GradElement& e, const GradcheckOptions& o) {
 
 }  // namespace
 
-std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const std::string& pipeline) {
+std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const std::string& pipeline,
+                                                const std::string& file) {
   passes::RunOptions opts;
   opts.capture_ir = false;
   auto r = replay(forward.clone(), pipeline, opts);
@@ -137,11 +138,11 @@ std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const
                                 rec.index + 1, pipeline, rec.failure);
   if (rec.internal_error) throw InternalError(msg);
   throw UserError(msg,
-                  fmt::format("`passbench replay FILE --passes='{}'` shows the IR before the failing pass", pipeline));
+                  fmt::format("`passbench replay {} --passes='{}'` shows the IR before the failing pass", file, pipeline));
 }
 
 GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& pipeline, const RunRequest& req) {
-  auto reverse = make_reverse_kernel(forward, pipeline);
+  auto reverse = make_reverse_kernel(forward, pipeline, req.kernel_name);
   runtime::State state = state_from_inputs(forward, req.inputs, req.inputs_name);
   GradientOutput out;
   TwoRuns runs = forward_then_reverse(forward, *reverse, state, req.seed_grads, req.options);
@@ -182,12 +183,12 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   runtime::State base = state_from_inputs(forward, o.inputs, o.inputs_name);
   diff_array(forward, base, o.loss, "--loss");
   result.wrt = arrays_to_check(forward, base, o);
-  auto reverse = make_reverse_kernel(forward, o.pipeline);
+  auto reverse = make_reverse_kernel(forward, o.pipeline, o.kernel_name);
   result.reverse_text = ir::print_kernel(*reverse);
   // Both sides in f64: the kernel itself widened, so that the pipeline's constant folding is
   // in f64 too (folding an f32 kernel rounds to f32, which the f64 forward run does not).
   std::unique_ptr<ir::Kernel> wide = ir::widen_f32_to_f64(forward);
-  if (wide) reverse = make_reverse_kernel(*wide, o.pipeline);
+  if (wide) reverse = make_reverse_kernel(*wide, o.pipeline, o.kernel_name);
   const ir::Kernel& fwd = wide ? *wide : forward;
 
   for (const ir::Field& f : forward.fields())  // the analytic gradient accumulates from zero

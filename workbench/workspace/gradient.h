@@ -21,7 +21,9 @@ inline constexpr const char* kDefaultReversePipeline = "reverse_ad";
 
 // The reverse kernel `pipeline` makes from a clone of `forward`. A pass that fails is a
 // UserError naming the pass and its message (an InternalError when it broke an invariant).
-std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const std::string& pipeline);
+// `file` names the kernel's file in the remedy of a failing pass (FILE when unknown).
+std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const std::string& pipeline,
+                                                const std::string& file = "FILE");
 
 // How deep one stack of the reverse kernel got in a run, against the capacity its alloc gave it.
 struct StackUse {
@@ -62,6 +64,7 @@ struct GradcheckOptions {
   std::vector<std::string> wrt;  // empty: every float field with a gradient field but the loss
   nlohmann::json inputs = nlohmann::json::object();
   std::string inputs_name;  // the inputs file, named in errors about the inputs
+  std::string kernel_name = "FILE";  // the kernel's file, named in remedies
   double eps = 1e-6;  // step h = eps * max(1, |x|)
   double rel = 1e-5;  // ok when |a - n| <= abs + rel * max(|a|, |n|)
   double abs = 1e-8;

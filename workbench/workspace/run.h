@@ -17,6 +17,7 @@ namespace pb::workbench {
 struct RunRequest {
   nlohmann::json inputs = nlohmann::json::object();
   std::string inputs_name;  // the inputs file, named in errors about the inputs
+  std::string kernel_name = "FILE";  // the kernel's file, named in remedies
   std::vector<std::pair<std::string, double>> seed_grads;  // FIELD=VALUE: every element of FIELD's gradient
   runtime::RunOptions options;
 };
