@@ -256,3 +256,21 @@ TEST(CliInput, RunAndGradcheckTakeAFixtureAndRemediesNameTheFile) {
 }
 
 }  // namespace
+
+namespace {
+
+// A misspelled option gets the nearest one of its command, as opt does.
+TEST(CliUsage, MisspelledOptionSuggestsTheNearest) {
+  auto k = source_path("fixtures/autodiff/binary_mul_f32.chi");
+  auto r = run_cli("replay " + k + " --passes=dce --prnt-after=dce");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean '--print-after' (instead of '--prnt-after')?"), std::string::npos) << r.err;
+  r = run_cli("run " + k + " --max-step 5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean '--max-steps'"), std::string::npos) << r.err;
+  r = run_cli("run " + k + " --completely-unrelated-flag");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+}
+
+}  // namespace

@@ -1,10 +1,13 @@
 // `passbench`: the command-line face of the workbench. Argument parsing and error reporting
 // only; the work happens in workbench/workspace.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <iostream>
+#include <sstream>
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
+#include "passes/pipeline.h"
 #include "workbench/cli/commands.h"
 #include "workbench/cli/compile_command.h"
 #include "workbench/cli/gradient_command.h"
@@ -36,6 +39,33 @@ CLI::Option* add_codegen_options(CLI::App* cmd, pb::cli::CodegenArgs& a, bool wi
 }
 
 }  // namespace
+
+// For each unexpected `--option` in CLI11's message, the nearest option of the command that was
+// given (or of any command): opt's did-you-mean.
+void suggest_options(CLI::App& app, const std::string& message) {
+  std::vector<const CLI::App*> commands;
+  for (const CLI::App* c = &app;;) {
+    auto parsed = c->get_subcommands();
+    if (parsed.empty()) break;
+    c = parsed.front();
+    commands.push_back(c);
+  }
+  if (commands.empty()) commands.push_back(&app);
+  std::vector<std::string> names;
+  for (const CLI::App* c : commands)
+    for (const CLI::Option* o : c->get_options())
+      for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+  std::istringstream words(message.substr(message.find(':') + 1));
+  for (std::string w; words >> w;) {
+    if (!w.starts_with("--")) continue;
+    std::string given = w.substr(0, w.find('='));
+    const std::string* best = nullptr;
+    size_t best_distance = 4;  // further than this is no suggestion
+    for (const std::string& n : names)
+      if (size_t d = pb::passes::edit_distance(given, n); d < best_distance) best = &n, best_distance = d;
+    if (best) std::cerr << fmt::format("did you mean '{}' (instead of '{}')?\n", *best, given);
+  }
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"passbench: a pass workbench for the CHI IR of Taichi-family compilers"};
@@ -142,6 +172,10 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    app.exit(e);
+    suggest_options(app, e.what());
+    return 2;
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
