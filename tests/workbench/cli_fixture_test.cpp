@@ -219,3 +219,25 @@ TEST(FixtureUpdate, OnACleanTreeChangesNothing) {
 }
 
 }  // namespace
+
+namespace {
+
+// --filter keeps the fixtures whose path contains the text; -q prints only failures and the
+// summary; -j runs several at once and prints in the same order as one job.
+TEST(FixtureCheck, FilterQuietAndJobs) {
+  auto dir = source_path("fixtures");
+  auto r = run_cli("fixture check " + dir + " --filter sibling_loops");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("PASS "), std::string::npos);
+  for (size_t p = r.out.find("PASS "); p != std::string::npos; p = r.out.find("PASS ", p + 1))
+    EXPECT_NE(r.out.substr(p, r.out.find('\n', p) - p).find("sibling_loops"), std::string::npos);
+  r = run_cli("fixture check " + dir + " --filter sibling_loops -q");
+  EXPECT_EQ(r.out.find("PASS "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 0 failed"), std::string::npos) << r.out;
+  EXPECT_EQ(run_cli("fixture check " + dir + " -j 2").out, run_cli("fixture check " + dir).out);
+  r = run_cli("fixture check " + dir + " --filter no_such_fixture");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no fixture path contains 'no_such_fixture'"), std::string::npos) << r.err;
+}
+
+}  // namespace

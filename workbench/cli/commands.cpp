@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <thread>
+#include <algorithm>
 #include <iostream>
 
 #include "ir/diagnostic.h"
@@ -100,17 +103,36 @@ int cmd_run(const RunArgs& a) {
   return 0;
 }
 
-int cmd_fixture(bool update, const std::vector<std::string>& paths) {
-  auto files = workbench::expand_fixture_paths(paths);
-  if (files.empty()) throw UserError("no fixtures found", "pass fixture files or directories holding *.fixture.json");
+int cmd_fixture(const FixtureArgs& a) {
+  auto all = workbench::expand_fixture_paths(a.paths);
+  std::vector<std::string> files;
+  for (const auto& f : all)
+    if (a.filter.empty() || f.find(a.filter) != std::string::npos) files.push_back(f);
+  if (files.empty())
+    throw UserError(all.empty() ? "no fixtures found" : fmt::format("no fixture path contains '{}'", a.filter),
+                    "pass fixture files or directories holding *.fixture.json");
+  if (a.jobs < 1) throw UserError(fmt::format("-j {}: at least one job", a.jobs), "for example -j 2");
+  // Each fixture is independent; results are printed in path order whatever finishes first.
+  std::vector<workbench::FixtureOutcome> outcomes(files.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < files.size();)
+      outcomes[i] = a.update ? workbench::update_fixture(files[i]) : workbench::check_fixture(files[i]);
+  };
+  std::vector<std::thread> workers;
+  for (int j = 1; j < std::min<int>(a.jobs, static_cast<int>(files.size())); ++j) workers.emplace_back(work);
+  work();
+  for (auto& t : workers) t.join();
   int passed = 0, failed = 0, changed = 0, unchanged = 0;
-  for (const auto& f : files) {
-    auto o = update ? workbench::update_fixture(f) : workbench::check_fixture(f);
-    if (update) {
+  for (size_t i = 0; i < files.size(); ++i) {
+    const auto& o = outcomes[i];
+    const auto& f = files[i];
+    bool quiet_line = a.quiet && o.passed;
+    if (a.update) {
       changed += o.changed;
       unchanged += o.passed && !o.changed;
-      std::cout << (o.passed ? (o.changed ? "UPDATED " : "unchanged ") : "ERROR ") << f << "\n";
-    } else {
+      if (!quiet_line || o.changed) std::cout << (o.passed ? (o.changed ? "UPDATED " : "unchanged ") : "ERROR ") << f << "\n";
+    } else if (!quiet_line) {
       std::cout << (o.passed ? "PASS " : "FAIL ") << f << "\n";
     }
     for (const auto& msg : o.failures) {
@@ -120,7 +142,7 @@ int cmd_fixture(bool update, const std::vector<std::string>& paths) {
     }
     (o.passed ? passed : failed)++;
   }
-  if (update) std::cout << fmt::format("fixtures: {} updated, {} unchanged, {} with errors\n", changed, unchanged, failed);
+  if (a.update) std::cout << fmt::format("fixtures: {} updated, {} unchanged, {} with errors\n", changed, unchanged, failed);
   std::cout << fmt::format("fixtures: {} passed, {} failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -41,6 +41,13 @@ int cmd_run(const RunArgs& a);
 // The inputs, seeds and options of `run`. Throws UserError for unreadable inputs or bad seeds.
 workbench::RunRequest make_run_request(const RunArgs& a);
 
-int cmd_fixture(bool update, const std::vector<std::string>& paths);
+struct FixtureArgs {
+  bool update = false;
+  std::vector<std::string> paths;
+  std::string filter;  // only fixtures whose path contains this
+  int jobs = 1;        // fixtures checked at once
+  bool quiet = false;  // print failures and the summary only
+};
+int cmd_fixture(const FixtureArgs& a);
 
 }  // namespace pb::cli

@@ -162,13 +162,17 @@ int main(int argc, char** argv) {
 
   auto* passes_cmd = app.add_subcommand("passes", "List every pass with its options and statistics");
 
-  std::vector<std::string> fixture_paths;
+  pb::cli::FixtureArgs fixture_args;
   auto* fixture = app.add_subcommand("fixture", "Regression fixtures");
   fixture->require_subcommand(1);
   auto* check = fixture->add_subcommand("check", "Replay fixtures and compare with their expectations");
-  check->add_option("PATH", fixture_paths, "fixture files or directories")->required();
   auto* update = fixture->add_subcommand("update", "Rewrite fixtures' expectations from the current output");
-  update->add_option("PATH", fixture_paths, "fixture files or directories")->required();
+  for (auto* c : {check, update}) {
+    c->add_option("PATH", fixture_args.paths, "fixture files or directories")->required();
+    c->add_option("--filter", fixture_args.filter, "only the fixtures whose path contains this text");
+    c->add_option("-j,--jobs", fixture_args.jobs, "fixtures handled at once")->capture_default_str();
+    c->add_flag("-q,--quiet", fixture_args.quiet, "print only failures (and updates) and the summary");
+  }
 
   try {
     app.parse(argc, argv);
@@ -200,8 +204,10 @@ int main(int argc, char** argv) {
       return pb::cli::cmd_compare_lowerings(compare_args);
     }
     if (*passes_cmd) return pb::cli::cmd_passes();
-    if (*check) return pb::cli::cmd_fixture(false, fixture_paths);
-    if (*update) return pb::cli::cmd_fixture(true, fixture_paths);
+    if (*check || *update) {
+      fixture_args.update = update->parsed();
+      return pb::cli::cmd_fixture(fixture_args);
+    }
   } catch (const pb::UserError& e) {
     std::cerr << e.what() << "\n";
     return 2;
