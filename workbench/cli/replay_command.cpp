@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 #include <tuple>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -82,17 +83,35 @@ void check_selector_in(const PassSelector& s, const passes::Pipeline& p, const c
                   "`passbench replay FILE --passes=... --print-pipeline-passes` prints the expanded pipeline");
 }
 
-void print_time_table(const passes::PipelineRun& run) {
+// The work of replay outside the passes, timed so that the table sums to the run.
+struct Stage {
+  std::string name;
+  double ms = 0;
+};
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// `before` runs ahead of the passes (parse, verify the input), `after` behind them (the pass
+// manager's verify-each and IR snapshots, printing the result).
+void print_time_table(const passes::PipelineRun& run, const std::vector<Stage>& before, const std::vector<Stage>& after) {
+  double total = run.total_ms;
+  for (const auto& s : before) total += s.ms;
+  for (const auto& s : after) total += s.ms;
   std::cerr << "===---------------------------------------------------------------===\n"
             << "                   passbench pass execution timing\n"
             << "===---------------------------------------------------------------===\n";
-  std::cerr << fmt::format("  Total: {:.3f} ms\n\n", run.total_ms);
+  std::cerr << fmt::format("  Total: {:.3f} ms (passes {:.3f} ms)\n\n", total, run.total_ms);
   std::cerr << fmt::format("  {:>10}  {:>6}  {:>9}  {:>9}  {}\n", "wall ms", "%", "stmts in", "stmts out", "pass");
+  auto pct = [&](double ms) { return total > 0 ? 100.0 * ms / total : 0.0; };
+  for (const auto& s : before) std::cerr << fmt::format("  {:>10.3f}  {:>5.1f}%  {:>9}  {:>9}  ({})\n", s.ms, pct(s.ms), "", "", s.name);
   for (const auto& r : run.records) {
     if (!r.ran) continue;
-    double pct = run.total_ms > 0 ? 100.0 * r.wall_ms / run.total_ms : 0.0;
-    std::cerr << fmt::format("  {:>10.3f}  {:>5.1f}%  {:>9}  {:>9}  {}\n", r.wall_ms, pct, r.statements_before, r.statements_after, r.spec);
+    std::cerr << fmt::format("  {:>10.3f}  {:>5.1f}%  {:>9}  {:>9}  {}\n", r.wall_ms, pct(r.wall_ms), r.statements_before,
+                             r.statements_after, r.spec);
   }
+  for (const auto& s : after) std::cerr << fmt::format("  {:>10.3f}  {:>5.1f}%  {:>9}  {:>9}  ({})\n", s.ms, pct(s.ms), "", "", s.name);
 }
 
 // Per pass execution, its non-zero counters (all with `all`) and at most a few of its per-item
@@ -129,13 +148,17 @@ int cmd_replay(const ReplayArgs& a) {
   std::optional<PassSelector> stop_after, stop_before;
   if (!a.stop_after.empty()) stop_after = select_pass(a.stop_after, "--stop-after");
   if (!a.stop_before.empty()) stop_before = select_pass(a.stop_before, "--stop-before");
+  auto t_parse = std::chrono::steady_clock::now();
   auto source = workbench::load_source(a.file);
+  std::vector<Stage> before{{"parse the input", ms_since(t_parse)}};
+  auto t_verify = std::chrono::steady_clock::now();
   // The input is checked before any pass runs: a broken input is the input's fault, not a pass's.
   if (!report_verify(*source.kernel, a.file)) {
     std::cerr << fmt::format("{}: the input does not verify, so no pass ran; fix the input (`passbench verify {}`)\n",
                              a.file, a.file);
     return 2;
   }
+  before.push_back({"verify the input", ms_since(t_verify)});
   std::string pipeline_text = a.passes_given ? a.passes : source.pipeline.value_or("");
   if (!a.passes_given && !source.pipeline)
     throw UserError("no pipeline: give --passes=PIPELINE", "for example --passes='simplify,dce'; `passbench passes` lists the passes");
@@ -165,7 +188,9 @@ int cmd_replay(const ReplayArgs& a) {
       }
   }
   opts.capture_ir = true;
+  auto t_replay = std::chrono::steady_clock::now();
   auto result = workbench::replay(std::move(source.kernel), pipeline_text, opts);
+  std::vector<Stage> after{{"verify after each pass, IR snapshots", std::max(0.0, ms_since(t_replay) - result.run.total_ms)}};
   bool color = a.color == "always" || (a.color == "auto" && isatty(STDERR_FILENO) && !std::getenv("NO_COLOR"));
 
   // With --annotate-ib, IR is printed again from the captured kernels with IB markers.
@@ -190,7 +215,8 @@ int cmd_replay(const ReplayArgs& a) {
       std::cerr << colorize_diff(workbench::pass_diff(rec), color);
     }
   }
-  if (a.time_passes) print_time_table(result.run);
+  bool table_after_output = a.time_passes && !result.run.failed;  // printing is timed too
+  if (a.time_passes && !table_after_output) print_time_table(result.run, before, after);
   if (a.stats) print_stats(result.run, a.stats_all);
 
   if (result.run.failed) {
@@ -212,9 +238,12 @@ int cmd_replay(const ReplayArgs& a) {
     return 1;
   }
 
+  auto t_print = std::chrono::steady_clock::now();
   std::string ir_out = a.emit == "json" ? ir::to_json(*result.kernel).dump(2) + "\n"
                        : a.annotate_ib ? ir::print_kernel(*result.kernel, {.header = true, .annotate = passes::independent_block_annotations(*result.kernel)})
                                        : ir::print_kernel(*result.kernel);
+  after.push_back({"print the result", ms_since(t_print)});
+  if (table_after_output) print_time_table(result.run, before, after);
   if (!a.output.empty() && a.output != "-") {
     std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
     out << ir_out;
