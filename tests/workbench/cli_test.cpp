@@ -274,3 +274,17 @@ TEST(CliUsage, MisspelledOptionSuggestsTheNearest) {
 }
 
 }  // namespace
+
+namespace {
+
+// The bundled dump runs with the bundled inputs as pasted (no header): the inputs give every
+// field's shape (it failed with "shape is unknown" unless the header variant was used).
+TEST(CliRun, BundledDumpRunsWithItsInputsWithoutTheHeader) {
+  for (const char* dump : {"fixtures/dumps/quadrants_issue_example.chi", "fixtures/dumps/quadrants_issue_example_header.chi"}) {
+    auto r = run_cli("run " + source_path(dump) + " --inputs " +
+                     source_path("fixtures/dumps/quadrants_issue_example.inputs.json"));
+    EXPECT_EQ(r.exit_code, 0) << dump << "\n" << r.err;
+  }
+}
+
+}  // namespace
