@@ -1,6 +1,7 @@
 // `passbench fixture check` and `fixture update` on the bundled fixtures and on temporary ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -43,11 +44,17 @@ TEST(FixtureCheck, AtLeastFifteenFixturesAreBundled) {
 TEST(FixtureCheck, WrongIrExpectationFailsWithADiff) {
   auto fx = scratch_fixture("interp", "decay_loop_n10");
   auto j = read_json(fx);
-  std::string ir = j["expect"]["ir"];
-  auto at = ir.find("const 0.95");
-  ASSERT_NE(at, std::string::npos);
-  ir.replace(at, 10, "const 0.96");
-  j["expect"]["ir"] = ir;
+  ASSERT_TRUE(j["expect"]["ir"].is_array());  // one string per line
+  bool replaced = false;
+  for (auto& line : j["expect"]["ir"]) {
+    std::string text = line;
+    if (auto at = text.find("const 0.95"); at != std::string::npos) {
+      text.replace(at, 10, "const 0.96");
+      line = text;
+      replaced = true;
+    }
+  }
+  ASSERT_TRUE(replaced);
   write_json(fx, j);
   auto r = run_cli("fixture check " + fx.string());
   EXPECT_EQ(r.exit_code, 1);
@@ -98,7 +105,7 @@ TEST(FixtureUpdate, RewritesExpectationsSoCheckPasses) {
   EXPECT_EQ(u.exit_code, 0) << u.out;
   EXPECT_NE(u.out.find("UPDATED"), std::string::npos) << u.out;
   auto after = read_json(fx);
-  EXPECT_NE(after["expect"]["ir"], "stale");
+  EXPECT_TRUE(after["expect"]["ir"].is_array());  // rewritten as lines
   EXPECT_NEAR(after["expect"]["values"]["fields"]["y"]["data"][0].get<double>(), 0.67898955, 1e-6);
   EXPECT_EQ(after["expect"]["tolerance"], j["expect"]["tolerance"]);
   EXPECT_EQ(run_cli("fixture check " + fx.string()).exit_code, 0);
@@ -238,6 +245,26 @@ TEST(FixtureCheck, FilterQuietAndJobs) {
   r = run_cli("fixture check " + dir + " --filter no_such_fixture");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no fixture path contains 'no_such_fixture'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+// Expected IR is a list of lines (a change shows as changed lines in a diff); the older single
+// string still reads, and update rewrites it as lines.
+TEST(FixtureFormat, IrAsOneStringStillReadsAndUpdateWritesLines) {
+  auto fx = scratch_fixture("interp", "decay_loop_n10");
+  auto j = read_json(fx);
+  ASSERT_TRUE(j["expect"]["ir"].is_array());
+  std::string text;
+  for (const auto& line : j["expect"]["ir"]) text += line.get<std::string>() + "\n";
+  j["expect"]["ir"] = text;
+  write_json(fx, j);
+  EXPECT_EQ(run_cli("fixture check " + fx.string()).exit_code, 0);
+  EXPECT_EQ(run_cli("fixture update " + fx.string()).exit_code, 0);
+  EXPECT_TRUE(read_json(fx)["expect"]["ir"].is_array());
+  EXPECT_EQ(read_json(fx)["expect"]["ir"].size(), std::count(text.begin(), text.end(), '\n'));
 }
 
 }  // namespace

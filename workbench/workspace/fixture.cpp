@@ -275,6 +275,30 @@ ordered_json read_fixture(const std::string& path) {
   return fx;
 }
 
+// Expected IR is stored as a list of lines, so that a change shows in a diff as the lines that
+// changed; a single string (the older form) is read too.
+std::string ir_text(const ordered_json& v, const std::string& what) {
+  if (v.is_string()) return v.get<std::string>();
+  if (!v.is_array()) throw UserError(fmt::format("{} must be a list of lines (or one string)", what), "see docs/fixtures.md");
+  std::string text;
+  for (const auto& line : v) {
+    if (!line.is_string()) throw UserError(fmt::format("{} holds a non-string line {}", what, line.dump()), "see docs/fixtures.md");
+    text += line.get<std::string>() + "\n";
+  }
+  return text;
+}
+
+ordered_json ir_lines(const std::string& text) {
+  ordered_json lines = ordered_json::array();
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
 Tolerance tolerance_of(const ordered_json& expect) {
   Tolerance t;
   if (expect.contains("tolerance")) {
@@ -306,10 +330,11 @@ FixtureOutcome check_fixture(const std::string& path) {
   if (expect.contains("ir_after")) {
     for (const auto& [key, text] : expect["ir_after"].items()) {
       auto it = r.ir_after.find(key);
+      std::string want = ir_text(text, "expect.ir_after." + key);
       if (it == r.ir_after.end())
         f.push_back(fmt::format("ir_after: pass '{}' did not run", key));
-      else if (it->second != text.get<std::string>())
-        f.push_back(fmt::format("IR after {} differs:\n", key) + unified_diff(text.get<std::string>(), it->second));
+      else if (it->second != want)
+        f.push_back(fmt::format("IR after {} differs:\n", key) + unified_diff(want, it->second));
     }
   }
   if (expect.contains("stats")) {
@@ -340,7 +365,7 @@ FixtureOutcome check_fixture(const std::string& path) {
     f.push_back(fmt::format("unexpected {} error:\n  {}", r.error_stage, r.error));
   }
   if (expect.contains("ir") && r.ir) {
-    auto want = expect["ir"].get<std::string>();
+    auto want = ir_text(expect["ir"], "expect.ir");
     if (want != *r.ir) f.push_back("canonical IR differs:\n" + unified_diff(want, *r.ir));
   }
   if (expect.contains("verify") && r.error_stage != "parse") {
@@ -373,11 +398,11 @@ FixtureOutcome update_fixture(const std::string& path) {
   Replay r = replay(path, fx);
   ordered_json expect = fx.value("expect", ordered_json::object());
   ordered_json fresh = ordered_json::object();
-  if (r.ir) fresh["ir"] = *r.ir;
+  if (r.ir) fresh["ir"] = ir_lines(*r.ir);
   if (expect.contains("ir_after")) {
     ordered_json after = ordered_json::object();
     for (const auto& [key, text] : expect["ir_after"].items())
-      if (auto it = r.ir_after.find(key); it != r.ir_after.end()) after[key] = it->second;
+      if (auto it = r.ir_after.find(key); it != r.ir_after.end()) after[key] = ir_lines(it->second);
     fresh["ir_after"] = after;
   }
   if (!r.stats.empty()) {
