@@ -349,10 +349,13 @@ std::unique_ptr<Kernel> from_json(const json& j) {
     return shape;
   };
   try {
+    for (const json& s : j.at("spaces"))
+      k->spaces.push_back({s.at("name").get<std::string>(), shape_of(s.at("shape")), s.value("declared", false)});
     const json& fields = j.at("fields");
     for (const json& f : fields) {
       Field fd;
       fd.name = f.at("name").get<std::string>();
+      if (auto p = name_problem(fd.name)) bad("$.fields", *p);
       if (k->find_field(fd.name)) bad("$.fields", fmt::format("field '{}' is listed twice", fd.name));
       auto dt = scalar_from_name(f.at("dtype").get<std::string>());
       if (!dt) bad("$.fields", fmt::format("field '{}' has an unknown dtype", fd.name));
@@ -374,8 +377,6 @@ std::unique_ptr<Kernel> from_json(const json& j) {
       f.dual = link("dual");
       f.primal = link("primal");
     }
-    for (const json& s : j.at("spaces"))
-      k->spaces.push_back({s.at("name").get<std::string>(), shape_of(s.at("shape")), s.value("declared", false)});
     for (const json& a : j.at("args")) {
       ArgDecl d;
       d.index = static_cast<int>(get_int(a, "index", "$.args", 0, kMaxArgIndex));
@@ -389,6 +390,7 @@ std::unique_ptr<Kernel> from_json(const json& j) {
   } catch (const json::exception& e) {
     bad("$", e.what());
   }
+  if (auto p = header_problem(*k)) bad("$", *p);
   Reader r{*k, {}};
   try {
     r.block(j.at("body"), k->root(), "$.body");

@@ -1,10 +1,14 @@
 #include "ir/kernel.h"
 
 #include <algorithm>
+#include <cctype>
+#include <set>
 #include <utility>
 #include <vector>
 
 #include <cstdint>
+
+#include <fmt/format.h>
 
 #include "ir/assert.h"
 #include "ir/visitor.h"
@@ -180,6 +184,51 @@ int nesting_depth(const Block& root, int limit) {
     }
   }
   return deepest;
+}
+
+std::optional<std::string> name_problem(std::string_view name) {
+  if (name.empty()) return std::string("a name is empty");
+  for (char c : name) {
+    auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '_' || c == '.' || c == '<' || c == '>') continue;
+    std::string shown = std::isprint(u) ? fmt::format("'{}'", c) : fmt::format("byte 0x{:02x}", u);
+    return fmt::format("name '{}' holds {}, which does not print back", name, shown);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> header_problem(const Kernel& k) {
+  std::set<std::string_view> space_names;
+  for (const IndexSpace& sp : k.spaces) {
+    if (auto p = name_problem(sp.name)) return "index space: " + *p;
+    if (!space_names.insert(sp.name).second) return fmt::format("index space '{}' is declared twice", sp.name);
+  }
+  const auto& fields = k.fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const Field& f = fields[i];
+    auto id = static_cast<FieldId>(i);
+    if (auto p = name_problem(f.name)) return "field: " + *p;
+    if (!f.space.empty() && !k.find_space(f.space))
+      return fmt::format("field '{}' lives in index space '{}', which is not declared", f.name, f.space);
+    for (auto [c, what] : {std::pair{f.grad, "grad"}, std::pair{f.dual, "dual"}}) {
+      if (!c) continue;
+      const Field& comp = k.field(*c);
+      if (f.primal) return fmt::format("field '{}' is a companion and has a {} companion of its own", f.name, what);
+      if (comp.primal != id || *c == id)
+        return fmt::format("field '{}' names '{}' as its {} field, but '{}' does not name it as its primal", f.name, comp.name, what, comp.name);
+      if (comp.dtype != f.dtype || comp.shape != f.shape || comp.space != f.space || comp.declared != f.declared)
+        return fmt::format("{} field '{}' differs from its primal '{}' in type, shape, space or declaration", what, comp.name, f.name);
+    }
+    if (f.primal) {
+      const Field& p = k.field(*f.primal);
+      if (p.grad != id && p.dual != id)
+        return fmt::format("field '{}' names '{}' as its primal, but '{}' does not name it as a companion", f.name, p.name, p.name);
+    }
+  }
+  std::set<int> arg_indices;
+  for (const ArgDecl& a : k.args)
+    if (!arg_indices.insert(a.index).second) return fmt::format("argument {} is declared twice", a.index);
+  return std::nullopt;
 }
 
 }  // namespace pb::ir

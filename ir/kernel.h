@@ -108,6 +108,18 @@ inline constexpr int kMaxRank = 16;
 // counting once it passes `limit`.
 int nesting_depth(const Block& b, int limit = kMaxNestingDepth);
 
+// Field and index-space names: letters, digits and `_ . < >` (what the reference prints, such as
+// `S2place<f32>` and `x.grad`), so that every printed line and size expression reads back. Returns
+// what is wrong with `name`, or nullopt if it is valid.
+std::optional<std::string> name_problem(std::string_view name);
+inline constexpr const char* kNameRemedy = "names are letters, digits and `_ . < >`; rename it";
+
+// What the text header can express, checked on a kernel built another way (JSON, the builder):
+// valid unique names; each grad/dual companion is linked both ways to one primal with its type,
+// shape and space, and has no companions of its own; fields live in declared spaces; argument
+// indices are unique. Returns the first problem, or nullopt.
+std::optional<std::string> header_problem(const Kernel& k);
+
 // Deep-copies `s` (with nested blocks); references between statements inside the copy are
 // remapped to the copies, references outside stay. Copies keep their ids unless `kernel` is
 // given, in which case every copy gets a fresh id from it.

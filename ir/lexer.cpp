@@ -129,6 +129,31 @@ std::string Cursor::read_until(std::string_view stops, std::string_view what) {
   return std::string(t);
 }
 
+namespace {
+
+// Offset of the first byte of `s` that is not part of well-formed UTF-8, or npos.
+size_t invalid_utf8_at(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto b = static_cast<unsigned char>(s[i]);
+    size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xe ? 3 : (b >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return i;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+void Cursor::check_utf8(size_t start, size_t end) const {
+  size_t bad = invalid_utf8_at(text_.substr(start, end - start));
+  if (bad != std::string_view::npos)
+    fail_at(start + bad, fmt::format("byte 0x{:02x} is not UTF-8", static_cast<unsigned char>(text_[start + bad])),
+            "strings and messages are UTF-8 (so they survive JSON); re-encode the file");
+}
+
 std::string Cursor::read_string() {
   skip_blanks();
   if (peek() != '"') fail("expected a string literal");
@@ -139,7 +164,10 @@ std::string Cursor::read_string() {
     if (at_end()) fail_at(start, "unterminated string literal");
     char c = peek();
     advance();
-    if (c == '"') return out;
+    if (c == '"') {
+      check_utf8(start, pos_);
+      return out;
+    }
     if (c != '\\') {
       out += c;
       continue;
@@ -174,6 +202,7 @@ std::string Cursor::read_raw_message() {
     bool ends = j >= text_.size() || text_[j] == '\n' || text_[j] == '#';
     bool args = j + 1 < text_.size() && text_[j] == ',' && text_.find('$', j) == text_.find_first_not_of(" \t", j + 1);
     if (!ends && !args) continue;
+    check_utf8(start, i);
     std::string out(text_.substr(start, i - start));
     while (pos_ <= i) advance();
     return out;

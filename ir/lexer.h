@@ -48,6 +48,8 @@ class Cursor {
   // After an opening quote: raw text up to the closing quote that is followed by `, $` or the
   // end of a line (the reference writes assert messages unescaped).
   std::string read_raw_message();
+  // Fails, located, unless text [start, end) is well-formed UTF-8.
+  void check_utf8(size_t start, size_t end) const;
   // The rest of the current line, not consumed.
   std::string_view rest_of_line() const;
 

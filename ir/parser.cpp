@@ -49,11 +49,16 @@ Shape Parser::parse_shape() {
   return s;
 }
 
+void Parser::check_name(const std::string& name, size_t pos) {
+  if (auto problem = name_problem(name)) cur_.fail_at(pos, *problem, kNameRemedy);
+}
+
 void Parser::parse_field_decl() {
   cur_.skip_blanks();
   size_t pos = cur_.pos();
   Field f;
   f.name = cur_.read_until(" \t:", "a field name");
+  check_name(f.name, pos);
   if (k_.find_field(f.name)) cur_.fail_at(pos, fmt::format("field '{}' is declared twice", f.name));
   f.declared = true;
   cur_.expect(":", "after the field name");
@@ -67,9 +72,15 @@ void Parser::parse_field_decl() {
   std::string grad, dual;
   for (;;) {
     if (cur_.try_keyword("grad")) {
+      cur_.skip_blanks();
+      size_t at = cur_.pos();
       grad = cur_.read_until(" \t", "the gradient field's name");
+      check_name(grad, at);
     } else if (cur_.try_keyword("dual")) {
+      cur_.skip_blanks();
+      size_t at = cur_.pos();
       dual = cur_.read_until(" \t", "the dual field's name");
+      check_name(dual, at);
     } else if (cur_.try_keyword("in")) {
       cur_.skip_blanks();
       size_t space_pos = cur_.pos();
@@ -102,7 +113,10 @@ void Parser::parse_header_line() {
   if (cur_.try_keyword("field")) return parse_field_decl();
   if (cur_.try_keyword("dense")) {
     IndexSpace sp;
+    cur_.skip_blanks();
+    size_t name_pos = cur_.pos();
     sp.name = cur_.read_until(" \t:", "an index space name");
+    check_name(sp.name, name_pos);
     if (k_.find_space(sp.name)) cur_.fail_at(pos, fmt::format("index space '{}' is declared twice", sp.name));
     cur_.expect(":", "after the index space name");
     sp.shape = parse_shape();

@@ -16,6 +16,7 @@ class Parser {
  private:
   // parser.cpp
   void parse_header_line();
+  void check_name(const std::string& name, size_t pos);
   void parse_field_decl();
   Shape parse_shape();
   void parse_block(Block& b);

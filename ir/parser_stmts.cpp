@@ -87,6 +87,7 @@ DataType Parser::parse_type_hint() {
 
 FieldId Parser::field_for(const std::string& name, DataType hint, size_t pos) {
   if (auto id = k_.find_field(name)) return *id;
+  check_name(name, pos);
   // Undeclared: infer from the pointer type hint, else from the SNode name's suffix.
   ScalarKind dtype = hint.scalar;
   if (dtype == ScalarKind::unknown) {
@@ -179,6 +180,8 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
 
 std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint, size_t word_pos) {
   if (word == "const") {
+    if (hint.known() && !hint.is_value())
+      cur_.fail_at(word_pos, fmt::format("a constant has a scalar type, not <{}>", to_string(hint)), "write its scalar type: `<f32> $N = const 0`");
     bool bracket = cur_.try_consume("[");
     cur_.skip_blanks();
     size_t pos = cur_.pos();

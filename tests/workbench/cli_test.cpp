@@ -213,6 +213,14 @@ TEST(CliInput, ByteOrderMarkIsAccepted) {
 }
 
 // `-o -` means standard output (it created a file named "-").
+TEST(CliInput, NumberTooLargeForADoubleIsALocatedJsonError) {
+  std::string f = write_temp("big.json", "{\"args\":[],\n \"body\":[{\"id\":1e400,\"kind\":\"const\"}]}\n");
+  auto r = run_cli("print " + f);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("big.json:2:16: error: invalid JSON: number overflow parsing '1e400'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("unexpected"), std::string::npos) << r.err;
+}
+
 TEST(CliOutput, DashIsStandardOutput) {
   auto k = write_temp("dash.chi", "kernel {\n  <i32> $0 = const 1\n}\n");
   auto dir = std::filesystem::path(k).parent_path();

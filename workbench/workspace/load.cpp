@@ -32,28 +32,47 @@ std::string read_file(const std::string& path) {
   return without_bom(ss.str());
 }
 
+namespace {
+
+[[noreturn]] void json_error_at(const std::string& text, const std::string& name, size_t off, std::string message) {
+  Diagnostic d;
+  d.file = name;
+  d.line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < off && i < text.size(); ++i)
+    if (text[i] == '\n') {
+      ++d.line;
+      line_start = i + 1;
+    }
+  d.column = static_cast<int>(std::min(off, text.size()) - line_start) + 1;
+  d.message = "invalid JSON: " + std::move(message);
+  size_t end = text.find('\n', line_start);
+  d.source_line = text.substr(line_start, std::min<size_t>(end == std::string::npos ? text.size() - line_start : end - line_start, 200));
+  throw UserError(d);
+}
+
+}  // namespace
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& name) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    // Convert the byte offset into line:col.
-    Diagnostic d;
-    d.file = name;
-    size_t off = e.byte > 0 ? e.byte - 1 : 0;
-    d.line = 1;
-    size_t line_start = 0;
-    for (size_t i = 0; i < off && i < text.size(); ++i)
-      if (text[i] == '\n') {
-        ++d.line;
-        line_start = i + 1;
-      }
-    d.column = static_cast<int>(off - line_start) + 1;
     std::string msg = e.what();
     if (auto p = msg.find("syntax error"); p != std::string::npos) msg = msg.substr(p);
-    d.message = "invalid JSON: " + msg;
-    size_t end = text.find('\n', line_start);
-    d.source_line = text.substr(line_start, std::min<size_t>(end == std::string::npos ? text.size() - line_start : end - line_start, 200));
-    throw UserError(d);
+    json_error_at(text, name, e.byte > 0 ? e.byte - 1 : 0, msg);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number too large for a double ("number overflow parsing '1e400'"): the library gives no
+    // offset, so find the number's text.
+    std::string msg = e.what();
+    size_t q1 = msg.find('\'');
+    size_t q2 = q1 == std::string::npos ? q1 : msg.find('\'', q1 + 1);
+    size_t off = 0;
+    if (q2 != std::string::npos) {
+      off = text.find(msg.substr(q1 + 1, q2 - q1 - 1));
+      if (off == std::string::npos) off = 0;
+    }
+    if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+    json_error_at(text, name, off, msg + " (the number does not fit in a double)");
   }
 }
 

@@ -1,0 +1,141 @@
+// Text and JSON accept exactly the same kernel headers: names that would not print back, companion
+// links the text header cannot express, undeclared index spaces, duplicate arguments and a
+// pointer-typed constant are refused by both readers with a clear error, and everything they accept
+// prints, reads back and prints the same.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ir/diagnostic.h"
+#include "ir/json.h"
+#include "ir/kernel.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+
+namespace pb::ir {
+namespace {
+
+using nlohmann::json;
+
+std::string text_error(const std::string& text) {
+  try {
+    parse_kernel(text, "h.chi");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "text accepted:\n" << text;
+  return "";
+}
+
+std::string json_error(const json& j) {
+  try {
+    from_json(j);
+  } catch (const UserError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a UserError: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "JSON accepted: " << j.dump();
+  return "";
+}
+
+json field(const std::string& name) {
+  return {{"name", name}, {"dtype", "f32"}, {"shape", {4}}, {"declared", true}};
+}
+
+json document(json fields, json spaces = json::array(), json args = json::array()) {
+  return {{"format", "passbench-ir"}, {"version", 1}, {"fields", std::move(fields)}, {"spaces", std::move(spaces)},
+          {"args", std::move(args)}, {"body", json::array()}};
+}
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+TEST(HeaderParity, NamesThatWouldNotPrintBackAreRefusedByBothReaders) {
+  for (const std::string name : {"x]g", "n-1", "a b", "x,y", "w:z", "p$1"}) {
+    SCOPED_TRACE(name);
+    std::string t = text_error("field " + name + " : f32[4]\nkernel {\n}\n");
+    EXPECT_TRUE(has(t, "h.chi:1:7") || has(t, "h.chi:1:")) << t;
+    EXPECT_TRUE(has(json_error(document({field(name)})), "does not print back"));
+  }
+  // As an inferred field (global ptr), as a companion and as an index space.
+  EXPECT_TRUE(has(text_error("kernel {\n  <*f32> $0 = global ptr [n-1<f32>], index []\n}\n"), "h.chi:2:27"));
+  EXPECT_TRUE(has(text_error("field x : f32[4] grad x-g\nkernel {\n}\n"), "h.chi:1:23"));
+  EXPECT_TRUE(has(text_error("dense s-1 : [4]\nkernel {\n}\n"), "h.chi:1:7"));
+  EXPECT_TRUE(has(json_error(document(json::array(), {{{"name", "s]"}, {"shape", {4}}, {"declared", true}}})), "index space"));
+}
+
+TEST(HeaderParity, NamesTheReferencePrintsAreAccepted) {
+  for (const std::string name : {"S2place<f32>", "S6place_f32", "x.grad", "_t0"}) {
+    SCOPED_TRACE(name);
+    auto k = parse_kernel("field " + name + " : f32[4]\nkernel {\n}\n", "h.chi");
+    EXPECT_EQ(print_kernel(*from_json(to_json(*k))), print_kernel(*k));
+  }
+}
+
+TEST(HeaderParity, CompanionLinksTheTextCannotExpressAreRefusedInJson) {
+  json x = field("x"), g = field("g");
+  // A gradient companion whose primal does not name it.
+  g["primal"] = "x";
+  EXPECT_TRUE(has(json_error(document({x, g})), "does not name it as a companion"));
+  // A primal naming a companion that does not name it back.
+  json x2 = field("x"), g2 = field("g");
+  x2["grad"] = "g";
+  EXPECT_TRUE(has(json_error(document({x2, g2})), "does not name it as its primal"));
+  // A cycle: each the other's gradient.
+  json a = field("a"), b = field("b");
+  a["grad"] = "b";
+  b["grad"] = "a";
+  b["primal"] = "a";
+  EXPECT_TRUE(has(json_error(document({a, b})), "companion of its own"));
+  // A field its own gradient.
+  json s = field("s");
+  s["grad"] = "s";
+  s["primal"] = "s";
+  EXPECT_FALSE(json_error(document({s})).empty());
+  // A companion of another shape.
+  json p = field("p"), q = field("q");
+  p["grad"] = "q";
+  q["primal"] = "p";
+  q["shape"] = {8};
+  EXPECT_TRUE(has(json_error(document({p, q})), "differs from its primal"));
+  // The well-formed pair reads.
+  json ok = field("p"), okg = field("pg");
+  ok["grad"] = "pg";
+  okg["primal"] = "p";
+  auto k = from_json(document({ok, okg}));
+  EXPECT_EQ(print_kernel(*k), "field p : f32[4] grad pg\nkernel {\n}\n");
+}
+
+TEST(HeaderParity, UndeclaredSpacesAndDuplicateArgumentsAreRefusedInJson) {
+  json f = field("x");
+  f["space"] = "S9";
+  EXPECT_TRUE(has(json_error(document({f})), "index space 'S9', which is not declared"));
+  json arg = {{"index", 0}, {"dtype", "i32"}};
+  EXPECT_TRUE(has(json_error(document(json::array(), json::array(), {arg, arg})), "argument 0 is declared twice"));
+  json sp = {{"name", "S1"}, {"shape", {4}}, {"declared", true}};
+  EXPECT_TRUE(has(json_error(document(json::array(), {sp, sp})), "declared twice"));
+}
+
+TEST(HeaderParity, APointerTypedConstantIsRefusedByBothReaders) {
+  std::string t = text_error("kernel {\n  <*f32> $1 = const 0\n}\n");
+  EXPECT_TRUE(has(t, "h.chi:2:15")) << t;
+  EXPECT_TRUE(has(t, "scalar type")) << t;
+  json j = document(json::array());
+  j["body"] = {{{"id", 1}, {"kind", "const"}, {"type", "*f32"}, {"value", "0"}}};
+  EXPECT_TRUE(has(json_error(j), "scalar type"));
+}
+
+TEST(HeaderParity, NonUtf8StringsAreALocatedTextError) {
+  std::string t = text_error("kernel \"k\xff\" {\n}\n");
+  EXPECT_TRUE(has(t, "h.chi:1:10")) << t;
+  EXPECT_TRUE(has(t, "0xff is not UTF-8")) << t;
+  t = text_error("kernel {\n  <i32> $0 = const 1\n  print \"a\xc3\", $0\n}\n");
+  EXPECT_TRUE(has(t, "is not UTF-8")) << t;
+  // Valid multi-byte UTF-8 is kept and survives JSON.
+  auto k = parse_kernel("kernel \"gr\xc3\xbc\xc3\x9f\" {\n}\n", "h.chi");
+  EXPECT_EQ(from_json(json::parse(to_json(*k).dump()))->name, k->name);
+}
+
+}  // namespace
+}  // namespace pb::ir
