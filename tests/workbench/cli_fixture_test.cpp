@@ -201,6 +201,29 @@ TEST(FixtureCheck, GradcheckThatComparesNothingFails) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 
+// A fixture whose loop runs 0 times leaves its stacks with only the pushes beside the alloc: it
+// does not test them, so it fails unless it says the empty case is its purpose (it passed before,
+// the gradient being 0 on both sides).
+TEST(FixtureCheck, StacksLeftUnexercisedFail) {
+  auto fx = scratch_fixture("autodiff_stacks", "atomic_add_0d_every_iteration_f32");
+  auto j = read_json(fx);
+  j["inputs"]["fields"]["n"]["data"] = {0};
+  j["expect"].erase("values");
+  write_json(fx, j);
+  auto r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("stack(s) $22 got no push inside a loop or if"), std::string::npos) << r.out;
+  j["expect_unexercised_stacks"] = true;
+  write_json(fx, j);
+  r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  j["inputs"]["fields"]["n"]["data"] = {1};  // one iteration exercises it: the claim is now false
+  write_json(fx, j);
+  r = run_cli("fixture check " + fx.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("says \"expect_unexercised_stacks\", but every stack was pushed"), std::string::npos) << r.out;
+}
+
 }  // namespace
 
 namespace {

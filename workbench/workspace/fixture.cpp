@@ -64,7 +64,24 @@ struct Replay {
   std::optional<std::string> printed;
   std::vector<std::string> roundtrip_failures;
   std::vector<std::string> metric_failures;  // expect.metrics not met, or not readable
+  std::vector<std::string> coverage_failures;  // stacks the run never pushed
 };
+
+// A fixture whose run leaves a stack empty does not test that stack: a failure, unless the fixture
+// says that the empty case is its purpose ("expect_unexercised_stacks": true).
+void check_stack_coverage(const std::vector<int>& empty, const ordered_json& fx, Replay& r) {
+  bool expected = fx.value("expect_unexercised_stacks", false);
+  if (!empty.empty() && !expected) {
+    std::string ids;
+    for (int id : empty) ids += fmt::format("{}${}", ids.empty() ? "" : ", ", id);
+    r.coverage_failures.push_back(fmt::format(
+        "stack(s) {} got no push inside a loop or if in this run (only the pushes beside the alloc), so the "
+        "fixture does not test them; give inputs with non-zero trip counts, or say \"expect_unexercised_stacks\": true when the empty case is the purpose",
+        ids));
+  } else if (empty.empty() && expected) {
+    r.coverage_failures.push_back("the fixture says \"expect_unexercised_stacks\", but every stack was pushed");
+  }
+}
 
 std::string located_message(const UserError& e) {
   const Diagnostic& d = e.diagnostic();
@@ -131,6 +148,7 @@ void gradient_checks(const ir::Kernel& forward, const std::string& pipeline, con
       for (const auto& [name, v] : seeds.items()) req.seed_grads.emplace_back(name, v.get<double>());
       auto out = run_with_gradients(forward, pipeline, req);
       r.values = out.values;
+      check_stack_coverage(out.unexercised_stacks, fx, r);
     }
     if (fx.contains("gradcheck")) {
       const auto& g = fx["gradcheck"];
@@ -143,6 +161,7 @@ void gradient_checks(const ir::Kernel& forward, const std::string& pipeline, con
       o.inputs = fixture_inputs(fx, dir);
       o.pipeline = pipeline;
       auto result = gradcheck(forward, o);
+      if (!fx.contains("grad")) check_stack_coverage(result.unexercised_stacks, fx, r);
       bool nothing_expected = g.value("expect_nothing_compared", false);
       if (result.compared == 0 && !nothing_expected) {
         r.gradcheck_failures.push_back(fmt::format(
@@ -259,6 +278,7 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
     auto out = run_on_interpreter(*kernel, req);
     r.values = out.values;
     r.printed = out.printed;
+    check_stack_coverage(out.unexercised_stacks, fx, r);
   } catch (const UserError& e) {
     r.error_stage = "run";
     r.error = located_message(e);
@@ -327,6 +347,7 @@ FixtureOutcome check_fixture(const std::string& path) {
   f.insert(f.end(), r.differential_failures.begin(), r.differential_failures.end());
   f.insert(f.end(), r.gradcheck_failures.begin(), r.gradcheck_failures.end());
   f.insert(f.end(), r.metric_failures.begin(), r.metric_failures.end());
+  f.insert(f.end(), r.coverage_failures.begin(), r.coverage_failures.end());
   if (expect.contains("ir_after")) {
     for (const auto& [key, text] : expect["ir_after"].items()) {
       auto it = r.ir_after.find(key);
@@ -448,6 +469,7 @@ FixtureOutcome update_fixture(const std::string& path) {
   o.failures.insert(o.failures.end(), r.differential_failures.begin(), r.differential_failures.end());
   o.failures.insert(o.failures.end(), r.gradcheck_failures.begin(), r.gradcheck_failures.end());
   o.failures.insert(o.failures.end(), r.metric_failures.begin(), r.metric_failures.end());
+  o.failures.insert(o.failures.end(), r.coverage_failures.begin(), r.coverage_failures.end());
   o.passed = o.failures.empty();
   return o;
 }

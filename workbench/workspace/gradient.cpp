@@ -149,6 +149,7 @@ GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& 
   out.printed = std::move(runs.printed);
   out.values = runtime::state_to_json(forward, state);
   out.reverse_text = ir::print_kernel(*reverse);
+  out.unexercised_stacks = unexercised_stacks(*reverse, runs.reverse);
   ir::walk(reverse->root(), [&](ir::Stmt& s) {
     auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(&s);
     if (!a || !runs.reverse.max_stack_depth.count(a->id)) return;
@@ -208,7 +209,7 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   Path at_x(run_step(fwd, analytic, run_opts, "in the forward run"));
   result.loss = sum(*diff_array(fwd, analytic, o.loss, "--loss").primal);
   seed_gradients(fwd, analytic, {{o.loss, 1.0}});
-  run_step(*reverse, analytic, run_opts, "in the reverse kernel");
+  result.unexercised_stacks = unexercised_stacks(*reverse, run_step(*reverse, analytic, run_opts, "in the reverse kernel"));
 
   for (const auto& name : result.wrt) {
     const runtime::Buffer& x = *diff_array(fwd, base, name, "--wrt").primal;

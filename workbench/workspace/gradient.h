@@ -38,6 +38,7 @@ struct GradientOutput {
   std::string reverse_text;      // the reverse kernel, canonical text
   std::string printed;           // print statements of the forward run, then of the reverse run
   std::vector<StackUse> stacks;  // every stack whose alloc ran in the reverse run, in program order
+  std::vector<int> unexercised_stacks;  // of the reverse kernel (see unexercised_stacks in run.h)
 };
 
 // Runs `forward`, then sets every element of each req.seed_grads field's gradient to its value,
@@ -82,6 +83,7 @@ struct GradcheckResult {
   double max_abs_error = 0;  // over compared elements
   double max_rel_error = 0;
   std::string reverse_text;
+  std::vector<int> unexercised_stacks;  // of the reverse kernel, in the analytic run
   // A check that compared nothing (every element a kink, or no element at all) did not pass.
   bool passed() const { return mismatches == 0 && compared > 0; }
 };

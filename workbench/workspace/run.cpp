@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <optional>
 
 #include "ir/diagnostic.h"
+#include "ir/visitor.h"
 #include "runtime/interp/state.h"
 
 namespace pb::workbench {
@@ -93,7 +95,34 @@ RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req) {
   } catch (const UserError& e) {
     throw RunFailure(e);
   }
-  return {runtime::state_to_json(k, state), result.printed};
+  return {runtime::state_to_json(k, state), result.printed, unexercised_stacks(k, result)};
+}
+
+std::vector<int> unexercised_stacks(const ir::Kernel& k, const runtime::RunResult& r) {
+  struct Pushes {
+    int64_t beside = 0;  // in the alloc's own block
+    bool nested = false;
+  };
+  std::map<const ir::Stmt*, Pushes> pushes;
+  ir::walk(k.root(), [&](ir::Stmt& s) {
+    auto* push = ir::dyn_cast<ir::AdStackPushStmt>(&s);
+    if (!push) return;
+    const ir::Stmt* alloc = push->operand(0);
+    Pushes& p = pushes[alloc];
+    if (push->parent() == alloc->parent())
+      ++p.beside;
+    else
+      p.nested = true;
+  });
+  std::vector<int> ids;
+  ir::walk(k.root(), [&](ir::Stmt& s) {
+    if (!ir::isa<ir::AdStackAllocaStmt>(&s)) return;
+    auto p = pushes.find(&s);
+    if (p == pushes.end() || !p->second.nested) return;
+    auto it = r.max_stack_depth.find(s.id);
+    if (it == r.max_stack_depth.end() || it->second <= p->second.beside) ids.push_back(s.id);
+  });
+  return ids;
 }
 
 }  // namespace pb::workbench

@@ -25,7 +25,14 @@ struct RunRequest {
 struct RunOutput {
   nlohmann::json values;  // runtime::state_to_json
   std::string printed;
+  std::vector<int> unexercised_stacks;  // see unexercised_stacks()
 };
+
+// The stack allocs of `k` with a push inside a nested block (a loop or if body) that the run left
+// no deeper than the pushes beside the alloc make it (or whose alloc did not run), by id in program
+// order. reverse_ad pushes a stack's zero and initial value beside its alloc, so a loop that ran
+// 0 times leaves exactly those: a test of such a stack does not test it.
+std::vector<int> unexercised_stacks(const ir::Kernel& k, const runtime::RunResult& r);
 
 // A run-time error of the kernel itself (stack overflow, assert, out-of-bounds index), as
 // opposed to bad inputs, which stay plain UserErrors.
