@@ -9,6 +9,7 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "passes/autodiff/independent_blocks.h"
+#include "passes/autodiff/write_after_read.h"
 
 namespace pb::passes {
 
@@ -157,6 +158,7 @@ PassResult CheckGlobalRawPass::run(Kernel& k, const PassOptions&) {
       }
     }
   }
+  check_write_after_read(k, [&](const Stmt* a, const Stmt* b) { return provably_disjoint(k, a, b); });
   return {false, {{"pairs_checked", pairs}}};
 }
 

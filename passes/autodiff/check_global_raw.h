@@ -7,7 +7,8 @@
 // expressions can take are disjoint (constants, loop indices over constant ranges, plus or minus constants): then
 // no element is both read and written. Otherwise, per axis: both index expressions depend on the loop index -> they
 // must be the same statement; exactly one depends on it -> conflict; neither -> fine. A conflict is a UserError
-// naming both statements. Changes nothing.
+// naming both statements. Then the write-after-read rule of passes/autodiff/write_after_read.h.
+// Changes nothing.
 #pragma once
 
 #include "passes/pass.h"
