@@ -14,6 +14,9 @@ using nlohmann::json;
 
 namespace {
 
+// The JSON keys of an offloaded task's blocks, in OffloadedStmt::blocks() order.
+constexpr const char* kTaskBlockKeys[] = {"tls_prologue", "bls_prologue", "body", "bls_epilogue", "tls_epilogue"};
+
 json refs(std::span<Stmt* const> ops) {
   json a = json::array();
   for (const Stmt* s : ops) a.push_back(s ? s->id : -1);
@@ -89,7 +92,69 @@ struct Writer {
     j["items"] = items;
   }
   void attributes(const AssertStmt& s, json& j) const { j["message"] = s.message; }
-  void attributes(const Stmt&, json&) const {}
+  void attributes(const OffloadedStmt& s, json& j) const {
+    j["task"] = std::string(task_type_name(s.task));
+    auto bound = [](const TaskBound& b) -> json {
+      switch (b.kind) {
+        case TaskBound::Kind::constant:
+          return {{"const", b.value}};
+        case TaskBound::Kind::temporary:
+          return {{"tmp_offset", b.value}};
+        case TaskBound::Kind::operand:
+          return {{"operand", b.value}};
+      }
+      return nullptr;
+    };
+    if (s.task == TaskType::range_for) {
+      j["begin"] = bound(s.begin);
+      j["end"] = bound(s.end);
+    }
+    j["grid_dim"] = s.grid_dim;
+    j["block_dim"] = s.block_dim;
+    if (!s.snode.empty()) j["snode"] = s.snode;
+    if (!s.parent_snode.empty()) j["parent_snode"] = s.parent_snode;
+    if (s.task == TaskType::struct_for) j["bls"] = s.bls;
+    if (!s.loop_name.empty()) j["loop_name"] = s.loop_name;
+    if (s.gdw_level >= 0) j["gdw_level"] = s.gdw_level;
+    auto blocks = s.blocks();
+    for (size_t i = 0; i < blocks.size(); ++i)
+      if (blocks[i]) j[kTaskBlockKeys[i]] = block(*blocks[i]);
+  }
+  void attributes(const GlobalTemporaryStmt& s, json& j) const { j["offset"] = s.offset; }
+  void attributes(const GetRootStmt& s, json& j) const {
+    if (!s.form.empty()) j["form"] = s.form;
+  }
+  void attributes(const SNodeLookupStmt& s, json& j) const {
+    j["snode"] = s.snode;
+    j["snode_type"] = s.snode_type;
+    j["activate"] = s.activate;
+  }
+  void attributes(const GetChStmt& s, json& j) const {
+    j["from"] = s.from;
+    j["to"] = s.to;
+  }
+  void attributes(const LinearizeStmt& s, json& j) const { j["strides"] = s.strides; }
+  void attributes(const IntegerOffsetStmt& s, json& j) const { j["offset"] = s.offset; }
+  void attributes(const BitExtractStmt& s, json& j) const {
+    j["bit_begin"] = s.bit_begin;
+    j["bit_end"] = s.bit_end;
+    if (s.legacy) j["legacy"] = true;
+  }
+  // Kinds with no attributes beyond id, type and operands.
+  void attributes(const AllocaStmt&, json&) const {}
+  void attributes(const LocalLoadStmt&, json&) const {}
+  void attributes(const LocalStoreStmt&, json&) const {}
+  void attributes(const GlobalStoreStmt&, json&) const {}
+  void attributes(const TernaryOpStmt&, json&) const {}
+  void attributes(const WhileControlStmt&, json&) const {}
+  void attributes(const ContinueStmt&, json&) const {}
+  void attributes(const AdStackPushStmt&, json&) const {}
+  void attributes(const AdStackPopStmt&, json&) const {}
+  void attributes(const AdStackLoadTopStmt&, json&) const {}
+  void attributes(const AdStackLoadTopAdjStmt&, json&) const {}
+  void attributes(const AdStackAccAdjointStmt&, json&) const {}
+  void attributes(const LoopLinearIndexStmt&, json&) const {}
+  void attributes(const ReturnStmt&, json&) const {}
 };
 
 [[noreturn]] void bad(const std::string& path, const std::string& msg) {
@@ -145,11 +210,61 @@ struct Reader {
       if (auto* f = dyn_cast<IfStmt>(raw)) {
         block(a[i].at("then"), *f->true_block, p + ".then", depth + 1);
         if (a[i].contains("else")) block(a[i]["else"], f->ensure_false_block(), p + ".else", depth + 1);
+      } else if (auto* t = dyn_cast<OffloadedStmt>(raw)) {
+        std::unique_ptr<Block>* slots[] = {&t->tls_prologue, &t->bls_prologue, &t->body, &t->bls_epilogue,
+                                           &t->tls_epilogue};
+        for (size_t b = 0; b < std::size(slots); ++b) {
+          if (!a[i].contains(kTaskBlockKeys[b])) {
+            if (b != 2) slots[b]->reset();
+            continue;
+          }
+          if (!*slots[b]) *slots[b] = std::make_unique<Block>(raw);
+          block(a[i][kTaskBlockKeys[b]], **slots[b], p + "." + kTaskBlockKeys[b], depth + 1);
+        }
       } else if (raw->is_container()) {
         if (!a[i].contains("body")) bad(p, "missing \"body\"");
         block(a[i]["body"], *raw->blocks()[0], p + ".body", depth + 1);
       }
     }
+  }
+
+  std::unique_ptr<OffloadedStmt> offloaded(const json& j, const std::string& path, const std::vector<Stmt*>& ops) {
+    auto name = get<std::string>(j, "task", path);
+    std::optional<TaskType> task;
+#define PB_X(n) \
+  if (name == #n) task = TaskType::n;
+    PB_TASK_TYPES(PB_X)
+#undef PB_X
+    if (!task) bad(path + ".task", fmt::format("unknown task type '{}'", name));
+    auto t = std::make_unique<OffloadedStmt>(*task);
+    size_t used = 0;
+    auto bound = [&](const char* key, TaskBound& b) {
+      const std::string p = path + "." + key;
+      const json& v = j.contains(key) ? j.at(key) : json();
+      if (v.is_object() && v.contains("const")) {
+        b = {TaskBound::Kind::constant, get_int(v, "const", p, INT32_MIN, INT32_MAX)};
+      } else if (v.is_object() && v.contains("tmp_offset")) {
+        b = {TaskBound::Kind::temporary, get_int(v, "tmp_offset", p, 0, INT32_MAX)};
+      } else if (v.is_object() && v.contains("operand")) {
+        if (used >= ops.size()) bad(p, "names an operand the statement does not have");
+        t->add_bound_operand(b, ops[used++]);
+      } else {
+        bad(p, "a range_for bound is {\"const\": N}, {\"tmp_offset\": N} or {\"operand\": I}");
+      }
+    };
+    if (*task == TaskType::range_for) {
+      bound("begin", t->begin);
+      bound("end", t->end);
+    }
+    if (used != ops.size()) bad(path, "offloaded has operands that no bound uses");
+    t->grid_dim = static_cast<int>(get_int(j, "grid_dim", path, 0, INT32_MAX));
+    t->block_dim = static_cast<int>(get_int(j, "block_dim", path, 0, INT32_MAX));
+    t->snode = get_or<std::string>(j, "snode", "", path);
+    t->parent_snode = get_or<std::string>(j, "parent_snode", "", path);
+    t->bls = get_or<std::string>(j, "bls", "none", path);
+    t->loop_name = get_or<std::string>(j, "loop_name", "", path);
+    t->gdw_level = j.contains("gdw_level") ? static_cast<int>(get_int(j, "gdw_level", path, -1, INT32_MAX)) : -1;
+    return t;
   }
 
   std::unique_ptr<Stmt> stmt(const json& j, const std::string& path) {
@@ -291,6 +406,37 @@ struct Reader {
       if (ops.empty()) bad(path, "assert needs a condition operand");
       s = std::make_unique<AssertStmt>(ops[0], get_or<std::string>(j, "message", "", path),
                                        std::vector<Stmt*>(ops.begin() + 1, ops.end()));
+    } else if (kind == "offloaded") {
+      s = offloaded(j, path, ops);
+    } else if (kind == "global_tmp") {
+      if (!type.pointer) bad(path, "global_tmp needs a pointer type");
+      s = std::make_unique<GlobalTemporaryStmt>(type, get_int(j, "offset", path, 0, INT32_MAX));
+    } else if (kind == "get_root") {
+      s = std::make_unique<GetRootStmt>(get_or<std::string>(j, "form", "", path));
+    } else if (kind == "snode_lookup") {
+      need(2);
+      s = std::make_unique<SNodeLookupStmt>(get<std::string>(j, "snode", path), get<std::string>(j, "snode_type", path),
+                                            ops[0], ops[1], get_or<bool>(j, "activate", false, path));
+    } else if (kind == "get_ch") {
+      need(1);
+      s = std::make_unique<GetChStmt>(get<std::string>(j, "from", path), get<std::string>(j, "to", path), ops[0]);
+    } else if (kind == "linearize") {
+      auto strides = get<std::vector<int64_t>>(j, "strides", path);
+      s = std::make_unique<LinearizeStmt>(ops, strides);
+    } else if (kind == "integer_offset") {
+      need(1);
+      s = std::make_unique<IntegerOffsetStmt>(ops[0], get_int(j, "offset", path, INT32_MIN, INT32_MAX));
+    } else if (kind == "bit_extract") {
+      need(1);
+      auto b = std::make_unique<BitExtractStmt>(ops[0], static_cast<int>(get_int(j, "bit_begin", path, 0, 64)),
+                                                static_cast<int>(get_int(j, "bit_end", path, 0, 64)));
+      b->legacy = get_or<bool>(j, "legacy", false, path);
+      s = std::move(b);
+    } else if (kind == "loop_linear_index") {
+      need(1);
+      s = std::make_unique<LoopLinearIndexStmt>(ops[0]);
+    } else if (kind == "return") {
+      s = std::make_unique<ReturnStmt>(ops);
     } else {
       bad(path + ".kind", fmt::format("unknown statement kind '{}'", kind));
     }

@@ -180,6 +180,10 @@ void Parser::parse_container_body(Stmt& s) {
     int& depth;
     ~Leave() { --depth; }
   } leave{depth_};
+  if (auto* t = dyn_cast<OffloadedStmt>(&s)) {
+    parse_task_blocks(*t, legacy_task_brace_);
+    return;
+  }
   auto blocks = s.blocks();
   parse_block(*blocks[0]);
   cur_.expect("}");

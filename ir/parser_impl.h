@@ -32,6 +32,13 @@ class Parser {
   std::unique_ptr<Stmt> parse_assert();
   DataType parse_type_hint();
   DataType parse_type_name(const std::string& text, size_t pos);
+  // parser_offload.cpp
+  std::unique_ptr<Stmt> parse_lowered(const std::string& word, DataType hint, size_t word_pos);
+  std::unique_ptr<Stmt> parse_lookup(size_t pos);
+  std::unique_ptr<Stmt> parse_offloaded();
+  void parse_task_bound(OffloadedStmt& t, TaskBound& b);
+  void parse_task_blocks(OffloadedStmt& t, bool legacy_brace);
+
   Stmt* ref();
   Stmt* legacy_local_ref();
   FieldId field_for(const std::string& name, DataType hint, size_t pos);
@@ -39,7 +46,8 @@ class Parser {
 
   Cursor cur_;
   Kernel& k_;
-  int depth_ = 0;  // blocks open around the statement being read
+  int depth_ = 0;
+  bool legacy_task_brace_ = false;  // the last offloaded line ended in `{` (Taichi <= 0.6)  // blocks open around the statement being read
   std::unordered_map<int, Stmt*> ids_;
   std::vector<Stmt*> unnamed_;  // prints carry no number; they get fresh ones after the whole file
 };

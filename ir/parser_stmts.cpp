@@ -12,7 +12,7 @@ namespace pb::ir::detail {
 namespace {
 // Words that start statements passbench does not model yet (tensor, SNode, mesh, offload...).
 bool is_known_unsupported(const std::string& w) {
-  static const char* const words[] = {"offloaded", "shift",         "get_root", "linearized", "snode", "get_ch",
+  static const char* const words[] = {"shift",         "get_root", "snode", "get_ch",
                                       "rand",      "mesh",          "bls",      "block_local", "matrix", "kernel_return",
                                       "call",      "func",          "ref",      "global_temp", "thread_local", "decorate",
                                       "clear_list", "list_gen",     "internal_func_call", "external_tensor_shape"};
@@ -147,11 +147,13 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
   cur_.skip_blanks();
   size_t word_pos = cur_.pos();
   std::string word = cur_.read_word();
+  std::unique_ptr<Stmt> s;
   if (word.empty()) {
-    if (cur_.peek() == '[') unsupported("[...] (matrix init)", word_pos);
-    cur_.fail("expected a statement name");
+    if (cur_.peek() != '[') cur_.fail("expected a statement name");
+    s = parse_lookup(word_pos);
   }
-  auto s = parse_value(word, hint, word_pos);
+  if (!s) s = parse_lowered(word, hint, word_pos);
+  if (!s) s = parse_value(word, hint, word_pos);
   if (!s) s = parse_effect(word, hint, word_pos);
   if (!s) {
     if (is_known_unsupported(word)) unsupported(word, word_pos);
@@ -169,7 +171,7 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
     s->type = {};
   else
     s->type = hint.known() ? hint : rule.type;
-  if (!s->is_container()) {
+  if (!s->is_container() || isa<OffloadedStmt>(s.get())) {
     cur_.expect_line_end();
   } else {
     cur_.expect("{", "to open the block");
@@ -293,6 +295,7 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
   if (word == "loop") {
     Stmt* loop = ref();
     cur_.expect("index");
+    if (cur_.try_keyword("linear")) return std::make_unique<LoopLinearIndexStmt>(loop);
     int axis = static_cast<int>(cur_.read_int_in(0, kMaxRank - 1, "loop axis"));
     return std::make_unique<LoopIndexStmt>(loop, axis);
   }

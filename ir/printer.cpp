@@ -1,6 +1,7 @@
 #include "ir/printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ir/visitor.h"
 
@@ -39,6 +40,28 @@ std::string quote(const std::string& text) {
 }
 
 std::string block_dim_text(int block_dim) { return block_dim == 0 ? "adaptive" : std::to_string(block_dim); }
+
+std::string bound_text(const OffloadedStmt& s, const TaskBound& b) {
+  switch (b.kind) {
+    case TaskBound::Kind::constant:
+      return std::to_string(b.value);
+    case TaskBound::Kind::temporary:
+      return fmt::format("tmp(offset={}B)", b.value);
+    case TaskBound::Kind::operand:
+      return name(s.bound_operand(b));
+  }
+  return "?";
+}
+
+std::string task_tail(const OffloadedStmt& s) {
+  std::string out;
+  if (!s.loop_name.empty()) out += " loop_name=" + s.loop_name;
+  if (s.gdw_level >= 0) out += fmt::format(" gdw_level={}", s.gdw_level);
+  return out;
+}
+
+// The names the reference prints before each block of an offloaded task, in blocks() order.
+constexpr const char* kTaskBlockNames[] = {"tls prologue", "bls prologue", "body", "bls_epilogue", "tls_epilogue"};
 
 // The text after the type hint and `$N`: ` = const 0`, ` : local store [...]`, or a container
 // opener ending in `{`.
@@ -133,6 +156,46 @@ struct LineBody {
     for (const Stmt* a : s.args()) out += ", " + name(a);
     return out;
   }
+  std::string operator()(const OffloadedStmt& s) const {
+    switch (s.task) {
+      case TaskType::serial:
+        return " = offloaded";
+      case TaskType::range_for:
+        return fmt::format(" = offloaded range_for({}, {}) grid_dim={} block_dim={}{}", bound_text(s, s.begin),
+                           bound_text(s, s.end), s.grid_dim, s.block_dim, task_tail(s));
+      case TaskType::struct_for:
+        return fmt::format(" = offloaded struct_for({}) grid_dim={} block_dim={} bls={}{}", s.snode, s.grid_dim,
+                           s.block_dim, s.bls, task_tail(s));
+      case TaskType::listgen:
+        return fmt::format(" = offloaded listgen {}->{}{}", s.parent_snode, s.snode, task_tail(s));
+      case TaskType::gc:
+        return fmt::format(" = offloaded garbage collect {}", s.snode);
+    }
+    return " = offloaded ?";
+  }
+  std::string operator()(const GlobalTemporaryStmt& s) const {
+    return fmt::format(" = global tmp var (offset = {} B)", s.offset);
+  }
+  std::string operator()(const GetRootStmt& s) const { return s.form.empty() ? " = get root" : " = get root " + s.form; }
+  std::string operator()(const SNodeLookupStmt& s) const {
+    return fmt::format(" = [{}][{}]::lookup({}, {}) activate = {}", s.snode, s.snode_type, name(s.parent_ptr()),
+                       name(s.index()), s.activate ? "true" : "false");
+  }
+  std::string operator()(const GetChStmt& s) const {
+    return fmt::format(" = get child [{}->{}] {}", s.from, s.to, name(s.input()));
+  }
+  std::string operator()(const LinearizeStmt& s) const {
+    return fmt::format(" = linearized(ind {{{}}}, stride {{{}}})", names(s.operands()), fmt::join(s.strides, ", "));
+  }
+  std::string operator()(const IntegerOffsetStmt& s) const {
+    return fmt::format(" = offset {} + {}", name(s.input()), s.offset);
+  }
+  std::string operator()(const BitExtractStmt& s) const {
+    if (s.legacy) return fmt::format(" = bit_extract({} + 0, {}~{})", name(s.input()), s.bit_begin, s.bit_end);
+    return fmt::format(" = bit_extract({}) bit_range=[{}, {})", name(s.input()), s.bit_begin, s.bit_end);
+  }
+  std::string operator()(const LoopLinearIndexStmt& s) const { return fmt::format(" = loop {} index linear", name(s.loop())); }
+  std::string operator()(const ReturnStmt& s) const { return " : return " + names(s.operands()); }
 };
 
 std::string line(const Stmt& s, const Kernel& k) {
@@ -154,6 +217,15 @@ void print_block(const Block& b, const Kernel& k, const PrintOptions& opts, int 
     out += "\n";
     auto blocks = s->blocks();
     if (blocks.empty()) continue;
+    if (isa<OffloadedStmt>(s)) {  // named blocks at the task's indent, and no closing brace of its own
+      for (size_t i = 0; i < blocks.size(); ++i) {
+        if (!blocks[i]) continue;
+        out += indent + kTaskBlockNames[i] + " {\n";
+        print_block(*blocks[i], k, opts, depth + 1, out);
+        out += indent + "}\n";
+      }
+      continue;
+    }
     if (const auto* i = dyn_cast<IfStmt>(s)) {
       print_block(*i->true_block, k, opts, depth + 1, out);
       if (i->false_block) {

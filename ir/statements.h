@@ -316,6 +316,166 @@ class AssertStmt : public StmtOf<AssertStmt, StmtKind::Assert> {
   std::string message;
 };
 
+// ---- The offloaded stage: tasks, global temporaries, the SNode access chain (docs/ir-format.md) ----
+
+// What an offloaded task runs: its body once (serial), over a range or the cells of an SNode
+// (range_for, struct_for, in parallel), or an SNode list maintenance task (listgen, gc).
+#define PB_TASK_TYPES(X) X(serial) X(range_for) X(struct_for) X(listgen) X(gc)
+enum class TaskType : uint8_t {
+#define PB_X(name) name,
+  PB_TASK_TYPES(PB_X)
+#undef PB_X
+};
+std::string_view task_type_name(TaskType t);
+
+// A bound of an offloaded range_for: a constant, the i32 global temporary at a byte offset
+// (`tmp(offset=4B)`), or a statement of an earlier task (an operand).
+struct TaskBound {
+  enum class Kind : uint8_t { constant, temporary, operand };
+  Kind kind = Kind::constant;
+  int64_t value = 0;  // the constant, the byte offset, or the operand's slot
+};
+
+class OffloadedStmt : public StmtOf<OffloadedStmt, StmtKind::Offloaded> {
+ public:
+  // listgen and gc tasks hold no blocks; the others always have a body.
+  explicit OffloadedStmt(TaskType t) : task(t) {
+    if (has_body()) body = std::make_unique<Block>(this);
+  }
+  OffloadedStmt(const OffloadedStmt& o)
+      : StmtOf(o),
+        task(o.task),
+        begin(o.begin),
+        end(o.end),
+        grid_dim(o.grid_dim),
+        block_dim(o.block_dim),
+        snode(o.snode),
+        parent_snode(o.parent_snode),
+        bls(o.bls),
+        loop_name(o.loop_name),
+        gdw_level(o.gdw_level) {
+    if (o.body) body = std::make_unique<Block>(this);
+    if (o.tls_prologue) tls_prologue = std::make_unique<Block>(this);
+    if (o.bls_prologue) bls_prologue = std::make_unique<Block>(this);
+    if (o.bls_epilogue) bls_epilogue = std::make_unique<Block>(this);
+    if (o.tls_epilogue) tls_epilogue = std::make_unique<Block>(this);
+  }
+  // Printing and execution order; absent blocks are null.
+  BlockList blocks() const override {
+    return {tls_prologue.get(), bls_prologue.get(), body.get(), bls_epilogue.get(), tls_epilogue.get()};
+  }
+  Stmt* bound_operand(const TaskBound& b) const {
+    return b.kind == TaskBound::Kind::operand ? operand(static_cast<size_t>(b.value)) : nullptr;
+  }
+  void add_bound_operand(TaskBound& b, Stmt* s) {
+    b = {TaskBound::Kind::operand, static_cast<int64_t>(num_operands())};
+    add_operand(s);
+  }
+  bool is_loop_task() const { return task == TaskType::range_for || task == TaskType::struct_for; }
+  bool has_body() const { return task != TaskType::listgen && task != TaskType::gc; }
+
+  TaskType task;
+  TaskBound begin, end;      // range_for
+  int grid_dim = 0;
+  int block_dim = 0;
+  std::string snode;         // struct_for: the SNode it walks; listgen: the child; gc: the SNode
+  std::string parent_snode;  // listgen
+  std::string bls = "none";  // struct_for: block-local storage, as printed
+  std::string loop_name;     // optional
+  int gdw_level = -1;        // printed when >= 0
+  std::unique_ptr<Block> tls_prologue, bls_prologue, body, bls_epilogue, tls_epilogue;
+};
+
+// A pointer into the kernel's global temporaries buffer, at a byte offset. Type `*T`.
+class GlobalTemporaryStmt : public StmtOf<GlobalTemporaryStmt, StmtKind::GlobalTemporary> {
+ public:
+  GlobalTemporaryStmt(DataType t, int64_t off) : offset(off) { type = t; }
+  int64_t offset;
+};
+
+// The root SNode's cell (`*gen`). `form` is what followed `get root` (`nullptr`, `[S0root][root]`
+// or nothing), kept so the line prints back as it was written.
+class GetRootStmt : public StmtOf<GetRootStmt, StmtKind::GetRoot> {
+ public:
+  explicit GetRootStmt(std::string f) : form(std::move(f)) { type = DataType::gen_pointer(); }
+  std::string form;
+};
+
+// The cell `index` (a linear index) of SNode `snode` under the container cell `parent`.
+class SNodeLookupStmt : public StmtOf<SNodeLookupStmt, StmtKind::SNodeLookup> {
+ public:
+  SNodeLookupStmt(std::string sn, std::string sn_type, Stmt* parent, Stmt* index, bool act)
+      : snode(std::move(sn)), snode_type(std::move(sn_type)), activate(act) {
+    add_operand(parent);
+    add_operand(index);
+    type = DataType::gen_pointer();
+  }
+  Stmt* parent_ptr() const { return operand(0); }
+  Stmt* index() const { return operand(1); }
+  std::string snode, snode_type;
+  bool activate;
+};
+
+// The child SNode `to` of the cell `input` of SNode `from`: a `*gen` container, or a place's
+// element (`*T`).
+class GetChStmt : public StmtOf<GetChStmt, StmtKind::GetCh> {
+ public:
+  GetChStmt(std::string f, std::string t, Stmt* input) : from(std::move(f)), to(std::move(t)) { add_operand(input); }
+  Stmt* input() const { return operand(0); }
+  std::string from, to;
+};
+
+// sum over i of ind[i] * (product of strides after i): a row-major linear index.
+class LinearizeStmt : public StmtOf<LinearizeStmt, StmtKind::Linearize> {
+ public:
+  LinearizeStmt(const std::vector<Stmt*>& inds, std::vector<int64_t> s) : strides(std::move(s)) {
+    for (Stmt* i : inds) add_operand(i);
+    type = DataType::of(ScalarKind::i32);
+  }
+  std::vector<int64_t> strides;
+};
+
+class IntegerOffsetStmt : public StmtOf<IntegerOffsetStmt, StmtKind::IntegerOffset> {
+ public:
+  IntegerOffsetStmt(Stmt* in, int64_t off) : offset(off) {
+    add_operand(in);
+    type = in ? in->type : DataType{};
+  }
+  Stmt* input() const { return operand(0); }
+  int64_t offset;
+};
+
+// Bits [bit_begin, bit_end) of the input, as an unsigned field: (x >> begin) & (2^(end-begin) - 1).
+// `legacy` marks the Taichi <= 0.6 form `bit_extract($x + 0, 0~4)`.
+class BitExtractStmt : public StmtOf<BitExtractStmt, StmtKind::BitExtract> {
+ public:
+  BitExtractStmt(Stmt* in, int b, int e) : bit_begin(b), bit_end(e) {
+    add_operand(in);
+    type = in ? in->type : DataType{};
+  }
+  Stmt* input() const { return operand(0); }
+  int bit_begin, bit_end;
+  bool legacy = false;
+};
+
+// The linear index of the current iteration of a loop task (`loop $0 index linear`).
+class LoopLinearIndexStmt : public StmtOf<LoopLinearIndexStmt, StmtKind::LoopLinearIndex> {
+ public:
+  explicit LoopLinearIndexStmt(Stmt* loop) {
+    add_operand(loop);
+    type = DataType::of(ScalarKind::i32);
+  }
+  Stmt* loop() const { return operand(0); }
+};
+
+// Sets the kernel's return values.
+class ReturnStmt : public StmtOf<ReturnStmt, StmtKind::Return> {
+ public:
+  explicit ReturnStmt(const std::vector<Stmt*>& values) {
+    for (Stmt* v : values) add_operand(v);
+  }
+};
+
 // Downcast with a kind check; nullptr when `s` is not a T.
 template <class T>
 T* dyn_cast(Stmt* s) {

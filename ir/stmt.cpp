@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "ir/assert.h"
+#include "ir/statements.h"
 
 namespace pb::ir {
 
@@ -17,6 +18,17 @@ std::string_view kind_name(StmtKind k) {
   case StmtKind::Name:   \
     return text;
     PB_STMT_KINDS(PB_X)
+#undef PB_X
+  }
+  return "?";
+}
+
+std::string_view task_type_name(TaskType t) {
+  switch (t) {
+#define PB_X(name)       \
+  case TaskType::name: \
+    return #name;
+    PB_TASK_TYPES(PB_X)
 #undef PB_X
   }
   return "?";

@@ -6,8 +6,10 @@
 // references ("refers to an erased statement").
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <vector>
@@ -28,8 +30,12 @@ class Relocator;
 class BlockList {
  public:
   BlockList() = default;
-  explicit BlockList(Block* only) : items_{only, nullptr}, size_(1) {}
+  static constexpr size_t kMax = 5;  // an offloaded task: tls/bls prologues, body, bls/tls epilogues
+  explicit BlockList(Block* only) : items_{only}, size_(1) {}
   BlockList(Block* first, Block* second) : items_{first, second}, size_(2) {}
+  BlockList(std::initializer_list<Block*> blocks) : size_(blocks.size()) {
+    std::copy(blocks.begin(), blocks.end(), items_);
+  }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   Block* operator[](size_t i) const { return items_[i]; }
@@ -39,7 +45,7 @@ class BlockList {
   Block* const* end() const { return items_ + size_; }
 
  private:
-  Block* items_[2] = {};
+  Block* items_[kMax] = {};
   size_t size_ = 0;
 };
 
@@ -106,11 +112,8 @@ class Stmt {
   // Nested blocks of container statements (if, for, while), in printing order; may hold nullptr
   // for an absent else branch.
   virtual BlockList blocks() const { return {}; }
-  // If, range for, struct for and while hold blocks; nothing else does (a kind check, no allocation).
-  bool is_container() const {
-    return kind_ == StmtKind::If || kind_ == StmtKind::RangeFor || kind_ == StmtKind::StructFor ||
-           kind_ == StmtKind::While;
-  }
+  // Whether the kind holds blocks (a trait check, no allocation).
+  bool is_container() const { return ir::is_container(kind_); }
   // Copies attributes and operands (registering uses) but not nested statements: containers
   // come back with empty blocks. The id is copied; callers give clones a fresh one.
   virtual std::unique_ptr<Stmt> clone_shallow() const = 0;

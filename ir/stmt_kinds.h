@@ -17,6 +17,8 @@ enum StmtTraits : uint8_t {
   kLoop = 2,         // runs its body any number of times (range for, struct for, while)
   kCountedLoop = 4,  // a loop over an index space, with loop indices (range for, struct for)
   kNoValue = 8,      // gives no value another statement may read (stores, containers, push, print, ...)
+  kContainer = 16,   // holds blocks of statements
+  kOffloadedStage = 32,  // appears only after offloading (tasks, the SNode access chain); not differentiated
 };
 
 // X(ClassPrefix, json/display name, traits)
@@ -34,11 +36,11 @@ enum StmtTraits : uint8_t {
   X(UnaryOp, "unary", kComputedFromOperands)                  \
   X(BinaryOp, "binary", kComputedFromOperands)                \
   X(TernaryOp, "select", kComputedFromOperands)               \
-  X(If, "if", kNoValue)                                       \
-  X(RangeFor, "range_for", kLoop | kCountedLoop | kNoValue)   \
-  X(StructFor, "struct_for", kLoop | kCountedLoop | kNoValue) \
-  X(LoopIndex, "loop_index", kComputedFromOperands)           \
-  X(While, "while", kLoop | kNoValue)                         \
+  X(If, "if", kNoValue | kContainer)                                       \
+  X(RangeFor, "range_for", kLoop | kCountedLoop | kNoValue | kContainer)   \
+  X(StructFor, "struct_for", kLoop | kCountedLoop | kNoValue | kContainer) \
+  X(LoopIndex, "loop_index", kComputedFromOperands)                        \
+  X(While, "while", kLoop | kNoValue | kContainer)                         \
   X(WhileControl, "while_control", kNoValue)                  \
   X(Continue, "continue", kNoValue)                           \
   X(AdStackAlloca, "stack_alloc", kNoTraits)                  \
@@ -48,7 +50,17 @@ enum StmtTraits : uint8_t {
   X(AdStackLoadTopAdj, "stack_load_top_adj", kNoTraits)       \
   X(AdStackAccAdjoint, "stack_acc_adj", kNoValue)             \
   X(Print, "print", kNoValue)                                 \
-  X(Assert, "assert", kNoValue)
+  X(Assert, "assert", kNoValue)                               \
+  X(Offloaded, "offloaded", kNoValue | kContainer | kOffloadedStage)            \
+  X(GlobalTemporary, "global_tmp", kComputedFromOperands | kOffloadedStage)     \
+  X(GetRoot, "get_root", kComputedFromOperands | kOffloadedStage)               \
+  X(SNodeLookup, "snode_lookup", kOffloadedStage)       \
+  X(GetCh, "get_ch", kComputedFromOperands | kOffloadedStage)                   \
+  X(Linearize, "linearize", kComputedFromOperands | kOffloadedStage)            \
+  X(IntegerOffset, "integer_offset", kComputedFromOperands | kOffloadedStage)   \
+  X(BitExtract, "bit_extract", kComputedFromOperands | kOffloadedStage)         \
+  X(LoopLinearIndex, "loop_linear_index", kComputedFromOperands | kOffloadedStage) \
+  X(Return, "return", kNoValue | kOffloadedStage)
 
 enum class StmtKind : uint8_t {
 #define PB_X(Name, text, traits) Name,
@@ -73,5 +85,7 @@ constexpr bool computed_from_operands(StmtKind k) { return traits_of(k) & kCompu
 constexpr bool is_loop(StmtKind k) { return traits_of(k) & kLoop; }
 constexpr bool is_counted_loop(StmtKind k) { return traits_of(k) & kCountedLoop; }
 constexpr bool has_value(StmtKind k) { return !(traits_of(k) & kNoValue); }
+constexpr bool is_container(StmtKind k) { return traits_of(k) & kContainer; }
+constexpr bool is_offloaded_stage(StmtKind k) { return traits_of(k) & kOffloadedStage; }
 
 }  // namespace pb::ir

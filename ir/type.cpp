@@ -49,6 +49,7 @@ int bit_width(ScalarKind k) {
 
 std::string to_string(DataType t) {
   if (!t.known()) return "";
+  if (t.gen) return "*gen";
   std::string s(scalar_name(t.scalar));
   return t.pointer ? "*" + s : s;
 }
@@ -59,6 +60,7 @@ std::optional<DataType> parse_type(std::string_view text) {
     pointer = true;
     text.remove_prefix(1);
   }
+  if (pointer && text == "gen") return DataType::gen_pointer();
   auto k = scalar_from_name(text);
   if (!k) return std::nullopt;
   return DataType{*k, pointer};

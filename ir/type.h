@@ -38,16 +38,18 @@ int bit_width(ScalarKind k);
 struct DataType {
   ScalarKind scalar = ScalarKind::unknown;
   bool pointer = false;
+  bool gen = false;  // `*gen`: a pointer to a cell of an SNode (scalar unknown, pointer true)
 
   static DataType of(ScalarKind k) { return {k, false}; }
   static DataType pointer_to(ScalarKind k) { return {k, true}; }
-  bool known() const { return scalar != ScalarKind::unknown; }
+  static DataType gen_pointer() { return {ScalarKind::unknown, true, true}; }
+  bool known() const { return scalar != ScalarKind::unknown || gen; }
   bool is_value() const { return known() && !pointer; }
   DataType pointee() const { return {scalar, false}; }
   bool operator==(const DataType&) const = default;
 };
 
-// "f32", "*f32", or "" for unknown.
+// "f32", "*f32", "*gen", or "" for unknown.
 std::string to_string(DataType t);
 // Parses "f32" or "*f32"; nullopt for anything else.
 std::optional<DataType> parse_type(std::string_view text);

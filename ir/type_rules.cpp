@@ -9,6 +9,13 @@ namespace {
 
 std::string ref(const Stmt* s) { return s ? fmt::format("${}", s->id) : std::string("<erased>"); }
 
+// A pointer into global memory: a field or ndarray element, a place reached through the SNode
+// access chain, or a global temporary.
+bool is_global_pointer(const Stmt* p) {
+  return isa<GlobalPtrStmt>(p) || isa<ExternalPtrStmt>(p) || isa<GlobalTemporaryStmt>(p) ||
+         (isa<GetChStmt>(p) && !p->type.gen);
+}
+
 struct Rules {
   const Kernel& k;
   TypeRuleResult ok(DataType t) const { return {t, ""}; }
@@ -94,7 +101,7 @@ struct Rules {
   }
   TypeRuleResult operator()(const GlobalLoadStmt& s) const {
     if (auto e = need_pointer(s.src(), "global load source"); !e.empty()) return fail({}, e);
-    if (!isa<GlobalPtrStmt>(s.src()) && !isa<ExternalPtrStmt>(s.src()))
+    if (!is_global_pointer(s.src()))
       return fail(s.src()->type.pointee(),
                   fmt::format("global load source {} is not a global or external pointer", ref(s.src())));
     return ok(s.src()->type.pointee());
@@ -102,7 +109,7 @@ struct Rules {
   TypeRuleResult operator()(const GlobalStoreStmt& s) const {
     if (auto e = need_pointer(s.dest(), "global store destination"); !e.empty()) return fail({}, e);
     if (auto e = need_value(s.val(), "global store value"); !e.empty()) return fail({}, e);
-    if (!isa<GlobalPtrStmt>(s.dest()) && !isa<ExternalPtrStmt>(s.dest()))
+    if (!is_global_pointer(s.dest()))
       return fail({}, fmt::format("global store destination {} is not a global or external pointer", ref(s.dest())));
     if (s.dest()->type.scalar != s.val()->type.scalar)
       return fail({}, fmt::format("global store of {} value {} through {} pointer {}", to_string(s.val()->type),
@@ -184,17 +191,22 @@ struct Rules {
   TypeRuleResult operator()(const StructForStmt&) const { return ok({}); }
   TypeRuleResult operator()(const LoopIndexStmt& s) const {
     if (!s.loop()) return fail(DataType::of(ScalarKind::i32), "loop index refers to an erased loop");
-    if (!isa<RangeForStmt>(s.loop()) && !isa<StructForStmt>(s.loop()))
+    const auto* task = dyn_cast<OffloadedStmt>(s.loop());
+    if (!isa<RangeForStmt>(s.loop()) && !isa<StructForStmt>(s.loop()) && !(task && task->is_loop_task()))
       return fail(DataType::of(ScalarKind::i32),
                   fmt::format("loop index refers to {}, which is not a for loop", ref(s.loop())));
     std::optional<Shape> space_shape;
-    if (const auto* sf = dyn_cast<StructForStmt>(s.loop())) {
-      if (const IndexSpace* sp = k.find_space(sf->space))
+    const std::string* space = nullptr;
+    if (const auto* sf = dyn_cast<StructForStmt>(s.loop())) space = &sf->space;
+    if (task && task->task == TaskType::struct_for) space = &task->snode;
+    if (space) {
+      if (const IndexSpace* sp = k.find_space(*space))
         space_shape = sp->shape;
-      else if (auto f = k.find_field(sf->space))
+      else if (auto f = k.find_field(*space))
         space_shape = k.field(*f).shape;
     }
-    if (s.axis < 0 || (isa<RangeForStmt>(s.loop()) && s.axis != 0) ||
+    bool ranged = isa<RangeForStmt>(s.loop()) || (task && task->task == TaskType::range_for);
+    if (s.axis < 0 || (ranged && s.axis != 0) ||
         (space_shape && static_cast<size_t>(s.axis) >= space_shape->size()))
       return fail(DataType::of(ScalarKind::i32),
                   fmt::format("loop index axis {} is out of range for loop {}", s.axis, ref(s.loop())));
@@ -251,6 +263,66 @@ struct Rules {
   }
   TypeRuleResult operator()(const AssertStmt& s) const {
     if (auto e = need_integral(s.cond(), "assert condition"); !e.empty()) return fail({}, e);
+    return ok({});
+  }
+  TypeRuleResult operator()(const OffloadedStmt& s) const {
+    for (const Stmt* b : s.operands())
+      if (auto e = need_integral(b, "range_for bound"); !e.empty()) return fail({}, e);
+    return ok({});
+  }
+  TypeRuleResult operator()(const GlobalTemporaryStmt& s) const {
+    if (!s.type.pointer || s.type.gen || !s.type.known())
+      return fail(s.type, "a global temporary needs a pointer type hint such as <*i32>");
+    if (s.offset < 0) return fail(s.type, "a global temporary's offset is negative");
+    return ok(s.type);
+  }
+  TypeRuleResult operator()(const GetRootStmt&) const { return ok(DataType::gen_pointer()); }
+  static std::string need_gen(const Stmt* p, const char* what) {
+    if (!p) return fmt::format("{} refers to an erased statement", what);
+    if (!p->type.gen) return fmt::format("{} {} is not an SNode cell pointer (<*gen>)", what, ref(p));
+    return "";
+  }
+  TypeRuleResult operator()(const SNodeLookupStmt& s) const {
+    if (auto e = need_gen(s.parent_ptr(), "lookup parent"); !e.empty()) return fail(DataType::gen_pointer(), e);
+    if (auto e = need_integral(s.index(), "lookup index"); !e.empty()) return fail(DataType::gen_pointer(), e);
+    return ok(DataType::gen_pointer());
+  }
+  TypeRuleResult operator()(const GetChStmt& s) const {
+    if (auto e = need_gen(s.input(), "get child input"); !e.empty()) return fail(s.type, e);
+    if (!s.type.pointer) return fail(s.type, "get child needs a pointer type hint (<*gen> or <*f32>)");
+    return ok(s.type);
+  }
+  TypeRuleResult operator()(const LinearizeStmt& s) const {
+    for (const Stmt* i : s.operands())
+      if (auto e = need_integral(i, "linearized index"); !e.empty()) return fail(DataType::of(ScalarKind::i32), e);
+    if (s.strides.size() != s.num_operands())
+      return fail(DataType::of(ScalarKind::i32), fmt::format("linearized has {} index(es) but {} stride(s)",
+                                                             s.num_operands(), s.strides.size()));
+    for (int64_t st : s.strides)
+      if (st <= 0) return fail(DataType::of(ScalarKind::i32), "linearized strides must be positive");
+    return ok(DataType::of(ScalarKind::i32));
+  }
+  TypeRuleResult operator()(const IntegerOffsetStmt& s) const {
+    if (auto e = need_integral(s.input(), "offset input"); !e.empty()) return fail(s.type, e);
+    return ok(s.input()->type);
+  }
+  TypeRuleResult operator()(const BitExtractStmt& s) const {
+    if (auto e = need_integral(s.input(), "bit_extract input"); !e.empty()) return fail(s.type, e);
+    if (s.bit_begin < 0 || s.bit_end <= s.bit_begin || s.bit_end > bit_width(s.input()->type.scalar))
+      return fail(s.type, fmt::format("bit range [{}, {}) does not fit {}", s.bit_begin, s.bit_end,
+                                      to_string(s.input()->type)));
+    if (s.type.is_value() && is_integral(s.type.scalar)) return ok(s.type);
+    return ok(s.input()->type);
+  }
+  TypeRuleResult operator()(const LoopLinearIndexStmt& s) const {
+    const auto* task = dyn_cast<OffloadedStmt>(s.loop());
+    if (!isa<RangeForStmt>(s.loop()) && !isa<StructForStmt>(s.loop()) && !(task && task->is_loop_task()))
+      return fail(DataType::of(ScalarKind::i32), fmt::format("loop index refers to {}, which is not a for loop", ref(s.loop())));
+    return ok(DataType::of(ScalarKind::i32));
+  }
+  TypeRuleResult operator()(const ReturnStmt& s) const {
+    for (const Stmt* v : s.operands())
+      if (auto e = need_value(v, "return value"); !e.empty()) return fail({}, e);
     return ok({});
   }
 };

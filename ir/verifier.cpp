@@ -46,6 +46,7 @@ class Verifier {
       prev = s;
       check_stmt(*s);
       visible_.insert(s);
+      defined_before_.insert(s);
       defined_here.push_back(s);
       if (s->is_container())
         for (const Block* child : s->blocks())
@@ -66,10 +67,12 @@ class Verifier {
         error(s, fmt::format("operand {} refers to an erased statement", i));
         return;
       }
-      if (isa<LoopIndexStmt>(&s)) continue;  // checked against the enclosing loops below
+      if (isa<LoopIndexStmt>(&s) || isa<LoopLinearIndexStmt>(&s)) continue;  // checked against the enclosing loops below
       if (!has_value(op->kind()))
         error(s, fmt::format("operand ${} is a {}, which gives no value to read", op->id, kind_name(op->kind())));
-      if (opts_.dominance && !visible_.count(op))
+      // A task's range bound may be a statement of an earlier task (tasks run in order).
+      bool earlier_task = isa<OffloadedStmt>(&s) && defined_before_.count(op);
+      if (opts_.dominance && !visible_.count(op) && !earlier_task)
         error(s, fmt::format("operand ${} does not dominate this use (it is not defined earlier in this block or an enclosing one)", op->id));
     }
     auto rule = type_rule(s, k_);
@@ -92,8 +95,29 @@ class Verifier {
     error(s, fmt::format("loop index refers to ${}, which is not an enclosing loop", s.loop() ? s.loop()->id : -1));
   }
   void check_specific(const ContinueStmt& s) {
-    if (!inside(StmtKind::RangeFor) && !inside(StmtKind::StructFor) && !inside(StmtKind::While))
+    bool in_loop_task = false;
+    for (const Stmt* e : enclosing_)
+      if (const auto* t = dyn_cast<OffloadedStmt>(e); t && t->is_loop_task()) in_loop_task = true;
+    if (!inside(StmtKind::RangeFor) && !inside(StmtKind::StructFor) && !inside(StmtKind::While) && !in_loop_task)
       error(s, "continue outside a loop");
+  }
+  void check_specific(const LoopLinearIndexStmt& s) {
+    for (const Stmt* e : enclosing_)
+      if (e == s.loop()) return;
+    error(s, fmt::format("loop index refers to ${}, which is not an enclosing loop", s.loop() ? s.loop()->id : -1));
+  }
+  void check_specific(const GetChStmt& s) {
+    if (s.type.gen) return;
+    auto f = k_.find_field(s.to);
+    if (!f)
+      error(s, fmt::format("get child of place '{}' has no field of that name", s.to));
+    else if (k_.field(*f).dtype != s.type.scalar)
+      error(s, fmt::format("field '{}' is {}, but the pointer is <{}>", s.to, scalar_name(k_.field(*f).dtype), to_string(s.type)));
+  }
+  void check_specific(const OffloadedStmt& s) {
+    if (!enclosing_.empty()) error(s, "an offloaded task must be at the kernel's top level");
+    if (s.task == TaskType::struct_for && !k_.find_space(s.snode) && !k_.find_field(s.snode))
+      error(s, fmt::format("struct_for walks '{}', which is neither an index space nor a field", s.snode));
   }
   void check_specific(const WhileControlStmt& s) {
     if (!inside(StmtKind::While)) error(s, "while control outside a while loop");
@@ -158,6 +182,7 @@ class Verifier {
   VerifyOptions opts_;
   std::vector<VerifyError> errors_;
   std::unordered_set<const Stmt*> visible_;
+  std::unordered_set<const Stmt*> defined_before_;  // every statement checked so far, in pre-order
   std::unordered_map<int, const Stmt*> ids_;
   std::vector<const Stmt*> enclosing_;
 };

@@ -95,6 +95,13 @@ class TaskEmitter {
   void operator()(const ir::AdStackAccAdjointStmt& s);
   void operator()(const ir::PrintStmt& s);
   void operator()(const ir::AssertStmt& s);
+  // Offloaded-stage statements: codegen takes the kernel before offloading (it plans its own tasks).
+  template <class T>
+    requires(ir::is_offloaded_stage(T::kKind))
+  void operator()(const T& s) {
+    unsupported(s, "the offloaded stage (tasks, global temporaries, the SNode access chain) is not compiled yet",
+                "compile the kernel before offload (print_ir's \"Lowered\" stage, with global ptr statements)");
+  }
 
   // ---- used by the emit_*.cpp files ----
 

@@ -9,6 +9,12 @@ namespace pb::passes::ad {
 
 using namespace ir;
 
+const ir::Stmt* first_offloaded_stage_stmt(const ir::Kernel& k) {
+  for (const ir::Stmt* s : ir::collect_preorder(k.root()))
+    if (ir::is_offloaded_stage(s->kind())) return s;
+  return nullptr;
+}
+
 bool is_real(const Stmt* s) { return s && s->type.known() && is_float(s->type.scalar); }
 
 bool is_nonlinear(UnaryOp op) { return gradient_of(op) == Gradient::nonlinear; }

@@ -11,6 +11,16 @@
 
 namespace pb::passes::ad {
 
+// reverse_ad differentiates the kernel before offloading: tasks, global temporaries and the SNode
+// access chain are refused (check_global_raw, its first pass, names the statement).
+inline constexpr const char* kOffloadedStageMessage =
+    "reverse_ad differentiates a kernel before offloading; this statement belongs to the offloaded stage";
+inline constexpr const char* kOffloadedStageRemedy =
+    "dump the kernel before `offload` (print_ir's \"Lowered\" or \"Simplified II\" stage, with global ptr "
+    "statements) and differentiate that";
+// The first statement of the offloaded stage in `k` (pre-order), or nullptr.
+const ir::Stmt* first_offloaded_stage_stmt(const ir::Kernel& k);
+
 // A float value, or a pointer to one (an alloca holding a float).
 bool is_real(const ir::Stmt* s);
 

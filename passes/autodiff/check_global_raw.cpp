@@ -8,6 +8,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "passes/autodiff/ad_support.h"
 #include "passes/autodiff/independent_blocks.h"
 #include "passes/autodiff/write_after_read.h"
 
@@ -119,6 +120,8 @@ PassInfo CheckGlobalRawPass::info() {
 }
 
 PassResult CheckGlobalRawPass::run(Kernel& k, const PassOptions&) {
+  if (const Stmt* s = ad::first_offloaded_stage_stmt(k))
+    throw UserError(fmt::format("{}: `{}`", ad::kOffloadedStageMessage, print_stmt(*s, k)), ad::kOffloadedStageRemedy);
   int64_t pairs = 0;
   for (Stmt* top : k.root()) {
     // Struct fors too (the reference checks range fors only, and a struct for's RAW

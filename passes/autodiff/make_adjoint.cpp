@@ -380,6 +380,18 @@ class Adjointer {
   void reverse_stmt(AdStackAllocaStmt&) {}
   void reverse_stmt(PrintStmt&) {}
   void reverse_stmt(AssertStmt&) {}
+  // The offloaded stage: check_global_raw refuses it before any pass of reverse_ad runs.
+  void reverse_stmt(OffloadedStmt& s) { reject_offloaded(s); }
+  void reverse_stmt(GlobalTemporaryStmt& s) { reject_offloaded(s); }
+  void reverse_stmt(GetRootStmt& s) { reject_offloaded(s); }
+  void reverse_stmt(SNodeLookupStmt& s) { reject_offloaded(s); }
+  void reverse_stmt(GetChStmt& s) { reject_offloaded(s); }
+  void reverse_stmt(LinearizeStmt& s) { reject_offloaded(s); }
+  void reverse_stmt(IntegerOffsetStmt& s) { reject_offloaded(s); }
+  void reverse_stmt(BitExtractStmt& s) { reject_offloaded(s); }
+  void reverse_stmt(LoopLinearIndexStmt& s) { reject_offloaded(s); }
+  void reverse_stmt(ReturnStmt& s) { reject_offloaded(s); }
+  void reject_offloaded(const Stmt& s) { reject(k_, s, ad::kOffloadedStageMessage, ad::kOffloadedStageRemedy); }
 
   void reverse_global_load(GlobalLoadStmt& s) {
     Stmt* a = is_real(&s) ? adjoint_value(&s) : nullptr;

@@ -336,7 +336,8 @@ class Interpreter {
     int64_t& index = coords_[static_cast<size_t>(op.aux)];
     return loop(op, count, s.parent() == &k_.root(), [&](int64_t t) { index = s.reversed ? end - 1 - t : begin + t; });
   }
-  Flow exec(const ir::StructForStmt&, const Op& op) {
+  Flow exec(const ir::StructForStmt&, const Op& op) { return exec_struct_for(op); }
+  Flow exec_struct_for(const Op& op) {
     const ir::Shape& shape = op.shape;
     return loop(op, num_elements(shape), true, [&](int64_t cell) {
       for (size_t d = shape.size(); d-- > 0;) {
@@ -436,6 +437,116 @@ class Interpreter {
     return Flow::next;
   }
 
+  // ---- the offloaded stage ----
+
+  Flow exec(const ir::OffloadedStmt& s, const Op& op) {
+    if (op.prologue >= 0) exec_block(op.prologue);
+    Flow f = Flow::next;
+    switch (s.task) {
+      case ir::TaskType::serial:
+        f = exec_block(op.body);
+        break;
+      case ir::TaskType::range_for: {
+        int64_t begin = task_bound(s, s.begin, op), end = task_bound(s, s.end, op);
+        int64_t count = end > begin ? end - begin : 0;
+        trace_.record(op.slot, static_cast<uint64_t>(count));
+        int64_t& index = coords_[static_cast<size_t>(op.aux)];
+        f = loop(op, count, true, [&](int64_t t) { index = begin + t; });
+        break;
+      }
+      case ir::TaskType::struct_for:
+        f = exec_struct_for(op);
+        break;
+      case ir::TaskType::listgen:  // dense SNodes: every cell is active, nothing to list or collect
+      case ir::TaskType::gc:
+        break;
+    }
+    if (op.epilogue >= 0) exec_block(op.epilogue);
+    return f;
+  }
+  int64_t task_bound(const ir::OffloadedStmt& s, const ir::TaskBound& b, const Op& op) {
+    switch (b.kind) {
+      case ir::TaskBound::Kind::constant:
+        return b.value;
+      case ir::TaskBound::Kind::temporary:
+        return temporary(b.value, ScalarKind::i32).as_i64();
+      case ir::TaskBound::Kind::operand:
+        return in(op, static_cast<size_t>(b.value)).as_i64();
+    }
+    (void)s;
+    return 0;
+  }
+  // The global temporary at `offset`, zero until written. Node-based: pointers to it stay valid.
+  Value& temporary(int64_t offset, ScalarKind kind) {
+    auto [it, fresh] = temps_.try_emplace(offset, Value::zero(kind));
+    return it->second;
+  }
+  Flow exec(const ir::GlobalTemporaryStmt&, const Op& op) {
+    ptrs_[op.slot] = &temporary(op.aux, op.kind);
+    defined_[op.slot] = 1;
+    return Flow::next;
+  }
+  Flow exec(const ir::GetRootStmt&, const Op& op) {
+    set(op, Value::from_int(ScalarKind::i64, 0));
+    return Flow::next;
+  }
+  Flow exec(const ir::SNodeLookupStmt& s, const Op& op) {
+    int64_t cells = num_elements(op.shape), i = in(op, 1).as_i64();
+    if (i < 0 || i >= cells)
+      fail(op, fmt::format("cell {} is out of bounds for SNode '{}' of {} cell(s) {}", i, s.snode, cells, ir::shape_to_string(op.shape)),
+           "check the linearized index against the SNode's shape (header or inputs)");
+    set(op, Value::from_int(ScalarKind::i64, in(op, 0).as_i64() * cells + i));
+    return Flow::next;
+  }
+  Flow exec(const ir::GetChStmt& s, const Op& op) {
+    int64_t cell = in(op, 0).as_i64();
+    if (op.aux < 0) {  // a container child: the same cell number
+      set(op, Value::from_int(ScalarKind::i64, cell));
+      return Flow::next;
+    }
+    Buffer* b = field_bufs_[static_cast<size_t>(op.aux)];
+    if (!b)
+      fail(op, fmt::format("field '{}' has no data in the state", s.to), "give its shape in the header or the inputs");
+    if (cell < 0 || cell >= static_cast<int64_t>(b->data.size()))
+      fail(op, fmt::format("cell {} is out of bounds for field '{}' of {} element(s)", cell, s.to, b->data.size()),
+           "give the field the shape of the SNodes above it (header or inputs)");
+    ptrs_[op.slot] = &b->data[static_cast<size_t>(cell)];
+    defined_[op.slot] = 1;
+    return Flow::next;
+  }
+  Flow exec(const ir::LinearizeStmt& s, const Op& op) {
+    int64_t v = 0;
+    for (size_t i = 0; i < s.strides.size(); ++i) v = v * s.strides[i] + in(op, i).as_i64();
+    set(op, Value::from_int(op.kind, v));
+    return Flow::next;
+  }
+  Flow exec(const ir::IntegerOffsetStmt& s, const Op& op) {
+    set(op, Value::from_int(op.kind, in(op, 0).as_i64() + s.offset));
+    return Flow::next;
+  }
+  Flow exec(const ir::BitExtractStmt& s, const Op& op) {
+    uint64_t bits = in(op, 0).as_u64() >> s.bit_begin;
+    int width = s.bit_end - s.bit_begin;
+    uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    set(op, Value::from_uint(op.kind, bits & mask));
+    return Flow::next;
+  }
+  Flow exec(const ir::LoopLinearIndexStmt&, const Op& op) {
+    int64_t v = 0;
+    if (op.shape.empty()) {
+      v = coords_[static_cast<size_t>(op.aux)];
+    } else {
+      for (size_t d = 0; d < op.shape.size(); ++d) v = v * op.shape[d] + coords_[static_cast<size_t>(op.aux) + d];
+    }
+    set(op, Value::from_int(op.kind, v));
+    return Flow::next;
+  }
+  Flow exec(const ir::ReturnStmt&, const Op& op) {
+    result_.returned.clear();
+    for (size_t i = 0; i < op.operands.size(); ++i) result_.returned.push_back(in(op, i));
+    return Flow::next;
+  }
+
   // ---- print and assert ----
 
   Flow exec(const ir::PrintStmt& s, const Op& op) {
@@ -466,6 +577,7 @@ class Interpreter {
   std::vector<Value*> ptrs_;         // by slot: the cell a pointer statement addresses
   std::vector<int64_t> coords_;      // loop coordinates
   std::vector<Stack> stacks_;
+  std::map<int64_t, Value> temps_;   // global temporaries by byte offset
   std::mt19937_64 rng_;
   uint64_t steps_ = 0;
   RunResult result_;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/kernel.h"
 #include "runtime/interp/state.h"
@@ -52,6 +53,7 @@ struct RunResult {
   // alloc executes, against the argument and field values of that moment.
   std::map<int, int64_t> max_stack_depth;
   std::map<int, int64_t> stack_capacity;
+  std::vector<ir::Value> returned;  // the values of the last `return` executed
 };
 
 // Verifies `k` (a kernel that does not verify is a UserError) and runs it against `state`.

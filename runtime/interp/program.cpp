@@ -46,6 +46,15 @@ class Compiler {
       op.operands.push_back(it->second);
     }
     ir::visit(s, [&](const auto& x) { resolve(x, op); });
+    if (const auto* t = ir::dyn_cast<ir::OffloadedStmt>(&s)) {
+      if (t->bls_prologue || t->bls_epilogue)
+        throw UserError(fmt::format("`{}` has block-local storage blocks, which the interpreter does not run", ir::print_stmt(s, k_)),
+                        "dump the kernel with block-local storage off (no bls prologue/epilogue)");
+      if (t->tls_prologue) op.prologue = compile_block(*t->tls_prologue);
+      if (t->body) op.body = compile_block(*t->body);
+      if (t->tls_epilogue) op.epilogue = compile_block(*t->tls_epilogue);
+      return op;
+    }
     auto blocks = s.blocks();
     if (!blocks.empty() && blocks[0]) op.body = compile_block(*blocks[0]);
     if (blocks.size() > 1 && blocks[1]) op.else_body = compile_block(*blocks[1]);
@@ -97,6 +106,45 @@ class Compiler {
     op.aux = base->arg_index;
   }
   void resolve(const ir::GlobalPtrStmt& s, Op& op) { op.aux = s.field; }
+  void resolve(const ir::OffloadedStmt& s, Op& op) {
+    op.aux = static_cast<int64_t>(p_.num_coords);
+    if (s.task == ir::TaskType::range_for) {
+      p_.num_coords += 1;
+      loops_[&s] = {op.aux, 1};
+    } else if (s.task == ir::TaskType::struct_for) {
+      op.shape = space_shape(k_, st_, s.snode);
+      p_.num_coords += op.shape.size();
+      loops_[&s] = {op.aux, op.shape.size()};
+    }
+  }
+  void resolve(const ir::LoopLinearIndexStmt& s, Op& op) {
+    auto it = loops_.find(s.loop());
+    PB_ASSERT(it != loops_.end(), fmt::format("`{}` refers to a loop that does not enclose it", ir::print_stmt(s, k_)));
+    op.aux = it->second.first;
+    if (const auto* t = ir::dyn_cast<ir::OffloadedStmt>(s.loop()); t && t->task == ir::TaskType::struct_for)
+      op.shape = space_shape(k_, st_, t->snode);
+    if (const auto* f = ir::dyn_cast<ir::StructForStmt>(s.loop())) op.shape = space_shape(k_, st_, f->space);
+  }
+  void resolve(const ir::GlobalTemporaryStmt& s, Op& op) { op.aux = s.offset; }
+  void resolve(const ir::SNodeLookupStmt& s, Op& op) {
+    // The SNode's cells per parent cell: its declared or given index space, else the strides of
+    // the linearized index that feeds the lookup.
+    if (k_.find_space(s.snode) || st_.spaces.count(s.snode) || k_.find_field(s.snode)) {
+      op.shape = space_shape(k_, st_, s.snode);
+    } else if (const auto* lin = ir::dyn_cast<ir::LinearizeStmt>(s.index())) {
+      op.shape = lin->strides;
+    } else {
+      throw UserError(fmt::format("the number of cells of SNode '{}' is unknown at `{}`", s.snode, ir::print_stmt(s, k_)),
+                      fmt::format("declare it in the header (`dense {} : [N]`) or give it in the inputs' \"spaces\"", s.snode));
+    }
+  }
+  void resolve(const ir::GetChStmt& s, Op& op) {
+    op.aux = -1;
+    if (s.type.gen) return;
+    auto f = k_.find_field(s.to);
+    PB_ASSERT(f, fmt::format("`{}` names a place with no field (the verifier checks this)", ir::print_stmt(s, k_)));
+    op.aux = *f;
+  }
   void resolve(const ir::Stmt&, Op&) {}
 
   template <class T>

@@ -22,10 +22,12 @@ struct Op {
   std::vector<uint32_t> operands;                 // operand slots, in operand order
   int32_t body = -1;                              // compiled block: loop body / if true branch / while body
   int32_t else_body = -1;                         // if false branch
+  int32_t prologue = -1, epilogue = -1;           // offloaded task: thread-local prologue / epilogue
   int64_t aux = -1;  // loops: first coordinate; loop index: its coordinate; stack ops: stack number;
-                     // external ptr: argument index; global ptr: field id
+                     // external ptr: argument index; global ptr, get child of a place: field id (-1: a
+                     // container cell); global temporary: byte offset
   ir::Value imm;     // const: the value in its working kind
-  ir::Shape shape;   // struct for: the index space's shape
+  ir::Shape shape;   // struct for, struct_for task: the index space's shape; lookup: the SNode's cells
 };
 
 struct Program {

@@ -20,7 +20,7 @@ FL = ("f32", "f64")
 FS = 8          # size of 1-d input fields (power of two: indices are bit_and 7)
 VB = 3.0        # bound of every float stored into a variable
 REJECT_KINDS = ("while", "continue", "atomic_max", "atomic_min", "atomic_mul", "raw",
-                "atomic_ret", "root_write")
+                "atomic_ret", "root_write", "war")
 
 
 def fmt_float(v):
@@ -125,7 +125,7 @@ class Gen:
         self.use_w = self.opts.get("w", True) and r.random() < 0.25
         if self.use_w:
             self.add_field("w", self.F, [FS], True, [0.0] * FS)
-        if self.reject in ("raw", "atomic_ret"):
+        if self.reject in ("raw", "atomic_ret", "war"):
             self.add_field("z", self.F, [FS], True, [round(r.uniform(-1.5, 1.5), 3) for _ in range(FS)])
 
     # ------------------------------------------------------------------ scope
@@ -577,6 +577,13 @@ class Gen:
     def gen_bounds(self):
         r = self.r
         lps = self.loops()
+        forced = getattr(self, "force_bound", None)
+        if forced is not None:
+            # the bound of the second of two sibling loops: a local set between them
+            self.force_bound = None
+            zero = self.const("i32", 0)
+            ld = self.new("i32", "=", "local load [{0}]", [forced["alloca"]], kind="lload")
+            return zero, self.bin("min", ld, self.const("i32", 4)), 4
         ch = ["const"] * 2 + ["n"] * 3 + ["m"] * 2
         if len(lps) > 1:
             ch += ["idx"] * 3
@@ -774,6 +781,26 @@ class Gen:
         self.cur = saved
         return s
 
+    def gen_siblings(self, depth):
+        """Two sibling loops with an i32 local between them that the second one's bound reads:
+        t = m[..] (or n[None]), perhaps t += 1, then for j in range(min(t, 4))."""
+        r = self.r
+        self.feat("sibling_loops_local")
+        self.gen_for(depth)
+        lps = self.loops()
+        if lps and r.random() < 0.6:
+            idx = r.choice(lps)[1]
+            p = self.new("*i32", "=", "global ptr [m], index [{0}] activate=true", [idx], kind="gptr")
+            init = self.new("i32", "=", "global load {0}", [p], kind="gload")
+        else:
+            init = self.load_n()
+        v = self.decl_var("i32", init=init)
+        if r.random() < 0.5:
+            ld = self.new("i32", "=", "local load [{0}]", [v["alloca"]], kind="lload")
+            self.store(v, self.bin("add", ld, self.const("i32", r.choice([1, -1]))))
+        self.force_bound = v
+        self.gen_for(depth)
+
     def gen_block(self, depth, n):
         r = self.r
         for _ in range(n):
@@ -787,7 +814,7 @@ class Gen:
             if self.opts.get("ext"):
                 ch += ["chain"]
                 if depth < self.maxdepth:
-                    ch += ["ifloopchain"] * 2
+                    ch += ["ifloopchain"] * 2 + ["siblings"]
             c = r.choice(ch)
             if c == "decl":
                 ty = self.F if r.random() < 0.85 else self.other
@@ -828,6 +855,8 @@ class Gen:
                 self.gen_chain(depth, r.randint(1, 3))
             elif c == "ifloopchain":
                 self.gen_if_loop_chain(depth)
+            elif c == "siblings":
+                self.gen_siblings(depth)
             elif c == "out":
                 self.output(False)
             elif c == "ivar":
@@ -907,6 +936,17 @@ class Gen:
             p = self.new("*" + F, "=", "global ptr [z], index [{0}] activate=true", [top], kind="gptr")
             old = self.new(F, "=", "atomic add({0}, {1})", [p, e], kind="atomic")
             self.frames[-1].temps.append((old, F, 1.5))
+        elif k == "war":
+            # z[i] read into a nonlinear output, then overwritten in the same iteration
+            p = self.new("*" + F, "=", "global ptr [z], index [{0}] activate=true", [top], kind="gptr")
+            ld = self.new(F, "=", "global load {0}", [p], kind="gload")
+            out = self.un(r.choice(["sin", "tanh", "exp"]), self.un("sin", ld))
+            py = self.new("*" + F, "=", "global ptr [y], index [%s] activate=true" % ("" if self.y0d else "{0}"),
+                          [] if self.y0d else [top], kind="gptr")
+            self.new(F, "=", "atomic add({0}, {1})", [py, out], kind="atomic")
+            e, _ = self.gen_fb(F, 1, 3)
+            p2 = self.new("*" + F, "=", "global ptr [z], index [{0}] activate=true", [top], kind="gptr")
+            self.new(None, ":", "global store [{0} <- {1}]", [p2, e], kind="gstore")
         # root_write is emitted after the top loop (see generate)
 
     # ------------------------------------------------------------------ top

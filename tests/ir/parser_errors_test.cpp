@@ -80,8 +80,8 @@ const ErrorCase kCases[] = {
     {"MissingClosingBraceOfANestedBlock", "kernel {\n  $0 : while true {\n    $1 continue\n  }\n", 5, "",
      "a block is not closed"},
     {"UnknownStatement", k("  <i32> $0 = frobnicate $1\n"), 2, "frobnicate", "unknown statement 'frobnicate'"},
-    {"UnsupportedOffloaded", k("  $0 = offloaded range_for(0, 10) grid_dim=0 block_dim=32\n  body {\n  }\n"), 2,
-     "offloaded", "unsupported statement 'offloaded' at line 2"},
+    {"UnsupportedOffloadedTask", k("  $0 = offloaded mesh_for(verts -> edges) grid_dim=0 block_dim=32\n  body {\n  }\n"), 2,
+     "mesh_for", "unknown offloaded task type 'mesh_for'"},
     {"UnsupportedShiftPtr", k("  <i32> $0 = const 0\n  <*i32> $4 = shift ptr [$0 + $0]\n"), 3, "shift",
      "unsupported statement 'shift' at line 3"},
     {"UnsupportedTensorTypeHint", k("  <[Tensor (4) f32]> $3 = alloca\n"), 2, "[Tensor",
@@ -153,7 +153,7 @@ INSTANTIATE_TEST_SUITE_P(Parser, ParserErrorTest, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
 
 TEST(ParserErrors, UnsupportedStatementsSayWhatToDoAboutThem) {
-  for (const char* line : {"  $0 = offloaded  \n", "  <*i32> $4 = shift ptr [$3 + $2]\n", "  <i32> $2 = [$1, $1]\n"}) {
+  for (const char* line : {"  <*i32> $4 = shift ptr [$3 + $2]\n", "  <i32> $2 = [$1, $1]\n"}) {
     Diagnostic d = parse_error(k(line));
     EXPECT_NE(d.message.find("unsupported statement"), std::string::npos) << d.message;
     EXPECT_NE(d.remedy.find("before offload"), std::string::npos) << d.remedy;

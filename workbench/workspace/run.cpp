@@ -7,6 +7,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
+#include "runtime/interp/json_values.h"
 #include "runtime/interp/state.h"
 
 namespace pb::workbench {
@@ -95,7 +96,12 @@ RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req) {
   } catch (const UserError& e) {
     throw RunFailure(e);
   }
-  return {runtime::state_to_json(k, state), result.printed, unexercised_stacks(k, result)};
+  nlohmann::json values = runtime::state_to_json(k, state);
+  if (!result.returned.empty()) {
+    nlohmann::json& ret = values["return"] = nlohmann::json::array();
+    for (const ir::Value& v : result.returned) ret.push_back(runtime::detail::value_to_json(v));
+  }
+  return {std::move(values), result.printed, unexercised_stacks(k, result)};
 }
 
 std::vector<int> unexercised_stacks(const ir::Kernel& k, const runtime::RunResult& r) {
