@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ir/diagnostic.h"
+#include "ir/dump_source.h"
 #include "ir/json.h"
 #include "ir/parser.h"
 
@@ -57,14 +58,23 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name)
   }
 }
 
-std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const std::string& name) {
+std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const std::string& name,
+                                                const std::string& dump) {
   size_t first = source.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && source[first] == '{') return ir::from_json(parse_json_text(source, name));
-  return ir::parse_kernel(source, name);
+  ir::PreparedDump prepared = ir::prepare_dump(source, dump, name);
+  try {
+    return ir::parse_kernel(prepared.text, name);
+  } catch (const UserError& e) {
+    if (e.diagnostic().line <= 0) throw;
+    throw UserError(prepared.relocate(e.diagnostic()));
+  }
 }
 
-std::unique_ptr<ir::Kernel> load_kernel(const std::string& path) {
-  return parse_kernel_source(read_file(path), path == "-" ? "<stdin>" : path);
+std::unique_ptr<ir::Kernel> load_kernel(const std::string& path, const std::string& dump) {
+  return parse_kernel_source(read_file(path), path == "-" ? "<stdin>" : path, dump);
 }
+
+std::vector<ir::DumpInfo> list_dumps(const std::string& path) { return ir::find_dumps(read_file(path)); }
 
 }  // namespace pb::workbench

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace pb::workbench {
 
-LoadedSource load_source(const std::string& path) {
+LoadedSource load_source(const std::string& path, const std::string& dump) {
   std::string text = read_file(path);
   std::string name = path == "-" ? "<stdin>" : path;
   size_t first = text.find_first_not_of(" \t\r\n");
@@ -35,7 +35,7 @@ LoadedSource load_source(const std::string& path) {
     }
     return {ir::from_json(j), std::nullopt};
   }
-  return {parse_kernel_source(text, name), std::nullopt};
+  return {parse_kernel_source(text, name, dump), std::nullopt};
 }
 
 ReplayResult replay(std::unique_ptr<ir::Kernel> kernel, const std::string& pipeline_text, const passes::RunOptions& options) {
