@@ -31,6 +31,15 @@ TEST(CliDumps, ListsTheDumpsOfALog) {
   EXPECT_EQ(r.out, "   1  lines 3-7  [k_c4_0] Lowered:\n   2  lines 9-14  [k_c4_0] Simplified I:\n");
 }
 
+TEST(CliDumps, AJsonKernelIsOneDump) {
+  auto j = run_cli("print --emit=json -", "kernel {\n  <i32> $0 = const 1\n}\n");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto r = run_cli("dumps " + write_temp("k.json", j.out));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("   1  lines 1-"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(JSON)"), std::string::npos) << r.out;
+}
+
 TEST(CliDumps, EveryLoadingCommandTakesDump) {
   std::string log = write_temp("log2.txt", kLog);
   auto last = run_cli("print " + log);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -75,6 +76,18 @@ std::unique_ptr<ir::Kernel> load_kernel(const std::string& path, const std::stri
   return parse_kernel_source(read_file(path), path == "-" ? "<stdin>" : path, dump);
 }
 
-std::vector<ir::DumpInfo> list_dumps(const std::string& path) { return ir::find_dumps(read_file(path)); }
+std::vector<ir::DumpInfo> list_dumps(const std::string& path) {
+  std::string text = read_file(path);
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {  // a JSON kernel is one dump
+    ir::DumpInfo json;
+    json.index = 1;
+    json.title = "(JSON)";
+    json.first_line = 1;
+    json.last_line = 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+    return {json};
+  }
+  return ir::find_dumps(text);
+}
 
 }  // namespace pb::workbench
