@@ -38,6 +38,9 @@ TEST(CliDumps, AJsonKernelIsOneDump) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("   1  lines 1-"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(JSON)"), std::string::npos) << r.out;
+  auto bad = run_cli("verify --dump=2 " + write_temp("k2.json", j.out));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--dump=2: a JSON kernel holds one dump"), std::string::npos) << bad.err;
 }
 
 TEST(CliDumps, EveryLoadingCommandTakesDump) {

@@ -62,7 +62,11 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name)
 std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const std::string& name,
                                                 const std::string& dump) {
   size_t first = source.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && source[first] == '{') return ir::from_json(parse_json_text(source, name));
+  if (first != std::string::npos && source[first] == '{') {
+    if (!dump.empty() && dump != "1")
+      throw UserError(fmt::format("{}: --dump={}: a JSON kernel holds one dump", name, dump));
+    return ir::from_json(parse_json_text(source, name));
+  }
   ir::PreparedDump prepared = ir::prepare_dump(source, dump, name);
   try {
     return ir::parse_kernel(prepared.text, name);
