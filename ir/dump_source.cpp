@@ -30,9 +30,9 @@ std::string lower(std::string_view s) {
 }
 
 // Splits into lines without their `\n` / `\r\n`; a UTF-8 byte-order mark is dropped.
-std::vector<std::string> split_lines(std::string_view text) {
+std::vector<std::string_view> split_lines(std::string_view text) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  std::vector<std::string> lines;
+  std::vector<std::string_view> lines;
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
@@ -134,14 +134,15 @@ std::string log_line_title(std::string_view t) {
 
 enum class LineKind { blank, log, title, content };
 
+// A statement line, or a statement wrapped over the original lines `line`..`last` (1-based).
 struct Logical {
-  std::string text;
-  std::vector<PreparedDump::Piece> pieces;
+  int line = 0;
+  int last = 0;
   int counted = 0;  // the brace depth change already counted for this line
 };
 
 struct Scan {
-  std::vector<std::string> lines;
+  std::vector<std::string_view> lines;
   struct Found {
     DumpInfo info;
     std::vector<Logical> body;
@@ -193,7 +194,7 @@ Scan scan(std::string_view text) {
     in_string = false;
   };
   for (size_t i = 0; i < s.lines.size(); ++i) {
-    const std::string& raw = s.lines[i];
+    std::string_view raw = s.lines[i];
     int line_no = static_cast<int>(i) + 1;
     std::string_view t = trim(raw);
     LineKind kind = in_string ? LineKind::content : classify(raw, open && last_was_content);
@@ -229,10 +230,7 @@ Scan scan(std::string_view text) {
     // Content: a continuation of the previous line, or a new logical line.
     bool continues = open && last_was_content && !kernel_done && !in_string && !starts_statement(t);
     if (continues) {
-      Logical& prev = open->body.back();
-      prev.text += ' ';
-      prev.pieces.push_back({prev.text.size(), line_no, indent_of(raw)});
-      prev.text += t;
+      open->body.back().last = line_no;
     } else {
       bool is_kernel = !in_string && starts_with_word(t, "kernel");
       if (open && depth == 0 && (kernel_done || (is_kernel && open->info.bare))) close();
@@ -249,7 +247,7 @@ Scan scan(std::string_view text) {
       // Only a list that starts with a statement is wrapped; anything else goes to the parser as
       // written, so that it says what it expected.
       if (open->body.empty() && !is_kernel && !looks_like_bare_list(t)) open->info.bare = false;
-      open->body.push_back({raw, {{0, line_no, 0}}, 0});
+      open->body.push_back({line_no, line_no, 0});
     }
     open->info.last_line = line_no;
     last_was_content = true;
@@ -258,11 +256,11 @@ Scan scan(std::string_view text) {
     if (string_was_open || in_string) continue;  // a line inside a string literal opens and closes nothing
     // Brace depth counts whole logical lines: a wrapped line's `{` arrives with its last piece.
     Logical& l = open->body.back();
-    std::string_view whole = trim(l.text);
-    int delta = (opens_block(whole) ? 1 : 0) - (closes_block(whole) ? 1 : 0);
+    bool closes = closes_block(trim(s.lines[l.line - 1]));
+    int delta = (opens_block(trim(s.lines[l.last - 1])) ? 1 : 0) - (closes ? 1 : 0);
     depth += delta - l.counted;
     l.counted = delta;
-    if (!open->info.bare && depth <= 0 && closes_block(whole)) kernel_done = true;
+    if (!open->info.bare && depth <= 0 && closes) kernel_done = true;
   }
   return s;
 }
@@ -283,30 +281,62 @@ std::string format_dump_list(const std::vector<DumpInfo>& dumps) {
   return out;
 }
 
-Diagnostic PreparedDump::relocate(Diagnostic d) const {
-  if (d.line < 1 || static_cast<size_t>(d.line) > line_pieces.size()) return d;
-  const auto& pieces = line_pieces[d.line - 1];
-  size_t col = d.column > 0 ? static_cast<size_t>(d.column - 1) : 0;
-  const Piece* p = &pieces.front();
-  for (const Piece& q : pieces)
+namespace {
+
+// Line `n` (1-based) of `text`, without its line end; a byte-order mark is not part of line 1.
+std::string_view nth_line(std::string_view text, int n) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  size_t start = 0;
+  for (int i = 1; i < n; ++i) {
+    start = text.find('\n', start);
+    if (start == std::string_view::npos) return {};
+    ++start;
+  }
+  size_t end = std::min(text.find('\n', start), text.size());
+  std::string_view line = text.substr(start, end - start);
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  return line;
+}
+
+// The original line and 0-based column of 0-based column `col` of a prepared line made of `pieces`.
+std::pair<int, size_t> locate(const std::vector<PreparedDump::Piece>& pieces, size_t col) {
+  const PreparedDump::Piece* p = &pieces.front();
+  for (const auto& q : pieces)
     if (q.out_column <= col) p = &q;
+  return {p->line, p->column + (col >= p->out_column ? col - p->out_column : 0)};
+}
+
+std::string printable(std::string_view line) {
+  std::string src(line.substr(0, 200));
+  for (char& c : src)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') c = '?';
+  if (line.size() > 200) src += "...";
+  return src;
+}
+
+}  // namespace
+
+std::vector<PreparedDump::Piece> PreparedDump::pieces_of(int prepared_line) const {
+  auto it = std::lower_bound(joined.begin(), joined.end(), prepared_line,
+                             [](const auto& entry, int line) { return entry.first < line; });
+  if (it != joined.end() && it->first == prepared_line) return it->second;
+  return {{0, line_origin[prepared_line - 1], 0}};
+}
+
+Diagnostic PreparedDump::relocate(Diagnostic d, std::string_view original) const {
+  if (unchanged || d.line < 1 || static_cast<size_t>(d.line) > line_origin.size()) return d;
   // A message naming a prepared line (`... at line 7`) names the original one instead.
   if (size_t at = d.message.rfind("at line "); at != std::string::npos) {
     size_t digits = at + 8, end = digits;
     while (end < d.message.size() && is_digit(d.message[end])) ++end;
     int n = end > digits ? std::atoi(d.message.substr(digits, end - digits).c_str()) : 0;
-    if (n >= 1 && static_cast<size_t>(n) <= line_pieces.size())
-      d.message.replace(digits, end - digits, std::to_string(line_pieces[n - 1].front().line));
+    if (n >= 1 && static_cast<size_t>(n) <= line_origin.size())
+      d.message.replace(digits, end - digits, std::to_string(line_origin[n - 1]));
   }
-  d.line = p->line;
-  d.column = static_cast<int>(p->column + (col >= p->out_column ? col - p->out_column : 0)) + 1;
-  if (p->line >= 1 && static_cast<size_t>(p->line) <= original_lines.size()) {
-    std::string src = original_lines[p->line - 1];
-    for (char& c : src)
-      if (static_cast<unsigned char>(c) < 0x20 && c != '\t') c = '?';
-    if (src.size() > 200) src = src.substr(0, 200) + "...";
-    d.source_line = src;
-  }
+  auto [line, column] = locate(pieces_of(d.line), d.column > 0 ? static_cast<size_t>(d.column - 1) : 0);
+  d.line = line;
+  d.column = static_cast<int>(column) + 1;
+  d.source_line = printable(nth_line(original, line));
   return d;
 }
 
@@ -365,57 +395,67 @@ PreparedDump prepare_dump(std::string_view text, std::string_view selection, con
   PreparedDump out;
   if (s.dumps.empty()) {  // nothing that looks like a dump: the parser says what it expected
     if (!selection.empty()) throw UserError(fmt::format("{}: --dump={}: the file holds no dump", file, selection));
-    out.original_lines = s.lines;
-    for (size_t i = 0; i < s.lines.size(); ++i) {
-      out.text += s.lines[i] + "\n";
-      out.line_pieces.push_back({{0, static_cast<int>(i) + 1, 0}});
-    }
+    out.unchanged = true;
     return out;
   }
   const Scan::Found& d = select(s, selection, file);
   out.info = d.info;
   out.dump_count = static_cast<int>(s.dumps.size());
-  out.original_lines = s.lines;
-  auto emit = [&](const std::string& line, std::vector<PreparedDump::Piece> pieces) {
-    out.text += line;
+  size_t non_blank = std::count_if(s.lines.begin(), s.lines.end(), [](std::string_view l) { return !trim(l).empty(); });
+  bool joins = std::any_of(d.body.begin(), d.body.end(), [](const Logical& l) { return l.last != l.line; });
+  out.unchanged = s.dumps.size() == 1 && !d.info.bare && !joins && non_blank == d.body.size();
+  auto emit = [&](std::string_view line, int origin) {
+    out.text.append(line);
     out.text += '\n';
-    out.line_pieces.push_back(std::move(pieces));
+    out.line_origin.push_back(origin);
   };
   // Each line keeps its original number where it can: dropped lines (titles, logs, other dumps,
   // the tails of joined lines) become blank lines.
   int shift = 0;  // 1 when a bare list starting on line 1 needs its `kernel {` line on top
   auto pad_to = [&](int line) {
-    while (static_cast<int>(out.line_pieces.size()) + 1 < line + shift) {
-      int original = static_cast<int>(out.line_pieces.size()) + 1 - shift;
-      emit("", {{0, original, 0}});
-    }
+    while (static_cast<int>(out.line_origin.size()) + 1 < line + shift)
+      emit("", static_cast<int>(out.line_origin.size()) + 1 - shift);
   };
   if (d.info.bare) {
     if (d.info.first_line == 1) shift = 1;
     pad_to(d.info.first_line - 1);
-    emit("kernel {", {{0, d.info.first_line, 0}});
+    emit("kernel {", d.info.first_line);
   }
+  std::string joined_text;
   for (const Logical& l : d.body) {
-    pad_to(l.pieces.front().line);
-    if (auto col = frontend_identifier(l.text)) {
-      PreparedDump tmp;
-      tmp.original_lines = s.lines;
-      tmp.line_pieces = {l.pieces};
+    std::vector<PreparedDump::Piece> pieces{{0, l.line, 0}};
+    std::string_view line = s.lines[l.line - 1];
+    if (l.last != l.line) {
+      joined_text = line;
+      for (int tail = l.line + 1; tail <= l.last; ++tail) {
+        joined_text += ' ';
+        pieces.push_back({joined_text.size(), tail, indent_of(s.lines[tail - 1])});
+        joined_text += trim(s.lines[tail - 1]);
+      }
+      line = joined_text;
+    }
+    if (auto col = frontend_identifier(line)) {
+      auto [at_line, at_column] = locate(pieces, *col);
       Diagnostic diag;
       diag.file = file;
-      diag.line = 1;
-      diag.column = static_cast<int>(*col) + 1;
+      diag.line = at_line;
+      diag.column = static_cast<int>(at_column) + 1;
+      diag.source_line = printable(s.lines[at_line - 1]);
       diag.message =
           "this is frontend IR (the `Initial IR` stage, before lowering): passbench reads the lowered and "
           "offloaded stages";
       diag.remedy =
           "paste a later dump of the same kernel: print_ir / QD_DUMP_IR print one per stage (`Lowered:`, "
           "`Offloaded:`); pick one with --dump=N or --dump=TITLE";
-      throw UserError(tmp.relocate(diag));
+      throw UserError(diag);
     }
-    emit(l.text, l.pieces);
+    if (out.unchanged) continue;
+    pad_to(l.line);
+    if (pieces.size() > 1) out.joined.emplace_back(static_cast<int>(out.line_origin.size()) + 1, std::move(pieces));
+    emit(line, l.line);
   }
-  if (d.info.bare) emit("}", {{0, d.info.last_line, s.lines[d.info.last_line - 1].size()}});
+  if (out.unchanged) return out;
+  if (d.info.bare) emit("}", d.info.last_line);
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/diagnostic.h"
@@ -25,17 +26,21 @@ struct DumpInfo {
 struct PreparedDump {
   DumpInfo info;
   int dump_count = 0;  // how many dumps the original text holds
+  // The original text reads as it is (a single dump and nothing else); `text` is then empty.
+  bool unchanged = false;
   std::string text;
-  // Moves a diagnostic located in `text` to the original file's line and column.
-  Diagnostic relocate(Diagnostic d) const;
+  std::string_view parser_input(std::string_view original) const { return unchanged ? original : text; }
+  // Moves a diagnostic located in the parser's input to the original text's line and column.
+  Diagnostic relocate(Diagnostic d, std::string_view original) const;
 
   struct Piece {
     size_t out_column = 0;  // 0-based column in the prepared line where this piece starts
     int line = 0;           // 1-based original line
     size_t column = 0;      // 0-based original column of the piece's first character
   };
-  std::vector<std::vector<Piece>> line_pieces;  // per prepared line
-  std::vector<std::string> original_lines;
+  std::vector<int> line_origin;                            // per prepared line, its original line
+  std::vector<std::pair<int, std::vector<Piece>>> joined;  // prepared line -> pieces, joined lines only
+  std::vector<Piece> pieces_of(int prepared_line) const;
 };
 
 // The dumps `text` holds, in order (empty when it holds no statement at all).

@@ -69,10 +69,10 @@ std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const
   }
   ir::PreparedDump prepared = ir::prepare_dump(source, dump, name);
   try {
-    return ir::parse_kernel(prepared.text, name);
+    return ir::parse_kernel(prepared.parser_input(source), name);
   } catch (const UserError& e) {
-    if (e.diagnostic().line <= 0) throw;
-    throw UserError(prepared.relocate(e.diagnostic()));
+    if (prepared.unchanged || e.diagnostic().line <= 0) throw;
+    throw UserError(prepared.relocate(e.diagnostic(), source));
   }
 }
 
