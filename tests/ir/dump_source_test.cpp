@@ -246,14 +246,16 @@ TEST(DumpSource, MangledPastesAreKernelsOrLocatedErrors) {
         case 0:
           t.erase(at, 1 + rng() % 12);
           break;
-        case 1:
-          t.insert(at, t.substr(rng() % t.size(), 1 + rng() % 20));
+        case 1: {
+          std::string copy = t.substr(rng() % t.size(), 1 + rng() % 20);
+          t.insert(at, copy);
           break;
+        }
         case 2:
           t[at] = "\n\r\"[]{}$<>:# @\xEF"[rng() % 16];
           break;
         case 3:
-          t.insert(at, "\n");
+          t.insert(at, 1, '\n');
           break;
         default:
           if (t[at] == '\n') t[at] = ' ';
