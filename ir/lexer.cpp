@@ -33,6 +33,9 @@ bool Cursor::skip_to_content() {
       continue;
     }
     if (peek() == '#') {
+      if (peek(1) == '@')
+        fail("`#@` starts a frontend IR statement (a field access of the `Initial IR` stage), not a comment",
+             "paste a later dump of the kernel (`Lowered:` or `Offloaded:`)");
       while (!at_end() && peek() != '\n') advance();
       continue;
     }

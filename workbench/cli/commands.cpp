@@ -20,7 +20,7 @@
 namespace pb::cli {
 
 int cmd_print(const PrintArgs& a) {
-  auto k = workbench::load_kernel(a.file);
+  auto k = workbench::load_kernel(a.file, a.dump);
   if (a.renumber) k->renumber();
   if (a.emit == "json")
     std::cout << ir::to_json(*k).dump(2) << "\n";
@@ -37,10 +37,17 @@ bool report_verify(const ir::Kernel& k, const std::string& file) {
   return errors.empty();
 }
 
-int cmd_verify(const std::string& file) {
-  auto k = workbench::load_kernel(file);
+int cmd_verify(const std::string& file, const std::string& dump) {
+  auto k = workbench::load_kernel(file, dump);
   if (!report_verify(*k, file)) return 1;
   std::cout << "ok\n";
+  return 0;
+}
+
+int cmd_dumps(const std::string& file) {
+  auto dumps = workbench::list_dumps(file);
+  if (dumps.empty()) throw UserError(fmt::format("{}: no kernel dump found", file), "give a print_ir / QD_DUMP_IR log");
+  std::cout << ir::format_dump_list(dumps);
   return 0;
 }
 
@@ -73,7 +80,7 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
 }
 
 int cmd_run(const RunArgs& a) {
-  auto k = workbench::load_source(a.file).kernel;  // a kernel file, or a fixture's kernel
+  auto k = workbench::load_source(a.file, a.dump).kernel;  // a kernel file, or a fixture's kernel
   if (!report_verify(*k, a.file)) return 1;
   workbench::RunRequest req = make_run_request(a);
   nlohmann::json values;

@@ -18,15 +18,19 @@ bool report_verify(const ir::Kernel& k, const std::string& file);
 
 struct PrintArgs {
   std::string file;
+  std::string dump;  // which dump of a multi-dump log (--dump); "" = the last
   std::string emit = "text";
   bool renumber = false;
 };
 int cmd_print(const PrintArgs& a);
 
-int cmd_verify(const std::string& file);
+int cmd_verify(const std::string& file, const std::string& dump);
+// Lists the dumps a log holds, with their stage titles.
+int cmd_dumps(const std::string& file);
 
 struct RunArgs {
   std::string file;
+  std::string dump;  // which dump of a multi-dump log (--dump); "" = the last
   std::string inputs;
   std::vector<std::string> seed_grads;  // FIELD=VALUE
   bool shuffle = false;

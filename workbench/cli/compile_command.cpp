@@ -55,7 +55,7 @@ workbench::CompileRequest make_request(const CodegenArgs& a, const std::string& 
 
 // The kernel and the pipeline to run: --passes, else a fixture's pipeline, else none.
 std::pair<std::unique_ptr<ir::Kernel>, std::string> load(const CodegenArgs& a) {
-  auto source = workbench::load_source(a.file);
+  auto source = workbench::load_source(a.file, a.dump);
   std::string pipeline = a.passes_given ? a.passes : source.pipeline.value_or("");
   return {std::move(source.kernel), pipeline};
 }

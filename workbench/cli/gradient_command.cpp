@@ -59,7 +59,7 @@ void print_kinks(const workbench::GradcheckResult& r) {
 }  // namespace
 
 int cmd_gradcheck(const GradcheckArgs& a) {
-  auto k = workbench::load_source(a.file).kernel;  // a kernel file, or a fixture's kernel
+  auto k = workbench::load_source(a.file, a.dump).kernel;  // a kernel file, or a fixture's kernel
   if (!report_verify(*k, a.file)) return 1;
   workbench::GradcheckOptions o = a.options;
   if (!a.inputs.empty()) o.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);

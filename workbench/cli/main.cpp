@@ -15,9 +15,15 @@
 
 namespace {
 
+// --dump on every command that loads a kernel: which dump of a print_ir log to read.
+void add_dump_option(CLI::App* cmd, std::string& dump) {
+  cmd->add_option("--dump", dump, "which dump of a log holding one per stage: N or a title (default: the last)");
+}
+
 // Options `compile` and `compare-lowerings` share; `with_choices` adds the four adstack choices.
 CLI::Option* add_codegen_options(CLI::App* cmd, pb::cli::CodegenArgs& a, bool with_choices) {
   cmd->add_option("FILE", a.file, "kernel file, or a fixture carrying a pipeline (- for stdin)")->required();
+  add_dump_option(cmd, a.dump);
   auto* passes = cmd->add_option("--passes", a.passes, "pipeline to run before compiling, e.g. reverse_ad (default: the fixture's, else none)");
   if (with_choices) {
     cmd->add_option("--adstack-storage", a.storage, "where stack entries live (default heap)")->check(CLI::IsMember({"heap", "function"}));
@@ -76,15 +82,23 @@ int main(int argc, char** argv) {
   auto* print = app.add_subcommand("print", "Print a kernel in canonical text or JSON");
   print->add_option("FILE", print_args.file, "kernel file (text or JSON; - for stdin)")->required();
   print->add_option("--emit", print_args.emit, "output form")->check(CLI::IsMember({"text", "json"}));
+  add_dump_option(print, print_args.dump);
   print->add_flag("--renumber", print_args.renumber, "number statements densely ($0, $1, ...) in pre-order");
 
   std::string verify_file;
   auto* verify = app.add_subcommand("verify", "Check a kernel with the verifier; prints ok or the errors");
   verify->add_option("FILE", verify_file, "kernel file (- for stdin)")->required();
+  std::string verify_dump;
+  add_dump_option(verify, verify_dump);
+
+  std::string dumps_file;
+  auto* dumps = app.add_subcommand("dumps", "List the dumps a print_ir log holds, with their stage titles (for --dump)");
+  dumps->add_option("FILE", dumps_file, "log or kernel file (- for stdin)")->required();
 
   pb::cli::RunArgs run_args;
   auto* run = app.add_subcommand("run", "Run a kernel on the reference interpreter and print the fields as JSON");
   run->add_option("FILE", run_args.file, "kernel file (- for stdin)")->required();
+  add_dump_option(run, run_args.dump);
   run->add_option("--inputs", run_args.inputs, "inputs JSON: {\"fields\": {NAME: {shape, data, grad}}, \"args\": [...]}");
   run->add_option("--seed-grad", run_args.seed_grads, "FIELD=VALUE: set every element of FIELD's gradient before running");
   run->add_flag("--shuffle", run_args.shuffle, "run the parallel loop's iterations in a shuffled order");
@@ -102,6 +116,7 @@ int main(int argc, char** argv) {
   pb::cli::GradcheckArgs gc_args;
   auto* gradcheck = app.add_subcommand("gradcheck", "Compare reverse-mode gradients with central finite differences");
   gradcheck->add_option("FILE", gc_args.file, "kernel file (- for stdin)")->required();
+  add_dump_option(gradcheck, gc_args.dump);
   gradcheck->add_option("--loss", gc_args.options.loss, "the output field; the loss is the sum of its elements")->required();
   gradcheck->add_option("--wrt", gc_args.options.wrt, "a field to differentiate by (repeatable; default: every field with a gradient field but the loss)");
   gradcheck->add_option("--inputs", gc_args.inputs, "inputs JSON, as for run");
@@ -117,6 +132,7 @@ int main(int argc, char** argv) {
   bool no_verify_each = false;
   auto* replay = app.add_subcommand("replay", "Run a kernel through a pipeline of passes and show what each pass did");
   replay->add_option("FILE", replay_args.file, "kernel file, or a fixture/reproducer carrying a pipeline (- for stdin)")->required();
+  add_dump_option(replay, replay_args.dump);
   auto* passes_opt = replay->add_option("--passes", replay_args.passes, "pipeline, e.g. 'simplify,dce' or 'simplify{max_rounds=4},dce'");
   replay->add_flag("--print-after-all", replay_args.print_after_all, "print the IR after every pass (stderr)");
   replay->add_flag("--print-before-all", replay_args.print_before_all, "print the IR before every pass (stderr)");
@@ -186,7 +202,8 @@ int main(int argc, char** argv) {
 
   try {
     if (*print) return pb::cli::cmd_print(print_args);
-    if (*verify) return pb::cli::cmd_verify(verify_file);
+    if (*verify) return pb::cli::cmd_verify(verify_file, verify_dump);
+    if (*dumps) return pb::cli::cmd_dumps(dumps_file);
     if (*run) return pb::cli::cmd_run(run_args);
     if (*gradcheck) return pb::cli::cmd_gradcheck(gc_args);
     if (*replay) {

@@ -149,7 +149,7 @@ int cmd_replay(const ReplayArgs& a) {
   if (!a.stop_after.empty()) stop_after = select_pass(a.stop_after, "--stop-after");
   if (!a.stop_before.empty()) stop_before = select_pass(a.stop_before, "--stop-before");
   auto t_parse = std::chrono::steady_clock::now();
-  auto source = workbench::load_source(a.file);
+  auto source = workbench::load_source(a.file, a.dump);
   std::vector<Stage> before{{"parse the input", ms_since(t_parse)}};
   auto t_verify = std::chrono::steady_clock::now();
   // The input is checked before any pass runs: a broken input is the input's fault, not a pass's.

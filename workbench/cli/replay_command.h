@@ -8,6 +8,7 @@ namespace pb::cli {
 
 struct ReplayArgs {
   std::string file;
+  std::string dump;  // which dump of a multi-dump log (--dump); "" = the last
   std::string passes;             // pipeline text; empty: the fixture's pipeline
   bool passes_given = false;
   bool print_after_all = false;

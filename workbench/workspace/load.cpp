@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "ir/diagnostic.h"
+#include "ir/dump_source.h"
 #include "ir/json.h"
 #include "ir/parser.h"
 
@@ -76,14 +78,39 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name)
   }
 }
 
-std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const std::string& name) {
+std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const std::string& name,
+                                                const std::string& dump) {
   size_t first = source.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && source[first] == '{') return ir::from_json(parse_json_text(source, name));
-  return ir::parse_kernel(source, name);
+  if (first != std::string::npos && source[first] == '{') {
+    if (!dump.empty() && dump != "1")
+      throw UserError(fmt::format("{}: --dump={}: a JSON kernel holds one dump", name, dump));
+    return ir::from_json(parse_json_text(source, name));
+  }
+  ir::PreparedDump prepared = ir::prepare_dump(source, dump, name);
+  try {
+    return ir::parse_kernel(prepared.parser_input(source), name);
+  } catch (const UserError& e) {
+    if (prepared.unchanged || e.diagnostic().line <= 0) throw;
+    throw UserError(prepared.relocate(e.diagnostic(), source));
+  }
 }
 
-std::unique_ptr<ir::Kernel> load_kernel(const std::string& path) {
-  return parse_kernel_source(read_file(path), path == "-" ? "<stdin>" : path);
+std::unique_ptr<ir::Kernel> load_kernel(const std::string& path, const std::string& dump) {
+  return parse_kernel_source(read_file(path), path == "-" ? "<stdin>" : path, dump);
+}
+
+std::vector<ir::DumpInfo> list_dumps(const std::string& path) {
+  std::string text = read_file(path);
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {  // a JSON kernel is one dump
+    ir::DumpInfo json;
+    json.index = 1;
+    json.title = "(JSON)";
+    json.first_line = 1;
+    json.last_line = 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+    return {json};
+  }
+  return ir::find_dumps(text);
 }
 
 }  // namespace pb::workbench

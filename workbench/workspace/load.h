@@ -4,9 +4,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "ir/dump_source.h"
 #include "ir/kernel.h"
 
 namespace pb::workbench {
@@ -14,9 +16,13 @@ namespace pb::workbench {
 // Reads a whole file ("-" = stdin). Throws UserError when it cannot be read.
 std::string read_file(const std::string& path);
 // Parses text or JSON (the first non-blank character '{' means JSON). `name` is used in
-// diagnostics (file:line:col).
-std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const std::string& name);
-std::unique_ptr<ir::Kernel> load_kernel(const std::string& path);
+// diagnostics (file:line:col, lines of the original text). Text goes through
+// ir::prepare_dump first: `dump` selects one of several dumps ("" = the last; a number; a title).
+std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const std::string& name,
+                                                const std::string& dump = {});
+std::unique_ptr<ir::Kernel> load_kernel(const std::string& path, const std::string& dump = {});
+// The dumps a text file holds (print_ir logs hold one per stage).
+std::vector<ir::DumpInfo> list_dumps(const std::string& path);
 // Parses JSON text, turning syntax errors into located UserErrors.
 nlohmann::json parse_json_text(const std::string& text, const std::string& name);
 

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace pb::workbench {
 
-LoadedSource load_source(const std::string& path) {
+LoadedSource load_source(const std::string& path, const std::string& dump) {
   std::string text = read_file(path);
   std::string name = path == "-" ? "<stdin>" : path;
   size_t first = text.find_first_not_of(" \t\r\n");
@@ -24,18 +24,20 @@ LoadedSource load_source(const std::string& path) {
     if (j.is_object() && !j.contains("format") && (j.contains("kernel_text") || j.contains("kernel"))) {
       LoadedSource s;
       if (j.contains("kernel_text")) {
-        s.kernel = parse_kernel_source(j["kernel_text"].get<std::string>(), name + ":kernel_text");
+        s.kernel = parse_kernel_source(j["kernel_text"].get<std::string>(), name + ":kernel_text", dump);
       } else {
         auto rel = j["kernel"].get<std::string>();
         auto p = (fs::path(path).parent_path() / rel).string();
-        s.kernel = parse_kernel_source(read_file(p), rel);
+        s.kernel = parse_kernel_source(read_file(p), rel, dump);
       }
       if (j.contains("pipeline")) s.pipeline = j["pipeline"].get<std::string>();
       return s;
     }
+    if (!dump.empty() && dump != "1")
+      throw UserError(fmt::format("{}: --dump={}: a JSON kernel holds one dump", name, dump));
     return {ir::from_json(j), std::nullopt};
   }
-  return {parse_kernel_source(text, name), std::nullopt};
+  return {parse_kernel_source(text, name, dump), std::nullopt};
 }
 
 ReplayResult replay(std::unique_ptr<ir::Kernel> kernel, const std::string& pipeline_text, const passes::RunOptions& options) {

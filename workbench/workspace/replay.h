@@ -18,7 +18,7 @@ struct LoadedSource {
   std::unique_ptr<ir::Kernel> kernel;
   std::optional<std::string> pipeline;  // from a fixture's "pipeline"
 };
-LoadedSource load_source(const std::string& path);
+LoadedSource load_source(const std::string& path, const std::string& dump = {});
 
 struct ReplayResult {
   passes::Pipeline pipeline;
