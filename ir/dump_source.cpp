@@ -86,7 +86,8 @@ bool starts_statement(std::string_view t) {
   }
   static constexpr std::string_view kWords[] = {
       "kernel", "body", "tls",   "bls", "bls_epilogue", "tls_epilogue", "print", "decorate", "field", "dense",
-      "arg",    "if",   "while", "for", "function",     "func",         "break", "continue", "else"};
+      "arg",    "if",   "while", "for", "function",     "func",         "break", "continue", "else", "prologue",
+      "epilogue"};
   for (std::string_view w : kWords)
     if (starts_with_word(t, w)) return true;
   return false;

@@ -121,6 +121,7 @@ struct Writer {
       if (blocks[i]) j[kTaskBlockKeys[i]] = block(*blocks[i]);
   }
   void attributes(const GlobalTemporaryStmt& s, json& j) const { j["offset"] = s.offset; }
+  void attributes(const ThreadLocalPtrStmt& s, json& j) const { j["offset"] = s.offset; }
   void attributes(const GetRootStmt& s, json& j) const {
     if (!s.form.empty()) j["form"] = s.form;
   }
@@ -411,6 +412,9 @@ struct Reader {
     } else if (kind == "global_tmp") {
       if (!type.pointer) bad(path, "global_tmp needs a pointer type");
       s = std::make_unique<GlobalTemporaryStmt>(type, get_int(j, "offset", path, 0, INT32_MAX));
+    } else if (kind == "thread_local_ptr") {
+      if (!type.pointer) bad(path, "thread_local_ptr needs a pointer type");
+      s = std::make_unique<ThreadLocalPtrStmt>(type, get_int(j, "offset", path, 0, INT32_MAX));
     } else if (kind == "get_root") {
       s = std::make_unique<GetRootStmt>(get_or<std::string>(j, "form", "", path));
     } else if (kind == "snode_lookup") {

@@ -176,10 +176,18 @@ void Parser::parse_block(Block& b) {
 
 void Parser::parse_container_body(Stmt& s) {
   ++depth_;
+  const auto* task = dyn_cast<OffloadedStmt>(&s);
+  bool loop = isa<RangeForStmt>(&s) || isa<StructForStmt>(&s) || (task && task->is_loop_task());
+  if (loop) open_loops_.push_back(&s);
   struct Leave {
     int& depth;
-    ~Leave() { --depth; }
-  } leave{depth_};
+    std::vector<Stmt*>& loops;
+    bool popped;
+    ~Leave() {
+      --depth;
+      if (popped) loops.pop_back();
+    }
+  } leave{depth_, open_loops_, loop};
   if (auto* t = dyn_cast<OffloadedStmt>(&s)) {
     parse_task_blocks(*t, legacy_task_brace_);
     return;

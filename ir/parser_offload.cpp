@@ -32,9 +32,22 @@ std::unique_ptr<Stmt> Parser::parse_lowered(const std::string& word, DataType hi
     int64_t offset = cur_.read_int_in(0, INT32_MAX, "temporary offset");
     cur_.expect("B");
     cur_.expect(")");
-    if (!hint.pointer || hint.gen || !hint.known())
+    if (hint.gen || !hint.known())
       cur_.fail_at(word_pos, "a global temporary needs a pointer type hint", "write it as `<*i32> $N = global tmp var (offset = 0 B)`");
-    return std::make_unique<GlobalTemporaryStmt>(hint, offset);
+    return std::make_unique<GlobalTemporaryStmt>(DataType::pointer_to(hint.scalar), offset);  // older dumps hint <i32>
+  }
+  if (word == "thread") {
+    cur_.expect("local");
+    cur_.expect("ptr");
+    cur_.expect("(");
+    cur_.expect("offset");
+    cur_.expect("=");
+    int64_t offset = cur_.read_int_in(0, INT32_MAX, "thread-local offset");
+    cur_.expect("B");
+    cur_.expect(")");
+    if (hint.gen || !hint.known())
+      cur_.fail_at(word_pos, "a thread local ptr needs a pointer type hint", "write it as `<*i32> $N = thread local ptr (offset = 0 B)`");
+    return std::make_unique<ThreadLocalPtrStmt>(DataType::pointer_to(hint.scalar), offset);  // older dumps hint <i32>
   }
   if (word == "get") {
     if (cur_.try_keyword("root")) {
@@ -183,6 +196,12 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
     size_t at = cur_.pos();
     t->snode = cur_.read_until(")", "the SNode a struct_for walks");
     check_name(t->snode, at);
+    if (!k_.find_space(t->snode) && !k_.find_field(t->snode)) {
+      // Header-less dump: the SNode's shape comes from the inputs' "spaces" (or a field in it).
+      IndexSpace sp;
+      sp.name = t->snode;
+      k_.spaces.push_back(sp);
+    }
     cur_.expect(")");
   } else if (type == "listgen") {
     t = std::make_unique<OffloadedStmt>(TaskType::listgen);
@@ -195,6 +214,12 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
     at = cur_.pos();
     t->snode = cur_.read_until(" \t{", "the SNode");
     check_name(t->snode, at);
+  } else if (type == "clear_list") {  // Taichi <= 0.6: a task of its own
+    t = std::make_unique<OffloadedStmt>(TaskType::clear_list);
+    cur_.skip_blanks();
+    size_t at = cur_.pos();
+    t->snode = cur_.read_until(" \t{", "the SNode");
+    check_name(t->snode, at);
   } else if (type == "garbage") {
     t = std::make_unique<OffloadedStmt>(TaskType::gc);
     cur_.expect("collect");
@@ -204,7 +229,7 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
     check_name(t->snode, at);
   } else {
     cur_.fail_at(type_pos, fmt::format("unknown offloaded task type '{}'", type),
-                 "task types are serial (nothing printed), range_for, struct_for, listgen, garbage collect");
+                 "task types are serial (nothing printed), range_for, struct_for, listgen, garbage collect, clear_list");
   }
   for (;;) {
     cur_.skip_blanks();
@@ -247,8 +272,11 @@ void Parser::parse_task_blocks(OffloadedStmt& t, bool legacy_brace) {
     const char* text;
     std::unique_ptr<Block>* slot;
   };
-  const Named names[] = {{"tls prologue", &t.tls_prologue}, {"bls prologue", &t.bls_prologue}, {"body", &t.body},
-                         {"bls_epilogue", &t.bls_epilogue}, {"tls_epilogue", &t.tls_epilogue}};
+  // Taichi <= 0.7 names the thread-local blocks `prologue` and `epilogue`.
+  const Named names[] = {{"tls prologue", &t.tls_prologue}, {"prologue", &t.tls_prologue},
+                         {"bls prologue", &t.bls_prologue}, {"body", &t.body},
+                         {"bls_epilogue", &t.bls_epilogue}, {"tls_epilogue", &t.tls_epilogue},
+                         {"epilogue", &t.tls_epilogue}};
   bool seen_body = false;
   size_t next = 0;
   for (;;) {

@@ -67,6 +67,7 @@ DataType Parser::parse_type_name(const std::string& raw, size_t pos) {
   if (t.find("Tensor") != std::string::npos || t.find(" x") != std::string::npos || t.find("*x") != std::string::npos)
     cur_.fail_at(pos, fmt::format("unsupported type '{}': tensor and vector values are out of scope", raw),
                  "scalarize the kernel before dumping it");
+  if (t == "gen" && legacy_pointer) return DataType::gen_pointer();  // Taichi 0.6: `<gen*x1>`
   auto dt = parse_type(t);
   if (!dt) {
     if (!t.empty() && t[0] == '^') cur_.fail_at(pos, fmt::format("unsupported type '{}': bit pointers are out of scope", raw));
@@ -293,7 +294,14 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
     return std::make_unique<TernaryOpStmt>(c, a, b);
   }
   if (word == "loop") {
-    Stmt* loop = ref();
+    cur_.skip_blanks();
+    Stmt* loop = nullptr;
+    if (cur_.at_ref()) {
+      loop = ref();
+    } else {  // Taichi <= 0.6: `loop index 0`, the innermost enclosing loop
+      if (open_loops_.empty()) cur_.fail_at(word_pos, "`loop index` outside a loop");
+      loop = open_loops_.back();
+    }
     cur_.expect("index");
     if (cur_.try_keyword("linear")) return std::make_unique<LoopLinearIndexStmt>(loop);
     int axis = static_cast<int>(cur_.read_int_in(0, kMaxRank - 1, "loop axis"));
@@ -490,6 +498,16 @@ std::unique_ptr<Stmt> Parser::parse_struct_for() {
 
 std::unique_ptr<Stmt> Parser::parse_print() {
   auto s = std::make_unique<PrintStmt>();
+  cur_.skip_blanks();
+  if (std::isalpha(static_cast<unsigned char>(cur_.peek())) || cur_.peek() == '_') {
+    // Taichi <= 0.6: `print NAME, $x` printed "[debug] NAME = value" and a newline.
+    std::string label = cur_.read_word();
+    cur_.expect(",", "after the printed name");
+    s->add_text("[debug] " + label + " = ");
+    s->add_value(ref());
+    s->add_text("\n");
+    return s;
+  }
   do {
     cur_.skip_blanks();
     if (cur_.peek() == '"')

@@ -170,11 +170,16 @@ struct LineBody {
         return fmt::format(" = offloaded listgen {}->{}{}", s.parent_snode, s.snode, task_tail(s));
       case TaskType::gc:
         return fmt::format(" = offloaded garbage collect {}", s.snode);
+      case TaskType::clear_list:
+        return fmt::format(" = offloaded clear_list {}", s.snode);
     }
     return " = offloaded ?";
   }
   std::string operator()(const GlobalTemporaryStmt& s) const {
     return fmt::format(" = global tmp var (offset = {} B)", s.offset);
+  }
+  std::string operator()(const ThreadLocalPtrStmt& s) const {
+    return fmt::format(" = thread local ptr (offset = {} B)", s.offset);
   }
   std::string operator()(const GetRootStmt& s) const { return s.form.empty() ? " = get root" : " = get root " + s.form; }
   std::string operator()(const SNodeLookupStmt& s) const {

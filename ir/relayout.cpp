@@ -25,7 +25,7 @@ constexpr size_t movable_size() {
              GlobalStoreStmt, AtomicOpStmt, UnaryOpStmt, BinaryOpStmt, TernaryOpStmt, IfStmt, LoopIndexStmt, WhileStmt,
              WhileControlStmt, ContinueStmt, AdStackAllocaStmt, AdStackPushStmt, AdStackPopStmt, AdStackLoadTopStmt,
              AdStackLoadTopAdjStmt, AdStackAccAdjointStmt, PrintStmt, GlobalTemporaryStmt, LinearizeStmt,
-             IntegerOffsetStmt, BitExtractStmt, LoopLinearIndexStmt, ReturnStmt>();
+             IntegerOffsetStmt, BitExtractStmt, ThreadLocalPtrStmt, LoopLinearIndexStmt, ReturnStmt>();
   return reviewed ? sizeof(T) : 0;
 }
 

@@ -320,7 +320,7 @@ class AssertStmt : public StmtOf<AssertStmt, StmtKind::Assert> {
 
 // What an offloaded task runs: its body once (serial), over a range or the cells of an SNode
 // (range_for, struct_for, in parallel), or an SNode list maintenance task (listgen, gc).
-#define PB_TASK_TYPES(X) X(serial) X(range_for) X(struct_for) X(listgen) X(gc)
+#define PB_TASK_TYPES(X) X(serial) X(range_for) X(struct_for) X(listgen) X(gc) X(clear_list)
 enum class TaskType : uint8_t {
 #define PB_X(name) name,
   PB_TASK_TYPES(PB_X)
@@ -372,13 +372,13 @@ class OffloadedStmt : public StmtOf<OffloadedStmt, StmtKind::Offloaded> {
     add_operand(s);
   }
   bool is_loop_task() const { return task == TaskType::range_for || task == TaskType::struct_for; }
-  bool has_body() const { return task != TaskType::listgen && task != TaskType::gc; }
+  bool has_body() const { return task == TaskType::serial || is_loop_task(); }
 
   TaskType task;
   TaskBound begin, end;      // range_for
   int grid_dim = 0;
   int block_dim = 0;
-  std::string snode;         // struct_for: the SNode it walks; listgen: the child; gc: the SNode
+  std::string snode;         // struct_for: the SNode it walks; listgen: the child; gc, clear_list: the SNode
   std::string parent_snode;  // listgen
   std::string bls = "none";  // struct_for: block-local storage, as printed
   std::string loop_name;     // optional
@@ -390,6 +390,13 @@ class OffloadedStmt : public StmtOf<OffloadedStmt, StmtKind::Offloaded> {
 class GlobalTemporaryStmt : public StmtOf<GlobalTemporaryStmt, StmtKind::GlobalTemporary> {
  public:
   GlobalTemporaryStmt(DataType t, int64_t off) : offset(off) { type = t; }
+  int64_t offset;
+};
+
+// A pointer into the running thread's thread-local storage, at a byte offset. Type `*T`.
+class ThreadLocalPtrStmt : public StmtOf<ThreadLocalPtrStmt, StmtKind::ThreadLocalPtr> {
+ public:
+  ThreadLocalPtrStmt(DataType t, int64_t off) : offset(off) { type = t; }
   int64_t offset;
 };
 

@@ -53,6 +53,7 @@ enum StmtTraits : uint8_t {
   X(Assert, "assert", kNoValue)                               \
   X(Offloaded, "offloaded", kNoValue | kContainer | kOffloadedStage)            \
   X(GlobalTemporary, "global_tmp", kComputedFromOperands | kOffloadedStage)     \
+  X(ThreadLocalPtr, "thread_local_ptr", kComputedFromOperands | kOffloadedStage)     \
   X(GetRoot, "get_root", kComputedFromOperands | kOffloadedStage)               \
   X(SNodeLookup, "snode_lookup", kOffloadedStage)       \
   X(GetCh, "get_ch", kComputedFromOperands | kOffloadedStage)                   \

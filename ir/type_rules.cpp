@@ -12,7 +12,7 @@ std::string ref(const Stmt* s) { return s ? fmt::format("${}", s->id) : std::str
 // A pointer into global memory: a field or ndarray element, a place reached through the SNode
 // access chain, or a global temporary.
 bool is_global_pointer(const Stmt* p) {
-  return isa<GlobalPtrStmt>(p) || isa<ExternalPtrStmt>(p) || isa<GlobalTemporaryStmt>(p) ||
+  return isa<GlobalPtrStmt>(p) || isa<ExternalPtrStmt>(p) || isa<GlobalTemporaryStmt>(p) || isa<ThreadLocalPtrStmt>(p) ||
          (isa<GetChStmt>(p) && !p->type.gen);
 }
 
@@ -274,6 +274,11 @@ struct Rules {
     if (!s.type.pointer || s.type.gen || !s.type.known())
       return fail(s.type, "a global temporary needs a pointer type hint such as <*i32>");
     if (s.offset < 0) return fail(s.type, "a global temporary's offset is negative");
+    return ok(s.type);
+  }
+  TypeRuleResult operator()(const ThreadLocalPtrStmt& s) const {
+    if (!s.type.pointer || s.type.gen || !s.type.known())
+      return fail(s.type, "a thread local ptr needs a pointer type hint such as <*i32>");
     return ok(s.type);
   }
   TypeRuleResult operator()(const GetRootStmt&) const { return ok(DataType::gen_pointer()); }

@@ -384,6 +384,7 @@ class Adjointer {
   void reverse_stmt(OffloadedStmt& s) { reject_offloaded(s); }
   void reverse_stmt(GlobalTemporaryStmt& s) { reject_offloaded(s); }
   void reverse_stmt(GetRootStmt& s) { reject_offloaded(s); }
+  void reverse_stmt(ThreadLocalPtrStmt& s) { reject_offloaded(s); }
   void reverse_stmt(SNodeLookupStmt& s) { reject_offloaded(s); }
   void reverse_stmt(GetChStmt& s) { reject_offloaded(s); }
   void reverse_stmt(LinearizeStmt& s) { reject_offloaded(s); }

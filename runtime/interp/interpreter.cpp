@@ -459,6 +459,7 @@ class Interpreter {
         break;
       case ir::TaskType::listgen:  // dense SNodes: every cell is active, nothing to list or collect
       case ir::TaskType::gc:
+      case ir::TaskType::clear_list:
         break;
     }
     if (op.epilogue >= 0) exec_block(op.epilogue);
@@ -483,6 +484,14 @@ class Interpreter {
   }
   Flow exec(const ir::GlobalTemporaryStmt&, const Op& op) {
     ptrs_[op.slot] = &temporary(op.aux, op.kind);
+    defined_[op.slot] = 1;
+    return Flow::next;
+  }
+  // Threads run one after another, so one thread-local buffer serves them all in turn; a task's
+  // tls prologue initialises it and its tls epilogue reduces it, as on a single thread.
+  Flow exec(const ir::ThreadLocalPtrStmt&, const Op& op) {
+    auto [it, fresh] = tls_.try_emplace(op.aux, Value::zero(op.kind));
+    ptrs_[op.slot] = &it->second;
     defined_[op.slot] = 1;
     return Flow::next;
   }
@@ -578,6 +587,7 @@ class Interpreter {
   std::vector<int64_t> coords_;      // loop coordinates
   std::vector<Stack> stacks_;
   std::map<int64_t, Value> temps_;   // global temporaries by byte offset
+  std::map<int64_t, Value> tls_;     // thread-local storage by byte offset
   std::mt19937_64 rng_;
   uint64_t steps_ = 0;
   RunResult result_;

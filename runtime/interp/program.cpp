@@ -126,6 +126,7 @@ class Compiler {
     if (const auto* f = ir::dyn_cast<ir::StructForStmt>(s.loop())) op.shape = space_shape(k_, st_, f->space);
   }
   void resolve(const ir::GlobalTemporaryStmt& s, Op& op) { op.aux = s.offset; }
+  void resolve(const ir::ThreadLocalPtrStmt& s, Op& op) { op.aux = s.offset; }
   void resolve(const ir::SNodeLookupStmt& s, Op& op) {
     // The SNode's cells per parent cell: its declared or given index space, else the strides of
     // the linearized index that feeds the lookup.
