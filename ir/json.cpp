@@ -362,6 +362,7 @@ struct Reader {
     } else if (kind == "while") {
       s = std::make_unique<WhileStmt>();
     } else if (kind == "while_control") {
+      if (ops.size() == 1) ops.insert(ops.begin(), nullptr);  // no mask: `while control nullptr, $c`
       need(2);
       s = std::make_unique<WhileControlStmt>(ops[0], ops[1]);
     } else if (kind == "continue") {

@@ -383,7 +383,7 @@ std::unique_ptr<Stmt> Parser::parse_effect(const std::string& word, DataType, si
   if (word == "while") {
     if (cur_.try_keyword("true")) return std::make_unique<WhileStmt>();
     cur_.expect("control", "after 'while'");
-    Stmt* mask = ref();
+    Stmt* mask = cur_.try_keyword("nullptr") ? nullptr : ref();
     cur_.expect(",");
     return std::make_unique<WhileControlStmt>(mask, ref());
   }

@@ -121,7 +121,7 @@ struct LineBody {
   std::string operator()(const LoopIndexStmt& s) const { return fmt::format(" = loop {} index {}", name(s.loop()), s.axis); }
   std::string operator()(const WhileStmt&) const { return " : while true {"; }
   std::string operator()(const WhileControlStmt& s) const {
-    return fmt::format(" : while control {}, {}", name(s.mask()), name(s.cond()));
+    return fmt::format(" : while control {}, {}", s.has_mask() ? name(s.mask()) : "nullptr", name(s.cond()));
   }
   std::string operator()(const ContinueStmt&) const { return " continue"; }
   std::string operator()(const AdStackAllocaStmt& s) const {

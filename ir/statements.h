@@ -228,15 +228,17 @@ class WhileStmt : public StmtOf<WhileStmt, StmtKind::While> {
   std::unique_ptr<Block> body;
 };
 
-// mask &= cond; leaves the enclosing while when the mask becomes zero.
+// mask &= cond; leaves the enclosing while when the mask becomes zero. Without a mask (the
+// reference prints `while control nullptr, $c`), leaves it when cond is zero.
 class WhileControlStmt : public StmtOf<WhileControlStmt, StmtKind::WhileControl> {
  public:
   WhileControlStmt(Stmt* mask, Stmt* c) {
-    add_operand(mask);
+    if (mask) add_operand(mask);
     add_operand(c);
   }
-  Stmt* mask() const { return operand(0); }
-  Stmt* cond() const { return operand(1); }
+  bool has_mask() const { return num_operands() == 2; }
+  Stmt* mask() const { return has_mask() ? operand(0) : nullptr; }
+  Stmt* cond() const { return operand(num_operands() - 1); }
 };
 
 // Skips the rest of the innermost enclosing loop body.

@@ -215,8 +215,8 @@ struct Rules {
   }
   TypeRuleResult operator()(const WhileStmt&) const { return ok({}); }
   TypeRuleResult operator()(const WhileControlStmt& s) const {
-    if (auto e = need_pointer(s.mask(), "while control mask"); !e.empty()) return fail({}, e);
-    if (!isa<AllocaStmt>(s.mask()) || !is_integral(s.mask()->type.scalar))
+    if (s.has_mask() && !s.mask()) return fail({}, "while control mask refers to an erased statement");
+    if (s.has_mask() && (!isa<AllocaStmt>(s.mask()) || !is_integral(s.mask()->type.scalar)))
       return fail({}, fmt::format("while control mask {} must be an integer alloca", ref(s.mask())));
     if (auto e = need_integral(s.cond(), "while control condition"); !e.empty()) return fail({}, e);
     return ok({});

@@ -84,7 +84,7 @@ void MemoryFootprint::add(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, AllocaStmt> || std::is_same_v<T, AdStackAllocaStmt>) {
       write(&t);  // zero-initialised (emptied) each time it executes
     } else if constexpr (std::is_same_v<T, WhileControlStmt>) {
-      write(t.mask());
+      if (t.has_mask()) write(t.mask());
     } else if constexpr (std::is_same_v<T, AdStackPushStmt> || std::is_same_v<T, AdStackPopStmt> ||
                          std::is_same_v<T, AdStackAccAdjointStmt>) {
       read(t.stack());

@@ -192,7 +192,7 @@ AvailableTable& thread_table() {
 void collect_local_writes(const Stmt& s, std::unordered_set<const Stmt*>& out) {
   if (const auto* st = dyn_cast<LocalStoreStmt>(&s)) out.insert(st->dest());
   if (const auto* a = dyn_cast<AtomicOpStmt>(&s); a && isa<AllocaStmt>(a->dest())) out.insert(a->dest());
-  if (const auto* w = dyn_cast<WhileControlStmt>(&s)) out.insert(w->mask());
+  if (const auto* w = dyn_cast<WhileControlStmt>(&s); w && w->has_mask()) out.insert(w->mask());
   if (!s.is_container()) return;
   for (const Block* b : s.blocks())
     if (b)

@@ -78,13 +78,18 @@ void TaskEmitter::operator()(const ir::WhileControlStmt& s) {
   if (loops_.empty() || !loops_.back().is_while)
     unsupported(s, "a while control inside a range for nested in the while leaves two loops at once",
                 "structured SPIR-V can only break out of the innermost loop; move the while control out of the for");
-  Place mask = place_of(s.mask());
-  ScalarKind mk = mask.kind;
-  Id cond = int_convert(value(s.cond()), s.cond()->type.scalar, mk);
-  Id m = mk == ScalarKind::u1 ? b_.op(spv::OpLogicalAnd, t_bool(), {load(mask), cond})
-                              : b_.op(spv::OpBitwiseAnd, value_type(mk), {load(mask), cond});
-  store(mask, m);
-  Id stop = b_.op(spv::OpLogicalNot, t_bool(), {to_bool(m, mk)});
+  Id stop = 0;
+  if (!s.has_mask()) {  // `while control nullptr, $c`: leave when c is 0
+    stop = b_.op(spv::OpLogicalNot, t_bool(), {to_bool(value(s.cond()), s.cond()->type.scalar)});
+  } else {
+    Place mask = place_of(s.mask());
+    ScalarKind mk = mask.kind;
+    Id cond = int_convert(value(s.cond()), s.cond()->type.scalar, mk);
+    Id m = mk == ScalarKind::u1 ? b_.op(spv::OpLogicalAnd, t_bool(), {load(mask), cond})
+                                : b_.op(spv::OpBitwiseAnd, value_type(mk), {load(mask), cond});
+    store(mask, m);
+    stop = b_.op(spv::OpLogicalNot, t_bool(), {to_bool(m, mk)});
+  }
   Id go_on = b_.new_label();
   b_.op_void(spv::OpSelectionMerge, {go_on, spv::SelectionControlMaskNone});
   b_.op_void(spv::OpBranchConditional, {stop, loops_.back().merge_label, go_on});

@@ -359,7 +359,8 @@ class Interpreter {
     trace_.record(op.slot, trips);
     return Flow::next;
   }
-  Flow exec(const ir::WhileControlStmt&, const Op& op) {
+  Flow exec(const ir::WhileControlStmt& s, const Op& op) {
+    if (!s.has_mask()) return in(op, 0).is_zero() ? Flow::exit_while : Flow::next;
     Value* mask = ptr(op, 0);
     *mask = Value::from_uint(mask->kind(), mask->as_u64() & in(op, 1).as_u64());
     return mask->is_zero() ? Flow::exit_while : Flow::next;

@@ -174,3 +174,35 @@ kernel {
 
 }  // namespace
 }  // namespace pb::runtime::test
+
+namespace pb::runtime::test {
+namespace {
+
+// `while control nullptr, $c` (the reference's while without a mask): leaves when c is 0; prints
+// back and survives JSON as written.
+TEST(InterpWhileControl, NullptrMaskLeavesWhenTheConditionIsFalse) {
+  const char* text = R"(field y : i32[]
+kernel {
+  <*i32> $0 = alloca
+  <i32> $1 = const 10
+  <i32> $2 = const 1
+  $3 : while true {
+    <i32> $4 = local load [$0]
+    <u1> $5 = cmp_lt $4 $1
+    $6 : while control nullptr, $5
+    <i32> $7 = add $4 $2
+    <i32> $8 : local store [$0 <- $7]
+  }
+  <i32> $9 = local load [$0]
+  <*i32> $10 = global ptr [y], index [] activate=true
+  $11 : global store [$10 <- $9]
+}
+)";
+  Ran r = run_text(text);
+  EXPECT_EQ(r.at("y").as_i64(), 10);
+  EXPECT_EQ(ir::print_kernel(*r.kernel), text);
+  EXPECT_EQ(ir::print_kernel(*ir::from_json(nlohmann::json::parse(ir::to_json(*r.kernel).dump()))), text);
+}
+
+}  // namespace
+}  // namespace pb::runtime::test
