@@ -12,78 +12,21 @@
 #include "codegen/large_stack.h"
 #include "codegen/spirv/module_stats.h"
 #include "codegen/spirv/optimizer_pipeline.h"
+#include "codegen/spirv/optimizer_runs.h"
 
 namespace pb::codegen::spirv {
 namespace {
 
 constexpr std::string_view kValidatorName = "spirv-val";
 
-spv_target_env to_spv_env(TargetEnv env) {
-  switch (env) {
-    case TargetEnv::kVulkan1_0:
-      return SPV_ENV_VULKAN_1_0;
-    case TargetEnv::kVulkan1_1:
-      return SPV_ENV_VULKAN_1_1;
-    case TargetEnv::kVulkan1_2:
-      return SPV_ENV_VULKAN_1_2;
-    case TargetEnv::kVulkan1_3:
-      return SPV_ENV_VULKAN_1_3;
-  }
-  return SPV_ENV_VULKAN_1_1;
-}
+// Measuring an overflowing run's need runs it again under bounds doubling up to 8 times the bound
+// given, and never above 2^24: a run's memory grows with the IDs it allocates.
+constexpr uint64_t kNeedProbeFactor = 8;
+constexpr uint64_t kNeedProbeCap = uint64_t{1} << 24;
 
-std::string_view level_name(spv_message_level_t level) {
-  switch (level) {
-    case SPV_MSG_FATAL:
-      return "fatal";
-    case SPV_MSG_INTERNAL_ERROR:
-      return "internal_error";
-    case SPV_MSG_ERROR:
-      return "error";
-    case SPV_MSG_WARNING:
-      return "warning";
-    case SPV_MSG_INFO:
-      return "info";
-    case SPV_MSG_DEBUG:
-      return "debug";
-  }
-  return "unknown";
-}
-
-// A message consumer that feeds `messages` under `pass` and notices SPIRV-Tools' ID overflow text.
-spvtools::MessageConsumer collecting_consumer(std::vector<OptimizerMessage>& messages, std::string_view pass,
-                                              bool* id_overflow) {
-  return [&messages, pass, id_overflow](spv_message_level_t level, const char* source, const spv_position_t&,
-                                        const char* message) {
-    const std::string_view text = message ? message : "";
-    if (id_overflow && text.find("ID overflow") != std::string_view::npos) *id_overflow = true;
-    const std::string full = source && *source ? fmt::format("{}: {}", source, text) : std::string(text);
-    record_message(messages, level_name(level), full, pass);
-  };
-}
-
-struct PassRun {
-  bool succeeded = false;  // Run() returned true and no ID overflow was reported
-  bool id_overflow = false;
-  std::vector<uint32_t> output;
-  double ms = 0;
-};
-
-PassRun run_pass(const OptimizerStep& step, std::span<const uint32_t> input, const OptimizerOptions& options,
-                 std::vector<OptimizerMessage>& messages) {
-  PassRun run;
-  spvtools::Optimizer optimizer(to_spv_env(options.target_env));
-  optimizer.SetMessageConsumer(collecting_consumer(messages, step.name, &run.id_overflow));
-  optimizer.RegisterPass(step.make_pass());
-  spvtools::OptimizerOptions spv_options;
-  spv_options.set_run_validator(false);  // validated once, at the end
-  spv_options.set_max_id_bound(effective_spirv_tools_max_id_bound(options));
-  const auto start = std::chrono::steady_clock::now();
-  bool ok = false;
-  codegen::on_large_stack([&] { ok = optimizer.Run(input.data(), input.size(), &run.output, spv_options); });
-  run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  run.succeeded = ok && !run.id_overflow;
-  return run;
+uint32_t need_probe_cap(uint32_t max_id_bound) {
+  return static_cast<uint32_t>(
+      std::max<uint64_t>(max_id_bound, std::min<uint64_t>(uint64_t{max_id_bound} * kNeedProbeFactor, kNeedProbeCap)));
 }
 
 OptimizerPassRow make_row(int index, std::string_view pass, std::string_view flag, const ModuleStats& stats, double ms,
@@ -105,7 +48,10 @@ OptimizerPassRow make_row(int index, std::string_view pass, std::string_view fla
 bool validate(std::span<const uint32_t> words, TargetEnv env, std::vector<OptimizerMessage>& messages,
               std::string_view label) {
   spvtools::SpirvTools tools(to_spv_env(env));
-  tools.SetMessageConsumer(collecting_consumer(messages, label, nullptr));
+  tools.SetMessageConsumer(
+      [&messages, label](spv_message_level_t level, const char*, const spv_position_t&, const char* message) {
+        record_message(messages, level <= SPV_MSG_ERROR ? "error" : "warning", message ? message : "", label);
+      });
   return tools.Validate(words.data(), words.size(), spvtools::ValidatorOptions());
 }
 
@@ -121,7 +67,14 @@ std::string module_name(const OptimizerReport& report) {
   return fmt::format("kernel '{}', task '{}'", report.kernel, report.task);
 }
 
+std::string need_text(const OptimizerFailure& f) {
+  if (f.need_at_most == f.need_above + 1) return fmt::format("{} IDs", f.need_at_most);
+  if (f.need_at_most) return fmt::format("between {} and {} IDs", f.need_above + 1, f.need_at_most);
+  return fmt::format("more than {} IDs (not measured further)", f.need_above);
+}
+
 Diagnostic id_overflow_diagnostic(const OptimizerReport& report, const OptimizerFailure& failure, size_t steps) {
+  const bool pipeline = !report.options.measure_passes;
   std::string message =
       failure.pass_index == 0
           ? fmt::format(
@@ -129,21 +82,23 @@ Diagnostic id_overflow_diagnostic(const OptimizerReport& report, const Optimizer
                 "ID bound {}",
                 module_name(report), failure.id_bound_before, failure.max_id_bound)
           : fmt::format(
-                "SPIR-V optimization of {} ran out of IDs: pass {} ({} of {}) needed an ID beyond the maximum "
-                "ID bound {} (the module's ID bound was {} before that pass{})",
+                "SPIR-V optimization of {} ran out of IDs: pass {} ({} of {}) needed an ID beyond the maximum ID "
+                "bound {}; measured: {} {} needs {} (the module's ID bound was {} before {})",
                 module_name(report), failure.pass, failure.pass_index, steps, failure.max_id_bound,
-                failure.id_bound_before,
-                failure.id_bound_reached ? fmt::format(" and {} after it", failure.id_bound_reached) : "");
+                pipeline ? "the pipeline up to that pass," : "that pass,",
+                pipeline ? "run as one optimizer," : "alone,", need_text(failure), failure.id_bound_before,
+                pipeline ? "the pipeline" : "that pass");
   std::vector<std::string> remedies;
-  if (failure.max_id_bound < std::numeric_limits<uint32_t>::max())
+  if (failure.need_at_most)
+    remedies.push_back(fmt::format("raise the maximum ID bound to at least {} (--max-id-bound)", failure.need_at_most));
+  else if (failure.max_id_bound < std::numeric_limits<uint32_t>::max())
     remedies.push_back("raise the maximum ID bound (--max-id-bound, up to 4294967295)");
-  if (!report.options.intermediate_dce)
-    remedies.push_back("keep the intermediate AggressiveDCE passes (drop --no-intermediate-dce)");
   if (!report.options.counts_in_shared_array)
     remedies.push_back("lower autodiff stacks with the shared-array count lowering, which needs far fewer IDs");
-  std::string remedy = "either " + remedies.front();
+  std::string remedy = remedies.empty() ? std::string() : "either " + remedies.front();
   for (size_t i = 1; i < remedies.size(); ++i) remedy += (i + 1 == remedies.size() ? ", or " : ", ") + remedies[i];
-  remedy += "; --spirv-opt-fallback runs the unoptimized module instead";
+  remedy += remedy.empty() ? "--spirv-opt-fallback runs the unoptimized module instead"
+                           : "; --spirv-opt-fallback runs the unoptimized module instead";
   return Diagnostic::plain(std::move(message), std::move(remedy));
 }
 
@@ -174,8 +129,9 @@ void summarize(OptimizerReport& report, const ModuleStats* used) {
   report.peak_id_bound = 0;
   report.total_ms = 0;
   for (const OptimizerPassRow& row : report.rows) {
-    if (row.id_bound > report.peak_id_bound) {
-      report.peak_id_bound = row.id_bound;
+    const uint32_t peak = std::max(row.id_bound, row.peak_id_bound);
+    if (peak > report.peak_id_bound) {
+      report.peak_id_bound = peak;
       report.peak_pass = row.pass;
     }
     report.total_ms += row.ms;
@@ -218,12 +174,93 @@ std::vector<std::string> optimizer_pass_names(const OptimizerOptions& options) {
   return names;
 }
 
+namespace {
+
+OptimizerFailure overflow_failure(const OptimizerOptions& options, std::string_view pass, size_t index,
+                                  uint32_t bound_before) {
+  OptimizerFailure failure;
+  failure.kind = OptimizerFailureKind::kIdOverflow;
+  failure.pass = pass;
+  failure.pass_index = static_cast<int>(index);
+  failure.max_id_bound = options.max_id_bound;
+  failure.id_bound_before = bound_before;
+  return failure;
+}
+
+// The shortest prefix of `steps` that fails on `input` (the whole list is known to fail): the pass
+// that failed in the one-optimizer run, since each prefix runs exactly as the pipeline's start.
+size_t failing_prefix(std::span<const OptimizerStep> steps, std::span<const uint32_t> input,
+                      const OptimizerOptions& options) {
+  size_t ok = 0, bad = steps.size();
+  while (bad - ok > 1) {
+    const size_t mid = ok + (bad - ok) / 2;
+    std::vector<OptimizerMessage> ignored;
+    if (run_steps(steps.first(mid), input, options.target_env, options.max_id_bound, ignored, "probe").succeeded)
+      ok = mid;
+    else
+      bad = mid;
+  }
+  return bad;
+}
+
+// The per-pass path: one optimizer per pass, each pass's need measured. Returns false (with
+// `failure` set) when a pass fails; `current` and `current_stats` follow the module.
+bool run_pass_by_pass(std::span<const OptimizerStep> steps, const OptimizerOptions& options, OptimizerReport& report,
+                      std::vector<uint32_t>& current, ModuleStats& current_stats, OptimizerFailure& failure) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::span<const OptimizerStep> step = steps.subspan(i, 1);
+    if (options.on_pass) options.on_pass(i + 1, steps.size());
+    PipelineRun run = run_steps(step, current, options.target_env, options.max_id_bound, report.messages, step[0].name);
+    std::optional<ModuleStats> stats;
+    if (run.succeeded) stats = measure_module(run.output);
+    if (!stats) {
+      if (run.id_overflow) {
+        failure = overflow_failure(options, step[0].name, i + 1, current_stats.id_bound);
+        const NeedSearch need = search_need(step, current, options.target_env, options.max_id_bound, 0,
+                                            need_probe_cap(options.max_id_bound));
+        failure.need_above = need.fail;
+        failure.need_at_most = need.fit;
+      } else {
+        failure.kind = OptimizerFailureKind::kPassFailed;
+        failure.pass = step[0].name;
+        failure.pass_index = static_cast<int>(i + 1);
+        failure.max_id_bound = options.max_id_bound;
+        failure.id_bound_before = current_stats.id_bound;
+      }
+      return false;
+    }
+    OptimizerPassRow row =
+        make_row(static_cast<int>(i + 1), step[0].name, step[0].flag, *stats, run.ms, run.output != current);
+    // The bound only grows while a pass runs, so it needed at least max(in, out); one run under
+    // that bound tells whether it needed more.
+    const uint32_t floor = std::max(current_stats.id_bound, stats->id_bound);
+    row.peak_id_bound = floor;
+    row.peak_exact = true;
+    if (floor < options.max_id_bound) {
+      row.probe_runs = 1;
+      if (!fits(step, current, options.target_env, floor)) {
+        const NeedSearch need = search_need(step, current, options.target_env, floor, options.max_id_bound, 0);
+        row.peak_id_bound = need.fit;
+        row.peak_exact = need.fit == need.fail + 1;
+        row.probe_runs += need.runs;
+      }
+    }
+    report.rows.push_back(std::move(row));
+    current = std::move(run.output);
+    current_stats = *stats;
+  }
+  return true;
+}
+
+}  // namespace
+
 OptimizeResult optimize_spirv(std::span<const uint32_t> words, const OptimizerOptions& options, std::string_view kernel,
                               std::string_view task) {
   OptimizerReport report;
   report.kernel = kernel;
   report.task = task;
   report.options = options;
+  report.options.on_pass = nullptr;  // the callback may not outlive this call
 
   std::string parse_error;
   const std::optional<ModuleStats> input_stats = measure_module(words, &parse_error);
@@ -235,40 +272,51 @@ OptimizeResult optimize_spirv(std::span<const uint32_t> words, const OptimizerOp
   report.rows.push_back(make_row(0, "input", "", *input_stats, 0, false));
   const std::vector<OptimizerStep> steps = optimizer_steps(options.intermediate_dce, options.compact_ids);
   if (input_stats->id_bound > options.max_id_bound) {
-    OptimizerFailure failure;
-    failure.kind = OptimizerFailureKind::kIdOverflow;
-    failure.pass = "input";
-    failure.max_id_bound = options.max_id_bound;
-    failure.id_bound_before = input_stats->id_bound;
+    OptimizerFailure failure = overflow_failure(options, "input", 0, input_stats->id_bound);
     Diagnostic diagnostic = id_overflow_diagnostic(report, failure, steps.size());
     return fail(std::move(report), failure, std::move(diagnostic), words, *input_stats);
   }
 
   std::vector<uint32_t> current(words.begin(), words.end());
   ModuleStats current_stats = *input_stats;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const OptimizerStep& step = steps[i];
-    PassRun run = run_pass(step, current, options, report.messages);
-    std::optional<ModuleStats> stats;
-    if (run.succeeded) stats = measure_module(run.output);
-    // Either SPIRV-Tools hit its own limit, or the pass went past ours (see spirv_tools_max_id_bound).
-    const bool over_limit = stats && stats->id_bound > options.max_id_bound;
-    if (!stats || over_limit) {
-      OptimizerFailure failure;
-      failure.kind =
-          run.id_overflow || over_limit ? OptimizerFailureKind::kIdOverflow : OptimizerFailureKind::kPassFailed;
-      failure.id_bound_reached = over_limit ? stats->id_bound : 0;
-      failure.pass = step.name;
-      failure.pass_index = static_cast<int>(i + 1);
-      failure.max_id_bound = options.max_id_bound;
-      failure.id_bound_before = current_stats.id_bound;
+  if (options.measure_passes) {
+    OptimizerFailure failure;
+    if (!run_pass_by_pass(steps, options, report, current, current_stats, failure)) {
       Diagnostic diagnostic = failure.kind == OptimizerFailureKind::kIdOverflow
                                   ? id_overflow_diagnostic(report, failure, steps.size())
                                   : pass_failed_diagnostic(report, failure, steps.size());
       return fail(std::move(report), failure, std::move(diagnostic), words, *input_stats);
     }
-    const bool changed = run.output != current;
-    report.rows.push_back(make_row(static_cast<int>(i + 1), step.name, step.flag, *stats, run.ms, changed));
+  } else {
+    PipelineRun run = run_steps(steps, words, options.target_env, options.max_id_bound, report.messages, "pipeline");
+    std::optional<ModuleStats> stats;
+    if (run.succeeded) stats = measure_module(run.output);
+    if (!stats) {
+      const size_t index = failing_prefix(steps, words, options);
+      const std::span<const OptimizerStep> prefix = std::span(steps).first(index);
+      OptimizerFailure failure;
+      if (run.id_overflow) {
+        failure = overflow_failure(options, steps[index - 1].name, index, input_stats->id_bound);
+        const NeedSearch need = search_need(prefix, words, options.target_env, options.max_id_bound, 0,
+                                            need_probe_cap(options.max_id_bound));
+        failure.need_above = need.fail;
+        failure.need_at_most = need.fit;
+      } else {
+        failure.kind = OptimizerFailureKind::kPassFailed;
+        failure.pass = steps[index - 1].name;
+        failure.pass_index = static_cast<int>(index);
+        failure.max_id_bound = options.max_id_bound;
+        failure.id_bound_before = input_stats->id_bound;
+        for (OptimizerMessage& m : report.messages)
+          if (m.first_pass == "pipeline") m.first_pass = failure.pass;
+      }
+      Diagnostic diagnostic = failure.kind == OptimizerFailureKind::kIdOverflow
+                                  ? id_overflow_diagnostic(report, failure, steps.size())
+                                  : pass_failed_diagnostic(report, failure, steps.size());
+      return fail(std::move(report), failure, std::move(diagnostic), words, *input_stats);
+    }
+    report.rows.push_back(
+        make_row(static_cast<int>(steps.size()), "pipeline", "", *stats, run.ms, run.output != current));
     current = std::move(run.output);
     current_stats = *stats;
   }

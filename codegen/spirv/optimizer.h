@@ -1,8 +1,11 @@
-// Runs the reference compiler's spirv-opt pipeline (optimizer_pipeline.h) on one task's module, one
-// pass at a time, and measures the module after every pass. Fails closed: an ID overflow, a failing
-// pass or an invalid result throws SpirvOptimizerError (a UserError that carries the report) unless
-// options.allow_fallback, which returns the unoptimised input and records a warning. The returned
-// words are always the module actually used, never the output of a failed pass.
+// Runs the reference compiler's spirv-opt pipeline (optimizer_pipeline.h) on one task's module: in
+// one spvtools::Optimizer (the normal path), or one pass at a time measuring the IDs each pass
+// needs (options.measure_passes). Every run gets exactly options.max_id_bound and stops at the
+// first ID it cannot have (optimizer_runs.h). Fails closed: an ID overflow (located: the pass, the
+// measured need), a failing pass or an invalid result throws SpirvOptimizerError (a UserError that
+// carries the report) unless options.allow_fallback, which returns the unoptimised input and
+// records a warning. The returned words are always the module actually used, never the output of
+// a failed pass.
 #pragma once
 
 #include <cstdint>

@@ -32,12 +32,6 @@ std::string_view failure_kind_name(OptimizerFailureKind kind) {
   return "unknown";
 }
 
-uint32_t effective_spirv_tools_max_id_bound(const OptimizerOptions& options) {
-  if (options.spirv_tools_max_id_bound) return *options.spirv_tools_max_id_bound;
-  const uint64_t max = options.max_id_bound;
-  return static_cast<uint32_t>(std::min<uint64_t>(max + std::max<uint64_t>(max, 1u << 20), UINT32_MAX));
-}
-
 void record_message(std::vector<OptimizerMessage>& messages, std::string_view level, std::string_view text,
                     std::string_view pass) {
   for (OptimizerMessage& m : messages) {
@@ -45,6 +39,12 @@ void record_message(std::vector<OptimizerMessage>& messages, std::string_view le
       ++m.count;
       return;
     }
+  }
+  if (messages.size() + 1 >= kMaxDistinctMessages) {
+    if (messages.size() + 1 == kMaxDistinctMessages)
+      messages.push_back({"info", "more distinct messages (not kept)", std::string(pass), 0});
+    ++messages.back().count;
+    return;
   }
   messages.push_back({std::string(level), std::string(text), std::string(pass), 1});
 }
@@ -66,13 +66,16 @@ nlohmann::ordered_json report_to_json(const OptimizerReport& report) {
                   {"allow_fallback", o.allow_fallback},
                   {"validate", o.validate},
                   {"target_env", target_env_name(o.target_env)},
-                  {"spirv_tools_max_id_bound", effective_spirv_tools_max_id_bound(o)}};
+                  {"measure_passes", o.measure_passes}};
   json passes = json::array();
   for (const OptimizerPassRow& r : report.rows) {
     passes.push_back({{"index", r.index},
                       {"pass", r.pass},
                       {"flag", r.flag},
                       {"id_bound", r.id_bound},
+                      {"peak_id_bound", r.peak_id_bound ? json(r.peak_id_bound) : json(nullptr)},
+                      {"peak_exact", r.peak_exact},
+                      {"probe_runs", r.probe_runs},
                       {"instructions", r.instructions},
                       {"phis", r.phis},
                       {"function_variables", r.function_variables},
@@ -96,7 +99,8 @@ nlohmann::ordered_json report_to_json(const OptimizerReport& report) {
                {"pass_index", f.pass_index},
                {"max_id_bound", f.max_id_bound},
                {"id_bound_before", f.id_bound_before},
-               {"id_bound_reached", f.id_bound_reached ? json(f.id_bound_reached) : json(nullptr)}};
+               {"need_above", f.need_above ? json(f.need_above) : json(nullptr)},
+               {"need_at_most", f.need_at_most ? json(f.need_at_most) : json(nullptr)}};
   }
   json messages = json::array();
   for (const OptimizerMessage& m : report.messages)
@@ -105,7 +109,7 @@ nlohmann::ordered_json report_to_json(const OptimizerReport& report) {
                      {"valid", report.validated ? json(report.valid) : json(nullptr)},
                      {"target_env", target_env_name(o.target_env)}};
   return {{"schema", "passbench.spirv-opt-report"},
-          {"version", 1},
+          {"version", 2},
           {"kernel", report.kernel},
           {"task", report.task},
           {"options", std::move(options)},
@@ -122,21 +126,27 @@ std::string format_report_table(const OptimizerReport& report) {
       fmt::format("SPIR-V optimizer: kernel '{}', task '{}' (max ID bound {}{}{})\n", report.kernel, report.task,
                   report.options.max_id_bound, report.options.intermediate_dce ? "" : ", no intermediate DCE",
                   report.options.compact_ids ? "" : ", no CompactIds");
-  out += fmt::format("{:>3}  {:<30} {:>10} {:>8} {:>6} {:>7} {:>9} {:>9}\n", "#", "pass", "id bound", "instrs", "phis",
-                     "fn vars", "bytes", "ms");
+  out += fmt::format("{:>3}  {:<30} {:>10} {:>11} {:>8} {:>6} {:>7} {:>9} {:>9}\n", "#", "pass", "id bound", "needed",
+                     "instrs", "phis", "fn vars", "bytes", "ms");
   for (const OptimizerPassRow& r : report.rows) {
-    out += fmt::format("{:>3}  {:<30} {:>10} {:>8} {:>6} {:>7} {:>9} {:>9.3f}{}\n", r.index, r.pass, r.id_bound,
-                       r.instructions, r.phis, r.function_variables, r.bytes, r.ms,
+    const std::string needed =
+        r.peak_id_bound ? fmt::format("{}{}", r.peak_exact ? "" : "<=", r.peak_id_bound) : std::string("-");
+    out += fmt::format("{:>3}  {:<30} {:>10} {:>11} {:>8} {:>6} {:>7} {:>9} {:>9.3f}{}\n", r.index, r.pass, r.id_bound,
+                       needed, r.instructions, r.phis, r.function_variables, r.bytes, r.ms,
                        r.index > 0 && !r.changed ? "  (unchanged)" : "");
   }
   if (report.failure) {
     const OptimizerFailure& f = *report.failure;
-    out += fmt::format("{:>3}  {:<30} FAILED: {} (ID bound before {}{}, max {})\n", f.pass_index, f.pass,
-                       failure_kind_name(f.kind), f.id_bound_before,
-                       f.id_bound_reached ? fmt::format(", reached {}", f.id_bound_reached) : "", f.max_id_bound);
+    std::string need;
+    if (f.need_at_most)
+      need = fmt::format(", needs {} to {}", f.need_above + 1, f.need_at_most);
+    else if (f.need_above)
+      need = fmt::format(", needs more than {}", f.need_above);
+    out += fmt::format("{:>3}  {:<30} FAILED: {} (ID bound before {}, max {}{})\n", f.pass_index, f.pass,
+                       failure_kind_name(f.kind), f.id_bound_before, f.max_id_bound, need);
   }
-  out +=
-      fmt::format("peak ID bound {} (after {}); {:.3f} ms; ", report.peak_id_bound, report.peak_pass, report.total_ms);
+  out += fmt::format("peak ID bound {} (after {}{}); {:.3f} ms; ", report.peak_id_bound, report.peak_pass,
+                     report.options.measure_passes ? ", needed in the pass" : ", surviving", report.total_ms);
   if (!report.module_used())
     out += "no module used (failed)\n";
   else

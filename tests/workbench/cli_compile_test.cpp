@@ -117,7 +117,10 @@ TEST(CliCompile, IdOverflowFailsClosedWithRemedies) {
   EXPECT_NE(r.err.find("task 'kernel_t0_range_for_4'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("pass LocalMultiStoreElim"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("remedy"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("intermediate AggressiveDCE"), std::string::npos) << r.err;
+  // The measured need is the remedy's bound; keeping the intermediate AggressiveDCE passes is not
+  // offered: they did not change any measured need (docs/performance.md).
+  EXPECT_NE(r.err.find("raise the maximum ID bound to at least"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("intermediate AggressiveDCE"), std::string::npos) << r.err;
   // The kernel uses the shared-array counts already: that lowering is not offered as a remedy.
   EXPECT_EQ(r.err.find("shared-array count lowering"), std::string::npos) << r.err;
   auto j = nlohmann::json::parse(slurp(report.string()));

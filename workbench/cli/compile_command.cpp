@@ -7,10 +7,12 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "codegen/spirv/options.h"
 #include "codegen/spirv/validate.h"
 #include "ir/diagnostic.h"
+#include "workbench/cli/progress_line.h"
 #include "workbench/workspace/compile.h"
 #include "workbench/workspace/replay.h"
 
@@ -50,6 +52,7 @@ workbench::CompileRequest make_request(const CodegenArgs& a, const std::string& 
   r.optimizer.intermediate_dce = !a.no_intermediate_dce;
   r.optimizer.compact_ids = !a.no_compact_ids;
   r.optimizer.allow_fallback = a.fallback;
+  r.optimizer.measure_passes = a.measure_passes;
   return r;
 }
 
@@ -75,7 +78,7 @@ void print_summary(const workbench::KernelCompile& c, const std::string& pipelin
   for (const auto& t : c.tasks) {
     const auto& m = t.metrics;
     std::string line = fmt::format("  task {}: ID bound {}", t.name, m.unoptimized_id_bound);
-    if (t.report) line += fmt::format(", peak {}", m.peak_id_bound);
+    if (t.report && m.peak_id_bound) line += fmt::format(", needed {}", m.peak_id_bound);
     if (!t.spirv.empty()) line += fmt::format(", final {}", m.final_id_bound);
     if (!t.msl.text.empty()) line += fmt::format("; MSL {} lines, {} bytes", m.msl_lines, m.msl_bytes);
     if (!t.glsl.text.empty()) line += fmt::format("; GLSL {} lines", m.glsl_lines);
@@ -173,9 +176,13 @@ int cmd_compile(const CompileArgs& a) {
   auto [kernel, pipeline] = load(a.codegen);
   workbench::CompileRequest request = make_request(a.codegen, pipeline, true);
   request.optimize = !a.no_optimize;
+  request.optimizer.measure_passes = request.optimizer.measure_passes || a.table || !a.report.empty();
   request.msl = a.target == "msl";  // only the language asked for: f64 modules have no MSL, for one
   request.glsl = a.target == "glsl";
+  std::optional<ProgressLine> progress(std::in_place, "compile");
+  if (progress->enabled()) request.progress = [&](const workbench::CompileProgress& p) { progress->update(p); };
   workbench::KernelCompile c = workbench::compile_kernel(*kernel, request);
+  progress.reset();
   if (a.table)
     for (const auto& t : c.tasks)
       if (t.report) std::cerr << codegen::spirv::format_report_table(*t.report) << "\n";
@@ -209,6 +216,11 @@ const char* push_name(codegen::spirv::StackPush p) {
 bool is_default(const codegen::spirv::LoweringOptions& o) {
   codegen::spirv::LoweringOptions d;
   return o.storage == d.storage && o.count == d.count && o.push == d.push && o.bounds_check == d.bounds_check;
+}
+
+// The IDs the optimizer needed (measured with --measure-passes), else "-".
+std::string peak_text(const workbench::CompileMetrics& m) {
+  return m.peak_id_bound ? std::to_string(m.peak_id_bound) : std::string("-");
 }
 
 // The first line of a diagnostic, without its "error: " prefix.
@@ -274,16 +286,16 @@ void print_comparison(const workbench::LoweringComparison& cmp, const std::strin
                                                         static_cast<double>(reference->metrics.msl_lines))
                             : "-";
     if (row.cross_error) {
-      std::cout << fmt::format("{} {:>9} {:>9}   no MSL: {}{}\n", head, m.final_id_bound, m.peak_id_bound,
+      std::cout << fmt::format("{} {:>9} {:>9}   no MSL: {}{}\n", head, m.final_id_bound, peak_text(m),
                                first_line(row.cross_error->message), row.valid ? "" : "  spirv-val: INVALID");
       continue;
     }
-    std::cout << fmt::format("{} {:>9} {:>9} {:>9} {:>10} {:>10} {:>7}{}\n", head, m.final_id_bound, m.peak_id_bound,
+    std::cout << fmt::format("{} {:>9} {:>9} {:>9} {:>10} {:>10} {:>7}{}\n", head, m.final_id_bound, peak_text(m),
                              m.msl_lines, m.msl_bytes, lines_per_push(m), ratio,
                              row.valid ? "" : "  spirv-val: INVALID");
   }
-  std::cout << "* the default lowering; ID bounds: the largest over the kernel's tasks; MSL: all tasks; MSL x: MSL "
-               "lines / the default's\n";
+  std::cout << "* the default lowering; ID bounds: the largest over the kernel's tasks (peak: the most any pass "
+               "needed, with --measure-passes); MSL: all tasks; MSL x: MSL lines / the default's\n";
   if (failed)
     std::cout << fmt::format(
         "{} lowering(s) failed; `passbench compile FILE --target=msl --adstack-...` with that lowering shows the whole "
@@ -296,7 +308,10 @@ void print_comparison(const workbench::LoweringComparison& cmp, const std::strin
 int cmd_compare_lowerings(const CompareArgs& a) {
   auto [kernel, pipeline] = load(a.codegen);
   workbench::CompileRequest request = make_request(a.codegen, pipeline, false);
+  std::optional<ProgressLine> progress(std::in_place, "compare-lowerings");
+  if (progress->enabled()) request.progress = [&](const workbench::CompileProgress& p) { progress->update(p); };
   workbench::LoweringComparison cmp = workbench::compare_lowerings(*kernel, request);
+  progress.reset();
   if (cmp.pipeline_error) {
     std::cerr << fmt::format("{}: the pipeline '{}' failed: {}\n", a.codegen.file, pipeline,
                              cmp.pipeline_error->message);

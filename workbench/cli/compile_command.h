@@ -19,7 +19,8 @@ struct CodegenArgs {
   uint64_t max_id_bound = 0x3FFFFF;
   bool no_intermediate_dce = false;
   bool no_compact_ids = false;
-  bool fallback = false;  // --spirv-opt-fallback
+  bool fallback = false;        // --spirv-opt-fallback
+  bool measure_passes = false;  // --measure-passes
 };
 
 struct CompileArgs {

@@ -37,9 +37,10 @@ CLI::Option* add_codegen_options(CLI::App* cmd, pb::cli::CodegenArgs& a, bool wi
   cmd->add_option("--int64", a.int64, "Int64 capability; auto: on when the kernel uses i64/u64 or f64 atomics")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
-  cmd->add_option("--max-id-bound", a.max_id_bound, "no optimized module may reach an ID bound above N (up to 4294967295)")->capture_default_str();
+  cmd->add_option("--max-id-bound", a.max_id_bound, "no pass may allocate an ID at or above N, nor any module reach an ID bound above N (up to 4294967295)")->capture_default_str();
   cmd->add_flag("--no-intermediate-dce", a.no_intermediate_dce, "drop the AggressiveDCE passes between the SSA passes (keep the last)");
   cmd->add_flag("--no-compact-ids", a.no_compact_ids, "leave CompactIds out of the optimizer pipeline");
+  cmd->add_flag("--measure-passes", a.measure_passes, "run the optimizer one pass at a time and measure the IDs each pass needs (slower; implied by --spirv-opt-table and --spirv-opt-report)");
   cmd->add_flag("--spirv-opt-fallback", a.fallback, "when the optimizer fails, use the UNOPTIMIZED module (with a warning) instead of failing");
   return passes;
 }

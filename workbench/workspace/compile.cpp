@@ -78,8 +78,19 @@ void add_task_metrics(CompileMetrics& total, const CompileMetrics& t) {
   total.pushes += t.pushes;
 }
 
+CompileProgress pipeline_progress() {
+  CompileProgress p;
+  p.stage = "pipeline";
+  return p;
+}
+
+void report(const CompileRequest& request, CompileProgress progress) {
+  if (request.progress) request.progress(progress);
+}
+
 // Optimizes and cross-compiles one task; returns false (with `out.error` set) on failure.
-bool finish_task(TaskCompile& task, const CompileRequest& request, const std::string& kernel_name, KernelCompile& out) {
+bool finish_task(TaskCompile& task, const CompileRequest& request, const std::string& kernel_name, KernelCompile& out,
+                 CompileProgress at) {
   CompileMetrics& m = task.metrics;
   m.unoptimized_id_bound = task.unoptimized.size() > 3 ? task.unoptimized[3] : 0;
   if (request.optimize) {
@@ -87,6 +98,14 @@ bool finish_task(TaskCompile& task, const CompileRequest& request, const std::st
     try {
       codegen::spirv::OptimizerOptions options = request.optimizer;
       options.counts_in_shared_array = request.lowering.count == codegen::spirv::StackCount::shared_array;
+      at.stage = "optimize";
+      report(request, at);
+      if (request.progress && options.measure_passes)
+        options.on_pass = [&](size_t index, size_t count) {
+          at.pass = index;
+          at.passes = count;
+          report(request, at);
+        };
       codegen::spirv::OptimizeResult r =
           codegen::spirv::optimize_spirv(task.unoptimized, options, kernel_name, task.name);
       task.spirv = std::move(r.words);
@@ -94,7 +113,7 @@ bool finish_task(TaskCompile& task, const CompileRequest& request, const std::st
     } catch (const codegen::spirv::SpirvOptimizerError& e) {
       task.report = e.report();
       task.optimize_ms = ms_since(start);
-      m.peak_id_bound = e.report().peak_id_bound;
+      m.peak_id_bound = request.optimizer.measure_passes ? e.report().peak_id_bound : 0;
       out.error = CompileError{"optimize", task.name, e.what()};
       return false;
     } catch (const UserError& e) {
@@ -105,18 +124,22 @@ bool finish_task(TaskCompile& task, const CompileRequest& request, const std::st
       return false;
     }
     task.optimize_ms = ms_since(start);
-    m.peak_id_bound = task.report->peak_id_bound;
+    m.peak_id_bound = request.optimizer.measure_passes ? task.report->peak_id_bound : 0;
     m.live_ids = task.report->live_ids;
     task.valid = task.report->validated && task.report->valid;
   } else {
     task.spirv = task.unoptimized;
     m.peak_id_bound = m.unoptimized_id_bound;
-    task.valid = codegen::spirv::validate(task.spirv).ok;
+    // compile() validated every module already (an invalid one is an InternalError there).
+    task.valid = request.lowering.validate || codegen::spirv::validate(task.spirv).ok;
   }
   m.final_id_bound = task.spirv.size() > 3 ? task.spirv[3] : 0;
   m.spirv_bytes = task.spirv.size() * 4;
   try {
+    at.pass = at.passes = 0;
     if (request.msl) {
+      at.stage = "msl";
+      report(request, at);
       auto start = Clock::now();
       task.msl = codegen::msl::spirv_to_msl(task.spirv, {}, kernel_name, task.name);
       task.msl_ms = ms_since(start);
@@ -126,6 +149,8 @@ bool finish_task(TaskCompile& task, const CompileRequest& request, const std::st
       m.msl_alias_copies = task.msl.metrics.alias_copies;
     }
     if (request.glsl) {
+      at.stage = "glsl";
+      report(request, at);
       auto start = Clock::now();
       task.glsl = codegen::msl::spirv_to_glsl(task.spirv, {}, kernel_name, task.name);
       task.glsl_ms = ms_since(start);
@@ -176,8 +201,8 @@ std::unique_ptr<ir::Kernel> run_preparation(const ir::Kernel& kernel, const std:
   return nullptr;
 }
 
-// compile_kernel after the pipeline.
-KernelCompile compile_prepared(const ir::Kernel& k, const CompileRequest& request) {
+// compile_kernel after the pipeline; `at` carries the lowering's place in a comparison.
+KernelCompile compile_prepared(const ir::Kernel& k, const CompileRequest& request, CompileProgress at = {}) {
   KernelCompile out;
   out.kernel = kernel_label(k);
   codegen::spirv::LoweringOptions lowering = request.lowering;
@@ -186,6 +211,8 @@ KernelCompile compile_prepared(const ir::Kernel& k, const CompileRequest& reques
   out.lowering_options = lowering;
   out.lowering = codegen::spirv::lowering_name(lowering);
 
+  at.stage = "emit";
+  report(request, at);
   auto start = Clock::now();
   try {
     out.compiled = codegen::spirv::compile(k, lowering);
@@ -201,14 +228,16 @@ KernelCompile compile_prepared(const ir::Kernel& k, const CompileRequest& reques
 
   std::map<int, uint64_t> pushes = pushes_by_stack(k);
   out.valid = true;
+  at.tasks = out.compiled->tasks.size();
   for (auto& info : out.compiled->tasks) {
+    ++at.task;
     TaskCompile& task = out.tasks.emplace_back();
     task.name = info.name;
     task.unoptimized = std::move(info.spirv);
     info.spirv.clear();
     for (const auto& stack : info.stacks)
       if (auto it = pushes.find(stack.stmt_id); it != pushes.end()) task.metrics.pushes += it->second;
-    bool done = finish_task(task, request, out.kernel, out);
+    bool done = finish_task(task, request, out.kernel, out, at);
     out.optimize_ms += task.optimize_ms;
     out.msl_ms += task.msl_ms;
     out.glsl_ms += task.glsl_ms;
@@ -226,6 +255,7 @@ KernelCompile compile_prepared(const ir::Kernel& k, const CompileRequest& reques
 
 KernelCompile compile_kernel(const ir::Kernel& kernel, const CompileRequest& request) {
   if (request.pipeline.empty()) return compile_prepared(kernel, request);
+  report(request, pipeline_progress());
   auto start = Clock::now();
   std::optional<CompileError> error;
   auto prepared = run_preparation(kernel, request.pipeline, error);
@@ -247,16 +277,21 @@ LoweringComparison compare_lowerings(const ir::Kernel& kernel, const CompileRequ
   out.kernel = kernel_label(kernel);
   std::unique_ptr<ir::Kernel> prepared;
   if (!request.pipeline.empty()) {
+    report(request, pipeline_progress());
     prepared = run_preparation(kernel, request.pipeline, out.pipeline_error);
     if (!prepared) return out;
   }
   const ir::Kernel& k = prepared ? *prepared : kernel;
   out.pushes = count_pushes(k);
-  for (const auto& lowering : codegen::spirv::all_stack_lowerings(request.lowering)) {
+  const auto lowerings = codegen::spirv::all_stack_lowerings(request.lowering);
+  for (size_t i = 0; i < lowerings.size(); ++i) {
     CompileRequest r = request;
-    r.lowering = lowering;
+    r.lowering = lowerings[i];
     r.cross_errors_fatal = false;
-    out.rows.push_back(compile_prepared(k, r));
+    CompileProgress at;
+    at.lowering = i + 1;
+    at.lowerings = lowerings.size();
+    out.rows.push_back(compile_prepared(k, r, at));
   }
   return out;
 }
@@ -265,7 +300,6 @@ std::vector<std::pair<std::string, double>> metric_values(const CompileMetrics& 
   auto d = [](auto v) { return static_cast<double>(v); };
   std::vector<std::pair<std::string, double>> out = {
       {"spirv.unoptimized_id_bound", d(m.unoptimized_id_bound)},
-      {"spirv.peak_id_bound", d(m.peak_id_bound)},
       {"spirv.final_id_bound", d(m.final_id_bound)},
       {"spirv.live_ids", d(m.live_ids)},
       {"spirv.bytes", d(m.spirv_bytes)},
@@ -278,6 +312,7 @@ std::vector<std::pair<std::string, double>> metric_values(const CompileMetrics& 
       {"ir.pushes", d(m.pushes)},
   };
   if (auto lpp = m.msl_lines_per_push()) out.emplace_back("msl.lines_per_push", *lpp);
+  if (m.peak_id_bound) out.emplace_back("spirv.peak_id_bound", d(m.peak_id_bound));
   return out;
 }
 
@@ -285,6 +320,7 @@ const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names = [] {
     CompileMetrics m;
     m.pushes = 1;
+    m.peak_id_bound = 1;
     std::vector<std::string> v;
     for (const auto& [name, value] : metric_values(m)) v.push_back(name);
     return v;

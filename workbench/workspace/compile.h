@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +19,15 @@
 #include "ir/kernel.h"
 
 namespace pb::workbench {
+
+// Where a compile is, for progress displays: `stage` is "pipeline", "emit", "optimize", "msl" or
+// "glsl"; counts are 1-based, 0 when not applicable (pass: only when measuring pass by pass).
+struct CompileProgress {
+  std::string_view stage;
+  size_t task = 0, tasks = 0;
+  size_t pass = 0, passes = 0;
+  size_t lowering = 0, lowerings = 0;  // compare_lowerings
+};
 
 // A capability (Float64, Int64) on or off, or on exactly when the kernel uses the type.
 enum class Capability : uint8_t { automatic, on, off };
@@ -34,16 +44,20 @@ struct CompileRequest {
   // false: a module SPIRV-Cross cannot translate (f64 buffers have no MSL) is noted in
   // KernelCompile::cross_error and the SPIR-V results stand; true: the compile fails.
   bool cross_errors_fatal = true;
+  // Called as the compile moves on (never concurrently); empty: no calls.
+  std::function<void(const CompileProgress&)> progress;
 };
 
 // Sizes of the code of one task or of the whole kernel. Kernel-wide: ID bounds are the maximum
 // over the tasks' modules (each module has its own bound), everything else the sum.
 struct CompileMetrics {
   uint32_t unoptimized_id_bound = 0;  // of the emitter's module
-  uint32_t peak_id_bound = 0;         // largest bound during optimization (input included)
-  uint32_t final_id_bound = 0;        // of the module used
-  uint64_t live_ids = 0;              // distinct result ids of the module used
-  uint64_t spirv_bytes = 0;           // of the module used
+  // The most IDs any optimizer pass needed (OptimizerReport::peak_id_bound), measured only with
+  // optimizer.measure_passes; 0 otherwise (and with optimize off).
+  uint32_t peak_id_bound = 0;
+  uint32_t final_id_bound = 0;  // of the module used
+  uint64_t live_ids = 0;        // distinct result ids of the module used
+  uint64_t spirv_bytes = 0;     // of the module used
   uint64_t msl_lines = 0, msl_bytes = 0, msl_local_declarations = 0, msl_alias_copies = 0;
   uint64_t glsl_lines = 0, glsl_bytes = 0;
   uint64_t pushes = 0;  // stack_push statements of the IR compiled (in this task)
@@ -99,7 +113,7 @@ LoweringComparison compare_lowerings(const ir::Kernel& kernel, const CompileRequ
 
 // The kernel-wide metrics by name ("spirv.final_id_bound", "msl.lines", ...), in a fixed order;
 // the names fixtures bound and `compare-lowerings --json` prints. lines_per_push is absent
-// without pushes.
+// without pushes, spirv.peak_id_bound when it was not measured.
 std::vector<std::pair<std::string, double>> metric_values(const CompileMetrics& m);
 // Every name metric_values can produce, for error messages.
 const std::vector<std::string>& metric_names();

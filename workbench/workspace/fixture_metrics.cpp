@@ -94,6 +94,7 @@ CompileRequest fixture_compile_request(const nlohmann::ordered_json& compile, co
     return std::any_of(bounds.begin(), bounds.end(),
                        [&](const MetricBound& b) { return b.metric.starts_with(prefix); });
   };
+  r.optimizer.measure_passes = names("spirv.peak_id_bound");
   r.msl = names("msl.");
   r.glsl = names("glsl.");
   return r;
