@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "ir/parser_impl.h"
 #include "ir/type_rules.h"
 
@@ -184,53 +182,8 @@ void Parser::parse_container_body(Stmt& s) {
 
 }  // namespace detail
 
-namespace {
-
-// The offset of the first byte that is not part of a well-formed UTF-8 sequence (overlong forms,
-// surrogates and code points past U+10FFFF included), or npos.
-size_t first_invalid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    auto b = static_cast<unsigned char>(s[i]);
-    size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return i;
-    uint32_t cp = len == 1 ? b : b & (0x7F >> len);
-    for (size_t k = 1; k < len; ++k) {
-      auto c = static_cast<unsigned char>(s[i + k]);
-      if ((c & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-    if (overlong || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return i;
-    i += len;
-  }
-  return std::string_view::npos;
-}
-
-// Text that is not UTF-8 is refused up front: names and messages reach JSON, which must be UTF-8.
-void check_utf8(std::string_view text, const std::string& file) {
-  size_t bad = first_invalid_utf8(text);
-  if (bad == std::string_view::npos) return;
-  size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
-  line_start = line_start == std::string_view::npos || bad == 0 ? 0 : line_start + 1;
-  size_t line_end = std::min(text.find('\n', bad), text.size());
-  Diagnostic d;
-  d.file = file;
-  d.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(line_start), '\n'));
-  d.column = static_cast<int>(bad - line_start) + 1;
-  d.message = fmt::format("byte 0x{:02X} is not valid UTF-8", static_cast<unsigned char>(text[bad]));
-  d.source_line = std::string(text.substr(line_start, std::min<size_t>(line_end - line_start, 200)));
-  for (char& c : d.source_line)
-    if (static_cast<unsigned char>(c) >= 0x80 || (static_cast<unsigned char>(c) < 0x20 && c != '\t')) c = '?';
-  d.remedy = "CHI IR text is read as UTF-8: convert the file (iconv -t UTF-8) or remove the byte";
-  throw UserError(d);
-}
-
-}  // namespace
-
 std::unique_ptr<Kernel> parse_kernel(std::string_view text, const std::string& file) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte-order mark
-  check_utf8(text, file);
   auto k = std::make_unique<Kernel>();
   detail::Parser p(text, file, *k);
   p.parse_file();
