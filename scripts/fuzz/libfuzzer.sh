@@ -50,6 +50,7 @@ make_seeds() {
         echo "libfuzzer: $passbench not found; json_kernel_fuzz starts from the dictionary alone" >&2
       fi ;;
     inputs_fuzz)
+      cp "$root"/tests/fuzz/inputs_seeds/*.json "$dir"
       python3 - "$root/fixtures" "$dir" <<'PY'
 import json, pathlib, sys
 root, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])

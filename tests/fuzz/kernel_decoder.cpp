@@ -123,16 +123,20 @@ class Decoder {
     return add(k_->make<ConstStmt>(Value::from_double(real_, v)));
   }
 
-  // A pointer to an element of x, w, y or the ndarray at an index in range.
+  // A pointer at an index in range: reads from x, w or the ndarray; writes to y or s. Mostly
+  // disjoint, so that reverse_ad seldom refuses a read-after-write; one read in eight is of y.
   Stmt* element(Visible& v, bool writable) {
     Stmt* index = pick(v.indices);
-    int which = in_.ConsumeIntegralInRange<int>(0, 4);
-    if (which == 4 && ndarray_) {
+    int which = in_.ConsumeIntegralInRange<int>(0, 7);
+    if (writable) {
+      if (which == 0) return add(k_->make<GlobalPtrStmt>(s_, std::vector<Stmt*>{}));
+      return add(k_->make<GlobalPtrStmt>(y_, std::vector<Stmt*>{index}));
+    }
+    if (which >= 5 && ndarray_) {
       Stmt* base = add(k_->make<ArgLoadStmt>(0, DataType::pointer_to(real_)));
       return add(k_->make<ExternalPtrStmt>(base, std::vector<Stmt*>{index}));
     }
-    if (which == 3) return add(k_->make<GlobalPtrStmt>(s_, std::vector<Stmt*>{}));
-    FieldId f = writable ? y_ : (which == 0 ? x_ : which == 1 ? w_ : y_);
+    FieldId f = which == 0 ? y_ : which % 2 ? x_ : w_;
     return add(k_->make<GlobalPtrStmt>(f, std::vector<Stmt*>{index}));
   }
 
