@@ -94,8 +94,9 @@ void check_round_trip(const ir::Kernel& k) {
     auto copy = kernel.clone();
     copy->renumber();
     nlohmann::json j = ir::to_json(*copy);
-    std::sort(j["fields"].begin(), j["fields"].end(),
-              [](const nlohmann::json& a, const nlohmann::json& b) { return a.value("name", "") < b.value("name", ""); });
+    std::sort(j["fields"].begin(), j["fields"].end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+      return a.value("name", "") < b.value("name", "");
+    });
     return j.dump();
   };
   if (std::string a = renumbered_json(k), b = renumbered_json(*again); a != b)
