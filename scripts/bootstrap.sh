@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine:
 #   scripts/bootstrap.sh demo   install what is missing, build, run the main job on a bundled dump
-#   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite
+#   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite, then build
+#                               the libFuzzer targets and run each for FUZZ_SECONDS (default 20; 0 skips)
 # BUILD_DIR (default: build) and BUILD_TYPE (default: Release) may be set in the environment.
 set -euo pipefail
 
@@ -27,8 +28,10 @@ case "$mode" in
     "$pb" replay "$dump" --passes=simplify,dce,renumber --time-passes --stats
     ;;
   test)
-    cd "$build"
-    ctest --output-on-failure -j "$jobs"
+    (cd "$build" && ctest --output-on-failure -j "$jobs")
+    if [ "${FUZZ_SECONDS:-20}" != 0 ]; then
+      PASSBENCH="$pb" bash "$root/scripts/fuzz/libfuzzer.sh" ci "${FUZZ_SECONDS:-20}"
+    fi
     ;;
   *)
     echo "usage: $0 demo|test" >&2

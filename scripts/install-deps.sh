@@ -12,6 +12,8 @@ packages=(
   spirv-tools spirv-headers spirv-cross libspirv-cross-c-shared-dev
   # tests and benchmarks (python3: the autodiff fuzzer's smoke test)
   libgtest-dev libbenchmark-dev python3
+  # libFuzzer targets under ASan/UBSan (tests/fuzz, scripts/fuzz/libfuzzer.sh)
+  clang-19 libclang-rt-19-dev
 )
 
 missing=()
