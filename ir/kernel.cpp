@@ -202,12 +202,16 @@ std::optional<std::string> header_problem(const Kernel& k) {
   for (const IndexSpace& sp : k.spaces) {
     if (auto p = name_problem(sp.name)) return "index space: " + *p;
     if (!space_names.insert(sp.name).second) return fmt::format("index space '{}' is declared twice", sp.name);
+    if (!sp.declared && sp.shape)
+      return fmt::format("index space '{}' is not declared but has a shape (the header prints only declared ones)", sp.name);
   }
   const auto& fields = k.fields();
   for (size_t i = 0; i < fields.size(); ++i) {
     const Field& f = fields[i];
     auto id = static_cast<FieldId>(i);
     if (auto p = name_problem(f.name)) return "field: " + *p;
+    if (!f.declared && f.shape)
+      return fmt::format("field '{}' is not declared but has a shape (the header prints only declared fields)", f.name);
     if (!f.space.empty() && !k.find_space(f.space))
       return fmt::format("field '{}' lives in index space '{}', which is not declared", f.name, f.space);
     for (auto [c, what] : {std::pair{f.grad, "grad"}, std::pair{f.dual, "dual"}}) {

@@ -107,6 +107,17 @@ TEST(HeaderParity, CompanionLinksTheTextCannotExpressAreRefusedInJson) {
   EXPECT_EQ(print_kernel(*k), "field p : f32[4] grad pg\nkernel {\n}\n");
 }
 
+// Found by json_kernel_fuzz: an undeclared field with a shape lost it through text.
+TEST(HeaderParity, AShapeOnAnUndeclaredFieldOrSpaceIsRefusedInJson) {
+  json f = field("x");
+  f["declared"] = false;
+  EXPECT_TRUE(has(json_error(document({f})), "field 'x' is not declared but has a shape"));
+  f["shape"] = nullptr;
+  EXPECT_NO_THROW(from_json(document({f})));
+  json sp = {{"name", "S1"}, {"shape", json::array()}, {"declared", false}};
+  EXPECT_TRUE(has(json_error(document(json::array(), {sp})), "index space 'S1' is not declared but has a shape"));
+}
+
 TEST(HeaderParity, UndeclaredSpacesAndDuplicateArgumentsAreRefusedInJson) {
   json f = field("x");
   f["space"] = "S9";
