@@ -37,7 +37,7 @@ make_seeds() {
       local f
       while IFS= read -r f; do
         cp "$f" "$dir/$(echo "${f#"$root/fixtures/"}" | tr / _)"
-      done < <(find "$root/fixtures" -name '*.chi') ;;
+      done < <(find "$root/fixtures" -name '*.chi' -o -name '*.log') ;;
     json_kernel_fuzz)
       if [ -x "$passbench" ]; then
         local f
