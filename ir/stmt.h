@@ -145,7 +145,6 @@ class Block {
   Block& operator=(const Block&) = delete;
 
   Stmt* owner() const { return owner_; }
-  void set_owner(Stmt* s) { owner_ = s; }
   Stmt* front() const { return first_; }
   Stmt* back() const { return last_; }
   size_t size() const { return size_; }

@@ -80,14 +80,6 @@ void ModuleBuilder::add_execution_mode(Id function, spv::ExecutionMode mode, std
   emit(execution_modes_, spv::OpExecutionMode, ops);
 }
 
-Id ModuleBuilder::debug_string(std::string_view text) {
-  Id id = fresh_id();
-  Operands ops{id};
-  append_string(ops, text);
-  emit(debug_strings_, spv::OpString, ops);
-  return id;
-}
-
 void ModuleBuilder::set_name(Id id, std::string_view name) {
   Operands ops{id};
   append_string(ops, name);

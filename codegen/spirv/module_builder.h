@@ -34,7 +34,6 @@ class ModuleBuilder {
   Id glsl450() { return ext_inst_import("GLSL.std.450"); }
   void add_entry_point(spv::ExecutionModel model, Id function, std::string_view name, std::span<const Id> interface);
   void add_execution_mode(Id function, spv::ExecutionMode mode, std::span<const uint32_t> literals);
-  Id debug_string(std::string_view text);  // OpString
   void set_name(Id id, std::string_view name);
   void set_member_name(Id struct_type, uint32_t member, std::string_view name);
   void decorate(Id id, spv::Decoration d, std::initializer_list<uint32_t> literals = {});

@@ -63,11 +63,6 @@ const Stmt* enclosing_loop_in(const Stmt& s, const Block& ib) {
   return nullptr;
 }
 
-bool is_stack_op(const Stmt* s) {
-  return isa<AdStackPushStmt>(s) || isa<AdStackPopStmt>(s) || isa<AdStackLoadTopStmt>(s) ||
-         isa<AdStackLoadTopAdjStmt>(s) || isa<AdStackAccAdjointStmt>(s);
-}
-
 namespace {
 bool inside(const Stmt* s, const Stmt* container) {
   for (const Stmt* o = s->parent_stmt(); o; o = o->parent_stmt())
