@@ -23,7 +23,10 @@ void Parser::parse_file() {
   if (cur_.peek() == '"') {
     k_.name = cur_.read_string();
   } else if (cur_.peek() != '{') {
+    cur_.skip_blanks();
+    size_t name_pos = cur_.pos();
     k_.name = cur_.read_until(" \t{", "a kernel name or '{'");
+    cur_.check_utf8(name_pos, cur_.pos());  // printed quoted, and carried by JSON
   }
   cur_.expect("{", "to open the kernel");
   cur_.expect_line_end();

@@ -141,6 +141,9 @@ TEST(HeaderParity, NonUtf8StringsAreALocatedTextError) {
   std::string t = text_error("kernel \"k\xff\" {\n}\n");
   EXPECT_TRUE(has(t, "h.chi:1:10")) << t;
   EXPECT_TRUE(has(t, "0xff is not UTF-8")) << t;
+  // An unquoted kernel name too (found by text_fuzz and passes_fuzz: it printed quoted, unreadable).
+  t = text_error("kernel k\xa2\xa2 {\n}\n");
+  EXPECT_TRUE(has(t, "h.chi:1:9")) << t;
   t = text_error("kernel {\n  <i32> $0 = const 1\n  print \"a\xc3\", $0\n}\n");
   EXPECT_TRUE(has(t, "is not UTF-8")) << t;
   // Valid multi-byte UTF-8 is kept and survives JSON.
