@@ -51,7 +51,9 @@ std::unique_ptr<Stmt> Parser::parse_lowered(const std::string& word, DataType hi
   }
   if (word == "get") {
     if (cur_.try_keyword("root")) {
+      size_t form_pos = cur_.pos();
       std::string form = line_ends(cur_) ? "" : cur_.read_until("#\r\n", "what follows get root");
+      cur_.check_utf8(form_pos, cur_.pos());
       if (!form.empty() && form != "nullptr" && form.front() != '[')
         cur_.fail("expected `nullptr`, `[S0root][root]` or the end of the line after `get root`");
       return std::make_unique<GetRootStmt>(form);
@@ -142,7 +144,9 @@ std::unique_ptr<Stmt> Parser::parse_lookup(size_t pos) {
   std::string snode = cur_.read_until("]", "an SNode name");
   cur_.expect("]");
   if (!cur_.try_consume("[")) unsupported("[...] (matrix init)", pos);
+  size_t type_pos = cur_.pos();
   std::string type = cur_.read_until("]", "an SNode type");
+  cur_.check_utf8(type_pos, cur_.pos());
   cur_.expect("]");
   check_name(snode, name_pos);
   cur_.expect("::lookup(");
@@ -240,7 +244,9 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
     } else if (cur_.try_consume("block_dim=")) {
       t->block_dim = cur_.try_keyword("adaptive") ? 0 : static_cast<int>(cur_.read_int_in(0, INT32_MAX, "block_dim"));
     } else if (cur_.try_consume("bls=")) {
+      size_t bls_pos = cur_.pos();
       t->bls = cur_.read_until(" \t{", "the block-local storage");
+      cur_.check_utf8(bls_pos, cur_.pos());
     } else if (cur_.try_consume("loop_name=")) {
       t->loop_name = cur_.read_word();
     } else if (cur_.try_consume("gdw_level=")) {

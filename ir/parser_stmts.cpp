@@ -470,7 +470,10 @@ std::unique_ptr<Stmt> Parser::parse_for(bool reversed) {
 
 std::unique_ptr<Stmt> Parser::parse_struct_for() {
   cur_.expect("in");
+  cur_.skip_blanks();
+  size_t space_pos = cur_.pos();
   std::string space = cur_.read_until(" \t{", "an index space or field name");
+  check_name(space, space_pos);
   if (!k_.find_space(space) && !k_.find_field(space)) {
     // Header-less dump: the space's shape comes from a field declared in it or from the inputs.
     IndexSpace sp;

@@ -74,8 +74,24 @@ dict_for() {
   esac
 }
 
+# CI runs a fixed number of executions from a fixed seed (about 20 s each on one CI core), so a
+# clean clone replays exactly what was run before the commit; SECONDS only caps the time.
+ci_runs() {
+  case "$1" in
+    text_fuzz) echo 40000 ;;
+    json_kernel_fuzz) echo 30000 ;;
+    passes_fuzz) echo 2500 ;;
+    interp_fuzz) echo 3000 ;;
+    inputs_fuzz) echo 200000 ;;
+    codegen_fuzz) echo 300 ;;
+    *) echo 1000 ;;
+  esac
+}
+
 run_target() {
   local target=$1 seconds=$2 bin="$build/tests/fuzz/$1"
+  local fixed=""
+  [ "$mode" = ci ] && fixed="-seed=1 -runs=$(ci_runs "$target")" && seconds=$((seconds * 4))
   [ -x "$bin" ] || { echo "libfuzzer: $bin is not built (run: $0 build)" >&2; return 2; }
   make_seeds "$target"
   mkdir -p "$work/corpus/$target" "$work/findings"
@@ -86,7 +102,7 @@ run_target() {
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     PASSBENCH_FUZZ_STATS=1 nice -n "${FUZZ_NICE:-10}" "$bin" -max_total_time="$seconds" -timeout=20 \
     -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1 -dict="$(dict_for "$target")" \
-    -artifact_prefix="$work/findings/$target-" ${FUZZ_ARGS:-} "$work/corpus/$target" "$work/seeds/$target" \
+    -artifact_prefix="$work/findings/$target-" $fixed ${FUZZ_ARGS:-} "$work/corpus/$target" "$work/seeds/$target" \
     >"$log" 2>&1 || rc=$?
   grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added)|^passbench fuzz counters|^  [a-z]' "$log" | sed 's/^/  /' || true
   if [ "$rc" -ne 0 ]; then

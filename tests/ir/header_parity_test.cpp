@@ -62,6 +62,8 @@ TEST(HeaderParity, NamesThatWouldNotPrintBackAreRefusedByBothReaders) {
   EXPECT_TRUE(has(text_error("kernel {\n  <*f32> $0 = global ptr [n-1<f32>], index []\n}\n"), "h.chi:2:27"));
   EXPECT_TRUE(has(text_error("field x : f32[4] grad x-g\nkernel {\n}\n"), "h.chi:1:23"));
   EXPECT_TRUE(has(text_error("dense s-1 : [4]\nkernel {\n}\n"), "h.chi:1:7"));
+  // A struct for's inferred index space (found by text_fuzz: its JSON did not read back).
+  EXPECT_TRUE(has(text_error("kernel {\n  $0 : struct for in s\x01t block_dim=adaptive {\n  }\n}\n"), "h.chi:2:22"));
   EXPECT_TRUE(has(json_error(document(json::array(), {{{"name", "s]"}, {"shape", {4}}, {"declared", true}}})), "index space"));
 }
 
