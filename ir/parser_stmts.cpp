@@ -249,7 +249,9 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
     return std::make_unique<GlobalPtrStmt>(f, idx, activate);
   }
   if (word == "external_ptr") {
+    bool angled = cur_.try_consume("<");  // Taichi <= 0.6: `external_ptr <$1>, [$0]`
     Stmt* base = ref();
+    if (angled) cur_.expect(">");
     cur_.expect(",");
     cur_.expect("[");
     std::vector<Stmt*> idx;

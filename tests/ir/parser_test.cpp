@@ -526,3 +526,15 @@ TEST(ParserOldDialect, WidthHintsBracketedConstantsAndLoopAttributes) {
 
 }  // namespace
 }  // namespace pb::ir
+
+namespace pb::ir {
+namespace {
+
+// Taichi <= 0.6 wrote the base of an external pointer in angle brackets (taichi #2884's dump).
+TEST(ParserDialect, ExternalPtrWithAnAngledBaseReadsAndPrintsInTodaysForm) {
+  auto k = parse_kernel("kernel {\n  <i32> $0 = const [0]\n  <*f64> $1 = arg[0]\n  <*f64> $2 = external_ptr <$1>, [$0]\n}\n", "t.chi");
+  EXPECT_EQ(print_kernel(*k), "kernel {\n  <i32> $0 = const 0\n  <*f64> $1 = argload[0]\n  <*f64> $2 = external_ptr $1, [$0] layout=AOS is_grad=false\n}\n");
+}
+
+}  // namespace
+}  // namespace pb::ir
