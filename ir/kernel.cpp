@@ -230,8 +230,13 @@ std::optional<std::string> header_problem(const Kernel& k) {
     }
   }
   std::set<int> arg_indices;
-  for (const ArgDecl& a : k.args)
+  for (const ArgDecl& a : k.args) {
     if (!arg_indices.insert(a.index).second) return fmt::format("argument {} is declared twice", a.index);
+    // A scalar argument has no rank; the text form cannot say one, so a rank would not survive printing.
+    if (!a.ndarray && a.ndim != 0)
+      return fmt::format("argument {} is a scalar but declares {} dimensions; give it \"ndarray\": true or drop \"ndim\"",
+                         a.index, a.ndim);
+  }
   return std::nullopt;
 }
 

@@ -153,5 +153,17 @@ TEST(HeaderParity, NonUtf8StringsAreALocatedTextError) {
   EXPECT_EQ(from_json(json::parse(to_json(*k).dump()))->name, k->name);
 }
 
+// Found by json_kernel_fuzz in CI: a scalar argument with a rank lost it through text.
+TEST(HeaderParity, ARankOnAScalarArgumentIsRefusedInJson) {
+  json arg = {{"index", 0}, {"dtype", "i32"}, {"ndarray", false}, {"ndim", 5}};
+  EXPECT_TRUE(has(json_error(document(json::array(), json::array(), {arg})), "argument 0 is a scalar but declares 5"));
+  arg["ndarray"] = true;
+  auto k = from_json(document(json::array(), json::array(), {arg}));
+  EXPECT_EQ(print_kernel(*k), "arg 0 : ndarray<i32, 5>\nkernel {\n}\n");
+  arg["ndarray"] = false;
+  arg["ndim"] = 0;
+  EXPECT_NO_THROW(from_json(document(json::array(), json::array(), {arg})));
+}
+
 }  // namespace
 }  // namespace pb::ir
