@@ -183,6 +183,20 @@ int64_t get_int(const json& j, const char* key, const std::string& path, int64_t
   return v.get<int64_t>();
 }
 
+// A list of integer members, each within [lo, hi] (same guarantees as get_int).
+std::vector<int64_t> get_int_list(const json& j, const char* key, const std::string& path, int64_t lo, int64_t hi) {
+  if (!j.is_object() || !j.contains(key)) bad(path, fmt::format("missing \"{}\"", key));
+  const json& list = j.at(key);
+  if (!list.is_array()) bad(path + "." + key, fmt::format("{} is not a list", list.dump()));
+  std::vector<int64_t> out;
+  out.reserve(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    json one = {{"item", list[i]}};
+    out.push_back(get_int(one, "item", fmt::format("{}.{}[{}]", path, key, i), lo, hi));
+  }
+  return out;
+}
+
 template <class T>
 T get_or(const json& j, const char* key, T fallback, const std::string& path) {
   if (!j.contains(key)) return fallback;
@@ -279,8 +293,7 @@ struct Reader {
     }
     std::vector<Stmt*> ops;
     if (j.contains("operands")) {
-      auto ids_in = get<std::vector<int>>(j, "operands", path);
-      for (int o : ids_in) ops.push_back(ref(o, path + ".operands"));
+      for (int64_t o : get_int_list(j, "operands", path, 0, kMaxStmtId)) ops.push_back(ref(static_cast<int>(o), path + ".operands"));
     }
     auto need = [&](size_t n) {
       if (ops.size() != n) bad(path, fmt::format("{} takes {} operand(s), got {}", kind, n, ops.size()));
@@ -311,7 +324,8 @@ struct Reader {
     } else if (kind == "external_ptr") {
       if (ops.empty()) bad(path, "external_ptr needs a base operand");
       auto e = std::make_unique<ExternalPtrStmt>(ops[0], std::vector<Stmt*>(ops.begin() + 1, ops.end()));
-      e->element_shape = get_or<std::vector<int>>(j, "element_shape", {}, path);
+      if (j.contains("element_shape") && !get_int_list(j, "element_shape", path, 1, 1 << 20).empty())
+        bad(path + ".element_shape", "external_ptr with an element shape (tensor) is not supported yet");
       e->layout = get_or<std::string>(j, "layout", "AOS", path);
       e->is_grad = get_or<bool>(j, "is_grad", false, path);
       s = std::move(e);
@@ -348,13 +362,13 @@ struct Reader {
       need(2);
       auto f = std::make_unique<RangeForStmt>(ops[0], ops[1]);
       f->reversed = get_or<bool>(j, "reversed", false, path);
-      f->block_dim = get_or<int>(j, "block_dim", 0, path);
+      f->block_dim = j.contains("block_dim") ? static_cast<int>(get_int(j, "block_dim", path, 0, INT32_MAX)) : 0;
       f->loop_name = get_or<std::string>(j, "loop_name", "", path);
       s = std::move(f);
     } else if (kind == "struct_for") {
       auto f = std::make_unique<StructForStmt>(get<std::string>(j, "space", path));
       f->none_marker = get_or<bool>(j, "none_marker", false, path);
-      f->block_dim = get_or<int>(j, "block_dim", 0, path);
+      f->block_dim = j.contains("block_dim") ? static_cast<int>(get_int(j, "block_dim", path, 0, INT32_MAX)) : 0;
       s = std::move(f);
     } else if (kind == "loop_index") {
       need(1);
@@ -398,7 +412,7 @@ struct Reader {
         if (it.contains("text"))
           p->add_text(it["text"].get<std::string>());
         else {
-          auto idx = it.at("operand").get<size_t>();
+          auto idx = static_cast<size_t>(get_int(it, "operand", path + ".items", 0, kMaxStmtId));
           if (idx >= ops.size()) bad(path + ".items", "operand index out of range");
           p->add_value(ops[idx]);
         }
@@ -426,7 +440,7 @@ struct Reader {
       need(1);
       s = std::make_unique<GetChStmt>(get<std::string>(j, "from", path), get<std::string>(j, "to", path), ops[0]);
     } else if (kind == "linearize") {
-      auto strides = get<std::vector<int64_t>>(j, "strides", path);
+      auto strides = get_int_list(j, "strides", path, 1, INT32_MAX);
       s = std::make_unique<LinearizeStmt>(ops, strides);
     } else if (kind == "integer_offset") {
       need(1);

@@ -460,7 +460,7 @@ std::unique_ptr<Stmt> Parser::parse_for(bool reversed) {
       cur_.read_until(")", "a loop attribute");
       cur_.expect(")");
     } else if (cur_.try_consume("block_dim=")) {
-      s->block_dim = cur_.try_keyword("adaptive") ? 0 : static_cast<int>(cur_.read_int());
+      s->block_dim = cur_.try_keyword("adaptive") ? 0 : static_cast<int>(cur_.read_int_in(0, INT32_MAX, "block_dim"));
     } else if (cur_.try_consume("loop_name=")) {
       s->loop_name = cur_.read_until(" \t{", "a loop name");
     } else {
@@ -488,9 +488,9 @@ std::unique_ptr<Stmt> Parser::parse_struct_for() {
     if (cur_.peek() == '{' || cur_.peek() == '\n' || cur_.at_end()) break;
     if (cur_.try_consume("noneblock_dim=")) {
       s->none_marker = true;
-      s->block_dim = cur_.try_keyword("adaptive") ? 0 : static_cast<int>(cur_.read_int());
+      s->block_dim = cur_.try_keyword("adaptive") ? 0 : static_cast<int>(cur_.read_int_in(0, INT32_MAX, "block_dim"));
     } else if (cur_.try_consume("block_dim=")) {
-      s->block_dim = cur_.try_keyword("adaptive") ? 0 : static_cast<int>(cur_.read_int());
+      s->block_dim = cur_.try_keyword("adaptive") ? 0 : static_cast<int>(cur_.read_int_in(0, INT32_MAX, "block_dim"));
     } else if (cur_.try_consume("(")) {
       cur_.read_until(")", "a loop attribute");
       cur_.expect(")");

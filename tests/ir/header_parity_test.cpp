@@ -165,5 +165,20 @@ TEST(HeaderParity, ARankOnAScalarArgumentIsRefusedInJson) {
   EXPECT_NO_THROW(from_json(document(json::array(), json::array(), {arg})));
 }
 
+// Found by a 16-core json_kernel_fuzz campaign: a float where a list of integers belongs (an operand
+// 1e34) was converted with undefined behaviour; every integer list is now read checked.
+TEST(HeaderParity, AFloatInAnIntegerListIsALocatedError) {
+  json j = document(json::array());
+  j["body"] = {{{"id", 1}, {"kind", "const"}, {"type", "f32"}, {"value", "0"}},
+               {{"id", 2}, {"kind", "unary"}, {"op", "neg"}, {"type", "f32"}, {"operands", {1e34}}}};
+  std::string e = json_error(j);
+  EXPECT_TRUE(has(e, "$.body[1].operands[0]")) << e;
+  EXPECT_TRUE(has(e, "is not an integer")) << e;
+  j["body"][1]["operands"] = {-3};
+  EXPECT_TRUE(has(json_error(j), "outside 0..")) << json_error(j);
+  j["body"][1]["operands"] = {1};
+  EXPECT_NO_THROW(from_json(j));
+}
+
 }  // namespace
 }  // namespace pb::ir
