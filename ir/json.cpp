@@ -327,6 +327,7 @@ struct Reader {
       if (j.contains("element_shape") && !get_int_list(j, "element_shape", path, 1, 1 << 20).empty())
         bad(path + ".element_shape", "external_ptr with an element shape (tensor) is not supported yet");
       e->layout = get_or<std::string>(j, "layout", "AOS", path);
+      if (e->layout != "AOS" && e->layout != "SOA") bad(path + ".layout", "an ndarray layout is AOS or SOA");
       e->is_grad = get_or<bool>(j, "is_grad", false, path);
       s = std::move(e);
     } else if (kind == "global_load") {

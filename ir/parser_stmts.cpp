@@ -267,7 +267,11 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
       while (cur_.try_consume(","));
       cur_.expect(")");
     }
-    if (cur_.try_consume("layout=")) s->layout = cur_.read_word();
+    if (cur_.try_consume("layout=")) {
+      size_t layout_pos = cur_.pos();
+      s->layout = cur_.read_word();
+      if (s->layout != "AOS" && s->layout != "SOA") cur_.fail_at(layout_pos, "an ndarray layout is AOS or SOA");
+    }
     if (cur_.try_consume("is_grad=")) s->is_grad = cur_.try_keyword("true") || (cur_.expect("false"), false);
     if (!s->element_shape.empty()) unsupported("external_ptr with an element shape (tensor)", word_pos);
     return s;

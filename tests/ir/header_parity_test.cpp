@@ -180,5 +180,19 @@ TEST(HeaderParity, AFloatInAnIntegerListIsALocatedError) {
   EXPECT_NO_THROW(from_json(j));
 }
 
+// Found by the same campaign: a mutated ndarray layout ("=OS") printed text that did not parse back.
+TEST(HeaderParity, AnNdarrayLayoutIsAosOrSoaInBothReaders) {
+  std::string head = "arg 0 : ndarray<f32, 1>\nkernel {\n  <*f32> $0 = argload[0]\n  <i32> $1 = const 0\n  <*f32> $2 = external_ptr $0, [$1] layout=";
+  std::string t = text_error(head + "XOS is_grad=false\n}\n");
+  EXPECT_TRUE(has(t, "h.chi:5:44")) << t;
+  EXPECT_TRUE(has(t, "AOS or SOA")) << t;
+  auto k = parse_kernel(head + "SOA is_grad=false\n}\n", "h.chi");
+  json j = json::parse(to_json(*k).dump());
+  EXPECT_EQ(print_kernel(*from_json(j)), print_kernel(*k));
+  for (json& s : j["body"])
+    if (s["kind"] == "external_ptr") s["layout"] = "=OS";
+  EXPECT_TRUE(has(json_error(j), "AOS or SOA")) << json_error(j);
+}
+
 }  // namespace
 }  // namespace pb::ir
