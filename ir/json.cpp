@@ -279,6 +279,9 @@ struct Reader {
     t->bls = get_or<std::string>(j, "bls", "none", path);
     t->loop_name = get_or<std::string>(j, "loop_name", "", path);
     t->gdw_level = j.contains("gdw_level") ? static_cast<int>(get_int(j, "gdw_level", path, -1, INT32_MAX)) : -1;
+    // JSON carries exactly what the text form of this task type prints, so both read the same kernels.
+    if (const char* what = t->uncarried_attribute())
+      bad(path, fmt::format("a {} task has no {} (its printed line cannot carry one)", name, what));
     return t;
   }
 

@@ -256,6 +256,8 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
                    kTaskRemedy);
     }
   }
+  if (const char* what = t->uncarried_attribute())
+    cur_.fail_at(type_pos, fmt::format("a {} task has no {}", type == "garbage" ? "garbage collect" : type, what), kTaskRemedy);
   legacy_task_brace_ = cur_.try_consume("{");
   return t;
 }

@@ -375,6 +375,17 @@ class OffloadedStmt : public StmtOf<OffloadedStmt, StmtKind::Offloaded> {
   }
   bool is_loop_task() const { return task == TaskType::range_for || task == TaskType::struct_for; }
   bool has_body() const { return task == TaskType::serial || is_loop_task(); }
+  // The first attribute set that this task type's printed line cannot carry (null when none):
+  // both readers refuse it, so text and JSON read the same kernels.
+  const char* uncarried_attribute() const {
+    const bool loop = is_loop_task(), listgen = task == TaskType::listgen;
+    if (!loop && (grid_dim != 0 || block_dim != 0)) return "grid_dim or block_dim";
+    if ((task == TaskType::serial || task == TaskType::range_for) && !snode.empty()) return "snode";
+    if (!listgen && !parent_snode.empty()) return "parent_snode";
+    if (task != TaskType::struct_for && bls != "none") return "bls";
+    if (!loop && !listgen && (!loop_name.empty() || gdw_level >= 0)) return "loop_name or gdw_level";
+    return nullptr;
+  }
 
   TaskType task;
   TaskBound begin, end;      // range_for

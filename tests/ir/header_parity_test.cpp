@@ -194,5 +194,21 @@ TEST(HeaderParity, AnNdarrayLayoutIsAosOrSoaInBothReaders) {
   EXPECT_TRUE(has(json_error(j), "AOS or SOA")) << json_error(j);
 }
 
+// Found by the same campaign: a serial task's block_dim, which its printed line cannot carry, was
+// read from JSON and lost through text. Both readers refuse what a task type's line cannot carry.
+TEST(HeaderParity, ATaskAttributeItsLineCannotCarryIsRefusedByBothReaders) {
+  json j = document(json::array());
+  j["body"] = {{{"id", 0}, {"kind", "offloaded"}, {"task", "serial"}, {"grid_dim", 0}, {"block_dim", 1}, {"body", json::array()}}};
+  EXPECT_TRUE(has(json_error(j), "a serial task has no grid_dim or block_dim")) << json_error(j);
+  j["body"][0]["block_dim"] = 0;
+  EXPECT_NO_THROW(from_json(j));
+  j["body"][0]["bls"] = "x";
+  EXPECT_TRUE(has(json_error(j), "a serial task has no bls")) << json_error(j);
+  std::string t = text_error("kernel {\n  $0 = offloaded garbage collect S1 block_dim=4\n}\n");
+  EXPECT_TRUE(has(t, "h.chi:2:18")) << t;
+  EXPECT_TRUE(has(t, "a garbage collect task has no grid_dim or block_dim")) << t;
+  EXPECT_NO_THROW(parse_kernel("kernel {\n  $0 = offloaded range_for(0, 4) grid_dim=1 block_dim=8 loop_name=f\n  body {\n  }\n}\n", "h.chi"));
+}
+
 }  // namespace
 }  // namespace pb::ir
