@@ -7,6 +7,7 @@
 #include "passes/autodiff/eliminate_recomputable_pushes.h"
 #include "passes/autodiff/independent_blocks.h"
 #include "passes/autodiff/make_adjoint.h"
+#include "passes/autodiff/make_dual.h"
 #include "passes/autodiff/promote_ssa_to_local.h"
 #include "passes/autodiff/replace_locals_with_stacks.h"
 #include "passes/autodiff/reverse_outer_loops.h"
@@ -30,6 +31,7 @@ std::vector<PassInfo>& passes() {
       EliminateRecomputablePushesPass::info(),
       IdentifyIndependentBlocksPass::info(),
       MakeAdjointPass::info(),
+      MakeDualPass::info(),
       PromoteSsaToLocalPass::info(),
       ReplaceLocalsWithStacksPass::info(),
       ReverseOuterLoopsPass::info(),
@@ -46,6 +48,10 @@ std::vector<NamedPipelineInfo>& pipelines() {
        .summary = "simplify then dce",
        .options = {},
        .expand = [](const PassOptions&) { return std::string("simplify,dce"); }},
+      {.name = "forward_ad",
+       .summary = "Forward-mode autodiff: the kernel also computes the tangents of its values (docs/autodiff.md)",
+       .options = {},
+       .expand = [](const PassOptions&) { return std::string("make_dual,simplify,dce"); }},
       {.name = "reverse_ad",
        .summary = "Reverse-mode autodiff: the forward kernel becomes the reverse kernel (docs/autodiff.md)",
        .options =

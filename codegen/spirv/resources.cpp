@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
 #include "ir/visitor.h"
 
 namespace pb::codegen::spirv::detail {
@@ -44,6 +46,10 @@ class Assigner {
         field_rank[g->field] = g->indices().size();
       } else if (auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(&s)) {
         int arg = ir::dyn_cast<ir::ArgLoadStmt>(e->base())->arg_index;
+        if (e->is_dual)
+          throw UserError(fmt::format("cannot lower `{}` to SPIR-V: ndarray dual (tangent) arrays have no binding yet",
+                                      ir::print_stmt(s, k_)),
+                          "run forward-mode kernels on the interpreter (`passbench run --dual`)");
         ndarray_rank[{arg, e->is_grad}] = std::max(ndarray_rank[{arg, e->is_grad}], e->indices().size());
         ndarray_kind[arg] = e->type.scalar;
       } else if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s); a && !a->type.pointer) {

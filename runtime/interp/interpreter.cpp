@@ -264,8 +264,12 @@ class Interpreter {
     ArgValue& a = st_.args[index];
     if (s.is_grad && !a.grad)
       fail(op, fmt::format("ndarray argument {} has no gradient array", index), "give \"grad\" for it in the inputs");
-    Buffer& b = s.is_grad ? *a.grad : a.array;
-    auto what = [&] { return fmt::format("{}ndarray argument {}", s.is_grad ? "the gradient of " : "", index); };
+    if (s.is_dual && !a.dual)
+      fail(op, fmt::format("ndarray argument {} has no dual array", index), "give \"dual\" for it in the inputs");
+    Buffer& b = s.is_grad ? *a.grad : s.is_dual ? *a.dual : a.array;
+    auto what = [&] {
+      return fmt::format("{}ndarray argument {}", s.is_grad ? "the gradient of " : s.is_dual ? "the dual of " : "", index);
+    };
     ptrs_[op.slot] = &b.data[offset(op, 1, b.shape, what)];
     defined_[op.slot] = 1;
     return Flow::next;

@@ -19,6 +19,7 @@
 #include "workbench/workspace/fixture_compare.h"
 #include "workbench/workspace/fixture_metrics.h"
 #include "workbench/workspace/fixture_schema.h"
+#include "workbench/workspace/forward.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
 #include "workbench/workspace/replay.h"
@@ -186,6 +187,80 @@ void gradient_checks(const ir::Kernel& forward, const std::string& pipeline, con
   }
 }
 
+// Forward-mode fixtures: the pipeline makes a tangent kernel. "dual" runs it with seeded duals
+// (values are compared with expect.values, and its primal results must equal the kernel's own);
+// "jvpcheck" compares every tangent with finite differences and "adjointcheck" cross-checks it
+// with the reverse kernel; both must pass and compare something.
+void forward_checks(const ir::Kernel& forward, const std::string& pipeline, const ordered_json& fx, const fs::path& dir,
+                    Replay& r) {
+  try {
+    if (fx.contains("dual")) {
+      RunRequest req;
+      req.inputs = fixture_inputs(fx, dir);
+      std::vector<std::pair<std::string, double>> seeds;
+      const ordered_json given = fx["dual"].value("seed", ordered_json::object());
+      for (const auto& [name, v] : given.items()) seeds.emplace_back(name, v.get<double>());
+      auto out = run_with_duals(forward, pipeline, req, seeds);
+      auto plain = run_on_interpreter(forward, req).values;
+      for (const char* group : {"fields", "ndarrays"})
+        if (plain.contains(group))
+          for (const auto& [name, v] : plain[group].items())
+            if (out.values[group][name]["data"] != v["data"])
+              r.gradcheck_failures.push_back(fmt::format("the tangent kernel changed the primal values of '{}'", name));
+      r.values = out.values;
+      r.printed = out.printed;
+    }
+    if (fx.contains("jvpcheck")) {
+      const auto& g = fx["jvpcheck"];
+      JvpcheckOptions o;
+      if (g.contains("wrt")) o.wrt = g["wrt"].get<std::vector<std::string>>();
+      if (g.contains("out")) o.out = g["out"].get<std::vector<std::string>>();
+      o.eps = g.value("eps", o.eps);
+      o.rel = g.value("rel", o.rel);
+      o.abs = g.value("abs", o.abs);
+      o.inputs = fixture_inputs(fx, dir);
+      o.pipeline = pipeline;
+      auto result = jvpcheck(forward, o);
+      if (result.compared == 0) {
+        r.gradcheck_failures.push_back(fmt::format(
+            "jvpcheck: nothing compared ({} element(s), {} kink(s)): a check that compares nothing did not pass",
+            result.elements.size(), result.kinks));
+      } else if (result.mismatches > 0) {
+        std::string msg = fmt::format("jvpcheck: {} of {} tangent elements differ from finite differences:",
+                                      result.mismatches, result.compared);
+        int shown = 0;
+        for (const auto& e : result.elements)
+          if (e.status == GradStatus::mismatch && shown++ < 5)
+            msg += fmt::format("\n  d{}/d{}: tangent {:.9g}, numeric {:.9g} (rel {:.2e})", e.out, e.wrt, e.analytic,
+                               e.numeric, e.rel_error);
+        r.gradcheck_failures.push_back(msg);
+      }
+    }
+    if (fx.contains("adjointcheck")) {
+      const auto& g = fx["adjointcheck"];
+      AdjointcheckOptions o;
+      o.seed = g.value("seed", o.seed);
+      o.trials = g.value("trials", o.trials);
+      o.rel = g.value("rel", o.rel);
+      o.abs = g.value("abs", o.abs);
+      o.reverse_pipeline = g.value("reverse_pipeline", o.reverse_pipeline);
+      o.inputs = fixture_inputs(fx, dir);
+      o.forward_pipeline = pipeline;
+      auto result = adjointcheck(forward, o);
+      if (!result.passed()) {
+        std::string msg = result.touched == 0 ? "adjointcheck: the kernels changed no tangent and no adjoint (nothing checked)"
+                                              : "adjointcheck: w . (J v) and (J^T w) . v differ:";
+        for (const auto& t : result.trials)
+          if (!t.ok) msg += fmt::format("\n  forward {:.17g}, reverse {:.17g}, scale {:.3g}", t.forward, t.reverse, t.scale);
+        r.gradcheck_failures.push_back(msg);
+      }
+    }
+  } catch (const UserError& e) {
+    r.error_stage = "run";
+    r.error = located_message(e);
+  }
+}
+
 // "expect.metrics": compiles the kernel after the pipeline as "compile" says and checks the bounds.
 void check_metrics(const ir::Kernel& k, const ordered_json& fx, Replay& r) {
   if (!fx.contains("expect") || !fx["expect"].contains("metrics")) return;
@@ -255,6 +330,10 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
   r.ir = ir::print_kernel(*kernel);
   if (!pipeline.empty()) check_roundtrip(*kernel, *r.ir, r.roundtrip_failures);
   check_metrics(*kernel, fx, r);
+  if (original && (fx.contains("dual") || fx.contains("jvpcheck") || fx.contains("adjointcheck"))) {
+    forward_checks(*original, pipeline, fx, dir, r);
+    return r;
+  }
   if (original && (fx.contains("gradcheck") || fx.contains("grad"))) {
     gradient_checks(*original, pipeline, fx, dir, r);
     return r;
