@@ -120,12 +120,16 @@ class Dualizer {
       case UnaryOp::cos:
         return neg(mul(t, un(UnaryOp::sin, x)));
       case UnaryOp::tan:
-        return mul(t, add(constant(x, 1), mul(&s, &s)));
-      case UnaryOp::tanh:
-        return mul(t, sub(constant(x, 1), mul(&s, &s)));
+      case UnaryOp::tanh: {
+        Stmt* one = constant(x, 1);
+        Stmt* square = mul(&s, &s);
+        return mul(t, s.op == UnaryOp::tan ? add(one, square) : sub(one, square));
+      }
       case UnaryOp::asin:
       case UnaryOp::acos: {
-        Stmt* d = div(t, un(UnaryOp::sqrt, sub(constant(x, 1), mul(x, x))));
+        Stmt* one = constant(x, 1);
+        Stmt* square = mul(x, x);
+        Stmt* d = div(t, un(UnaryOp::sqrt, sub(one, square)));
         return s.op == UnaryOp::asin ? d : neg(d);
       }
       case UnaryOp::exp:
@@ -134,8 +138,10 @@ class Dualizer {
         return div(t, x);
       case UnaryOp::sqrt:
         return div(mul(t, constant(x, 0.5)), &s);
-      case UnaryOp::rsqrt:
-        return mul(mul(t, constant(x, -0.5)), mul(&s, mul(&s, &s)));
+      case UnaryOp::rsqrt: {
+        Stmt* scaled = mul(t, constant(x, -0.5));
+        return mul(scaled, mul(&s, mul(&s, &s)));
+      }
       case UnaryOp::cast_value:
         return is_real(&s) ? b_.cast(t, s.type.scalar) : nullptr;
       case UnaryOp::sgn:
@@ -158,10 +164,22 @@ class Dualizer {
         return sum(tl, tr);
       case BinaryOp::sub:
         return !tr ? tl : !tl ? neg(tr) : sub(tl, tr);
-      case BinaryOp::mul:
-        return sum(tl ? mul(tl, r) : nullptr, tr ? mul(l, tr) : nullptr);
-      case BinaryOp::div:
-        return sum(tl ? div(tl, r) : nullptr, tr ? neg(div(mul(l, tr), mul(r, r))) : nullptr);
+      // Each term is built before the next (argument evaluation order is unspecified), so the
+      // statements come out in the same order with every compiler.
+      case BinaryOp::mul: {
+        Stmt* dl = tl ? mul(tl, r) : nullptr;
+        Stmt* dr = tr ? mul(l, tr) : nullptr;
+        return sum(dl, dr);
+      }
+      case BinaryOp::div: {
+        Stmt* dl = tl ? div(tl, r) : nullptr;
+        Stmt* dr = nullptr;
+        if (tr) {
+          Stmt* num = mul(l, tr);
+          dr = neg(div(num, mul(r, r)));
+        }
+        return sum(dl, dr);
+      }
       case BinaryOp::pow: {
         // d x^y = y x^(y-1) dx + log(x) x^y dy; an integer exponent has no tangent.
         Stmt* dl = nullptr;
@@ -169,20 +187,25 @@ class Dualizer {
           Stmt* y = is_real(r) ? r : b_.cast(r, l->type.scalar);
           dl = mul(tl, mul(y, b_.binary(BinaryOp::pow, l, sub(y, constant(y, 1)))));
         }
-        return sum(dl, tr ? mul(tr, mul(un(UnaryOp::log, l), &s)) : nullptr);
+        Stmt* dr = tr ? mul(tr, mul(un(UnaryOp::log, l), &s)) : nullptr;
+        return sum(dl, dr);
       }
       case BinaryOp::atan2: {
         // atan2(y, x): (x dy - y dx) / (x^2 + y^2)
-        Stmt* n = add(mul(l, l), mul(r, r));
-        return sum(tl ? div(mul(tl, r), n) : nullptr, tr ? neg(div(mul(l, tr), n)) : nullptr);
+        Stmt* ll = mul(l, l);
+        Stmt* n = add(ll, mul(r, r));
+        Stmt* dl = tl ? div(mul(tl, r), n) : nullptr;
+        Stmt* dr = tr ? neg(div(mul(l, tr), n)) : nullptr;
+        return sum(dl, dr);
       }
       case BinaryOp::mod: {
         // The C remainder x - y * trunc(x / y): d = dx - trunc(x / y) dy between its jumps.
         Stmt* dr = nullptr;
         if (tr) {
           Stmt* q = div(l, r);
-          Stmt* t = b_.select(b_.binary(BinaryOp::cmp_lt, q, constant(q, 0)), un(UnaryOp::ceil, q),
-                              un(UnaryOp::floor, q));
+          Stmt* negative = b_.binary(BinaryOp::cmp_lt, q, constant(q, 0));
+          Stmt* up = un(UnaryOp::ceil, q);
+          Stmt* t = b_.select(negative, up, un(UnaryOp::floor, q));
           dr = neg(mul(tr, t));
         }
         return sum(tl, dr);
@@ -191,7 +214,9 @@ class Dualizer {
       case BinaryOp::max: {
         // The tangent of the operand the op chose (lhs on ties, as make_adjoint).
         Stmt* other_wins = b_.binary(s.op == BinaryOp::min ? BinaryOp::cmp_lt : BinaryOp::cmp_gt, r, l);
-        return b_.select(other_wins, tr ? tr : constant(&s, 0), tl ? tl : constant(&s, 0));
+        Stmt* when_other = tr ? tr : constant(&s, 0);
+        Stmt* when_lhs = tl ? tl : constant(&s, 0);
+        return b_.select(other_wins, when_other, when_lhs);
       }
       case BinaryOp::floordiv:
       case BinaryOp::cmp_lt:
@@ -227,7 +252,11 @@ class Dualizer {
     Stmt* ta = tangent(s.a());
     Stmt* tb = tangent(s.b());
     if ((ta || tb) && is_real(&s))
-      set_tangent(&s, b_.select(s.cond(), ta ? ta : constant(&s, 0), tb ? tb : constant(&s, 0)));
+    {
+      Stmt* when_true = ta ? ta : constant(&s, 0);
+      Stmt* when_false = tb ? tb : constant(&s, 0);
+      set_tangent(&s, b_.select(s.cond(), when_true, when_false));
+    }
   }
   void tangent_stmt(AllocaStmt& s) {
     if (is_real(&s)) tangent_[&s] = b_.alloca(s.type.scalar);
@@ -277,7 +306,8 @@ class Dualizer {
         new_dual = tv ? sub(old_dual, tv) : nullptr;
         break;
       case AtomicOp::mul:  // old * v
-        new_dual = sum(mul(old_dual, s.val()), tv ? mul(&s, tv) : nullptr);
+        new_dual = mul(old_dual, s.val());
+        if (tv) new_dual = add(new_dual, mul(&s, tv));
         break;
       case AtomicOp::min:
       case AtomicOp::max: {
