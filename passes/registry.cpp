@@ -2,7 +2,7 @@
 
 #include "ir/assert.h"
 #include "passes/autodiff/backup_ssa.h"
-#include "passes/autodiff/check_global_raw.h"
+#include "passes/autodiff/check_global_access.h"
 #include "passes/autodiff/coalesce_stack_loads.h"
 #include "passes/autodiff/eliminate_recomputable_pushes.h"
 #include "passes/autodiff/independent_blocks.h"
@@ -24,7 +24,7 @@ namespace {
 std::vector<PassInfo>& passes() {
   static std::vector<PassInfo> list = {
       BackupSsaPass::info(),
-      CheckGlobalRawPass::info(),
+      CheckGlobalAccessPass::info(),
       CoalesceStackLoadsPass::info(),
       DcePass::info(),
       DetermineAdStackSizePass::info(),
@@ -68,7 +68,7 @@ std::vector<NamedPipelineInfo>& pipelines() {
              .min_int = 0}},
        .expand =
            [](const PassOptions& o) {
-             std::string stages = "check_global_raw,identify_independent_blocks,reverse_outer_loops";
+             std::string stages = "check_global_access,identify_independent_blocks,reverse_outer_loops";
              if (o.get_bool("use_stack"))
                stages += ",promote_ssa_to_local,replace_locals_with_stacks{ad_stack_size=" +
                          std::to_string(o.get_int("ad_stack_size")) + "},eliminate_recomputable_pushes";

@@ -83,6 +83,7 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
   req.options.seed = a.seed;
   req.options.f64 = a.f64;
   req.options.max_steps = a.max_steps;
+  req.options.check_global_access = a.check_global_access;
   return req;
 }
 

@@ -115,6 +115,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->needs(run_grad);
 
+  run->add_flag("--check-global-access", run_args.check_global_access,
+                "fail at the first write to an element of a differentiable field or ndarray read earlier in the launch");
   auto* run_dual = run->add_flag("--dual", run_args.dual, "run the tangent kernel (forward mode) after seeding the duals");
   run->add_option("--seed-dual", run_args.seed_duals, "FIELD=VALUE: with --dual, set every element of FIELD's dual")
       ->needs(run_dual);

@@ -66,6 +66,7 @@ struct Replay {
   std::vector<std::string> roundtrip_failures;
   std::vector<std::string> metric_failures;  // expect.metrics not met, or not readable
   std::vector<std::string> coverage_failures;  // stacks the run never pushed
+  std::optional<nlohmann::json> global_access;  // {"static": verdict, "dynamic": verdict}
 };
 
 // A fixture whose run leaves a stack empty does not test that stack: a failure, unless the fixture
@@ -261,6 +262,42 @@ void forward_checks(const ir::Kernel& forward, const std::string& pipeline, cons
   }
 }
 
+// "global_access": the global data access rule checked both ways on the kernel as written. Static:
+// the check_global_access pass ("refused" when it rejects the kernel, else "violation" for a
+// proven finding, "maybe", or "fine"). Dynamic: a run with check_global_access on the fixture's
+// inputs ("violation" or "fine"). A dynamic violation the static check calls fine is a failure.
+void global_access_checks(const ir::Kernel& k, const ordered_json& fx, const fs::path& dir, Replay& r) {
+  nlohmann::json out;
+  passes::RunOptions opts;
+  opts.capture_ir = false;
+  auto rr = workbench::replay(k.clone(), "check_global_access", opts);
+  if (rr.run.failed) {
+    out["static"] = "refused";
+  } else {
+    const auto& stats = rr.run.records.front().stats;
+    out["static"] = stats.at("proven") > 0 ? "violation" : stats.at("maybe") > 0 ? "maybe" : "fine";
+  }
+  RunRequest req;
+  req.inputs = fixture_inputs(fx, dir);
+  req.options.check_global_access = true;
+  if (fx.contains("run")) {
+    req.options.shuffle = fx["run"].value("shuffle", false);
+    req.options.seed = fx["run"].value("seed", uint64_t{0});
+  }
+  out["dynamic"] = "fine";
+  try {
+    run_on_interpreter(k, req);
+  } catch (const UserError& e) {
+    std::string msg = e.diagnostic().message;
+    if (msg.find("global data access rule") == std::string::npos) throw;
+    out["dynamic"] = "violation";
+    out["dynamic_message"] = msg.substr(0, msg.find('\n'));
+  }
+  if (out["dynamic"] == "violation" && out["static"] == "fine")
+    r.gradcheck_failures.push_back("global access: the run breaks the rule, but the static check says fine");
+  r.global_access = out;
+}
+
 // "expect.metrics": compiles the kernel after the pipeline as "compile" says and checks the bounds.
 void check_metrics(const ir::Kernel& k, const ordered_json& fx, Replay& r) {
   if (!fx.contains("expect") || !fx["expect"].contains("metrics")) return;
@@ -296,6 +333,13 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
     r.error_stage = "verify";
     r.error = r.verify_errors.front();
     return r;
+  }
+  if (fx.value("global_access", false)) {
+    try {
+      global_access_checks(*kernel, fx, dir, r);
+    } catch (const UserError& e) {
+      r.gradcheck_failures.push_back("global access: " + located_message(e));
+    }
   }
   std::string pipeline = fx.value("pipeline", "");
   std::unique_ptr<ir::Kernel> original;
@@ -479,6 +523,9 @@ FixtureOutcome check_fixture(const std::string& path) {
     else
       compare_values(nlohmann::json::parse(expect["values"].dump()), *r.values, tolerance_of(expect), f);
   }
+  if (r.global_access && nlohmann::json::parse(expect.value("global_access", ordered_json()).dump()) != *r.global_access)
+    f.push_back(fmt::format("global access verdicts differ: expected {}, got {}",
+                            expect.value("global_access", ordered_json()).dump(), r.global_access->dump()));
   if (expect.contains("printed") && r.printed && expect["printed"].get<std::string>() != *r.printed)
     f.push_back("printed output differs:\n" + unified_diff(expect["printed"].get<std::string>(), *r.printed));
   o.passed = f.empty();
@@ -526,6 +573,7 @@ FixtureOutcome update_fixture(const std::string& path) {
   if (r.error_stage != "parse") fresh["verify"] = r.verify_errors.empty() ? ordered_json("ok") : ordered_json(r.verify_errors);
   if (r.values) fresh["values"] = ordered_json::parse(r.values->dump());
   if (r.printed && !r.printed->empty()) fresh["printed"] = *r.printed;
+  if (r.global_access) fresh["global_access"] = ordered_json::parse(r.global_access->dump());
   if (!r.error_stage.empty()) {
     // Keep a hand-written substring while it still matches; otherwise pin the whole message.
     std::string keep = expect.contains("error") ? expect["error"].value("contains", "") : "";

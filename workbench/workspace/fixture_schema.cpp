@@ -77,7 +77,7 @@ void check_fixture_schema(const nlohmann::ordered_json& fx, const std::string& p
   SchemaCheck c(path);
   c.object(fx, "",
            {"description", "kernel", "kernel_text", "inputs", "inputs_file", "run", "pipeline", "grad", "gradcheck", "dual",
-            "jvpcheck", "adjointcheck",
+            "jvpcheck", "adjointcheck", "global_access",
             "compile", "expect", "expect_unexercised_stacks"});
   if (fx.contains("kernel") == fx.contains("kernel_text"))
     throw UserError(fmt::format("{}: a fixture needs exactly one of \"kernel\" (a path) and \"kernel_text\"", path),
@@ -104,7 +104,8 @@ void check_fixture_schema(const nlohmann::ordered_json& fx, const std::string& p
     c.object(fx["compile"], "compile", {"lowering", "max_id_bound", "intermediate_dce", "compact_ids"});
   if (!fx.contains("expect")) return;
   const auto& e = fx["expect"];
-  c.object(e, "expect", {"ir", "ir_after", "stats", "verify", "values", "printed", "error", "tolerance", "metrics"});
+  c.object(e, "expect", {"ir", "ir_after", "stats", "verify", "values", "printed", "error", "tolerance", "metrics",
+                         "global_access"});
   if (e.contains("error")) {
     c.object(e["error"], "expect.error", {"stage", "contains", "pass"});
     c.required(e["error"], "expect.error", "stage");
