@@ -94,7 +94,8 @@ std::span<Stmt* const> indices_of(const Stmt* ptr) {
 
 std::string target_name(const Kernel& k, const Stmt* ptr) {
   if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) return fmt::format("field '{}'", k.field(g->field).name);
-  return fmt::format("ndarray argument {}", static_cast<const ArgLoadStmt*>(static_cast<const ExternalPtrStmt*>(ptr)->base())->arg_index);
+  return fmt::format("ndarray argument {}",
+                     static_cast<const ArgLoadStmt*>(static_cast<const ExternalPtrStmt*>(ptr)->base())->arg_index);
 }
 
 // Global accesses of the loop body, not entering nested loops.
@@ -114,12 +115,14 @@ void collect(const Block& b, std::vector<const Stmt*>& loads, std::vector<const 
 PassInfo CheckGlobalAccessPass::info() {
   return declare_pass<CheckGlobalAccessPass>(
       {.name = "check_global_access",
-       .summary = "The global data access rule: refuses what breaks reverse mode, reports every element written after it was read",
-       .options = {{.name = "strict",
-                    .type = OptionType::Bool,
-                    .default_value = "false",
-                    .help = "also refuse every proven finding of the reference's rule (an element written after it was read)",
-                    .choices = {}}},
+       .summary = "The global data access rule: refuses what breaks reverse mode, reports every element written after "
+                  "it was read",
+       .options =
+           {{.name = "strict",
+             .type = OptionType::Bool,
+             .default_value = "false",
+             .help = "also refuse every proven finding of the reference's rule (an element written after it was read)",
+             .choices = {}}},
        .statistics = {"pairs_checked", "findings", "proven", "maybe"},
        .create = {}});
 }

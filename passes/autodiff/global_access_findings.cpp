@@ -105,8 +105,7 @@ std::vector<GlobalAccessFinding> find_global_access_conflicts(
         GlobalAccessFinding f{read, write, false, true};
         bool later = may_run_after(read, write, order);
         const Stmt* top = top_level_of(read);
-        bool across = !later && top == top_level_of(write) && is_loop(top) &&
-                      !iterations_apart(k, top, ri, wi);
+        bool across = !later && top == top_level_of(write) && is_loop(top) && !iterations_apart(k, top, ri, wi);
         if (!later && !across) continue;
         f.same_iteration = later;
         f.same_element = later && std::equal(ri.begin(), ri.end(), wi.begin(), wi.end());
@@ -147,10 +146,11 @@ std::string describe_finding(const Kernel& k, const GlobalAccessFinding& f, cons
                             "different: conservative)"
                           : "maybe the same element in another iteration of the top-level loop (iterations run in "
                             "any order; the indices do not prove them apart: conservative)";
-  return fmt::format("{} is read and then written in one launch ({}):\n  read:  `{}` (line {})\n  write: `{}` (line {})"
-                     "\n  fix: {}",
-                     array_name(k, f.read->operand(0)), where, print_stmt(*f.read, k), line_of(f.read),
-                     print_stmt(*f.write, k), line_of(f.write), kGlobalAccessRemedy);
+  return fmt::format(
+      "{} is read and then written in one launch ({}):\n  read:  `{}` (line {})\n  write: `{}` (line {})"
+      "\n  fix: {}",
+      array_name(k, f.read->operand(0)), where, print_stmt(*f.read, k), line_of(f.read), print_stmt(*f.write, k),
+      line_of(f.write), kGlobalAccessRemedy);
 }
 
 }  // namespace pb::passes

@@ -251,8 +251,7 @@ class Dualizer {
   void tangent_stmt(TernaryOpStmt& s) {
     Stmt* ta = tangent(s.a());
     Stmt* tb = tangent(s.b());
-    if ((ta || tb) && is_real(&s))
-    {
+    if ((ta || tb) && is_real(&s)) {
       Stmt* when_true = ta ? ta : constant(&s, 0);
       Stmt* when_false = tb ? tb : constant(&s, 0);
       set_tangent(&s, b_.select(s.cond(), when_true, when_false));

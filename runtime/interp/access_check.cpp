@@ -31,7 +31,8 @@ bool GlobalAccessTracker::tracked(const ir::Kernel& k, const ir::Stmt& ptr) {
     const ir::Field& f = k.field(g->field);
     return f.grad.has_value() && ir::is_float(f.dtype);
   }
-  if (auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(&ptr)) return !e->is_grad && !e->is_dual && ir::is_float(e->type.scalar);
+  if (auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(&ptr))
+    return !e->is_grad && !e->is_dual && ir::is_float(e->type.scalar);
   return false;
 }
 
@@ -47,7 +48,8 @@ std::optional<std::string> GlobalAccessTracker::write(const ir::Kernel& k, const
       name = element(fmt::format("ndarray argument {}", i), state.args[i].array, cell);
   return fmt::format(
       "global data access rule: {} is written after it was read in the same launch (the reverse kernel of a kernel "
-      "that does this may read the new value)\n  read:  `{}` {} of the top-level loop\n  write: `{}` {} of the top-level loop",
+      "that does this may read the new value)\n  read:  `{}` {} of the top-level loop\n  write: `{}` {} of the "
+      "top-level loop",
       name, ir::print_stmt(*it->second.load, k), iteration_name(it->second.iteration), ir::print_stmt(*store, k),
       iteration_name(iteration));
 }

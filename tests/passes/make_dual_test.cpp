@@ -1,6 +1,8 @@
 // make_dual: IR in, IR out, the verifier on every result, tangents checked against closed forms
 // on the interpreter, and the rejected constructs. Finite-difference and reverse-mode checks of
 // many shapes are in fixtures/forward (passbench fixture check).
+#include "passes/autodiff/make_dual.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include "ir/diagnostic.h"
 #include "ir/json.h"
 #include "pass_test_util.h"
-#include "passes/autodiff/make_dual.h"
 #include "passes/pass_manager.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/interp/state.h"

@@ -89,8 +89,9 @@ int cmd_adjointcheck(const AdjointcheckArgs& a) {
       a.file, o.forward_pipeline, o.reverse_pipeline, join(r.arrays), r.elements, o.abs, o.rel, o.seed);
   for (size_t i = 0; i < r.trials.size(); ++i) {
     const auto& t = r.trials[i];
-    std::cout << fmt::format("  trial {}: forward {:.17g}  reverse {:.17g}  difference {:.2e}  scale {:.3g}  {}\n", i + 1,
-                             t.forward, t.reverse, std::abs(t.forward - t.reverse), t.scale, t.ok ? "ok" : "MISMATCH");
+    std::cout << fmt::format("  trial {}: forward {:.17g}  reverse {:.17g}  difference {:.2e}  scale {:.3g}  {}\n",
+                             i + 1, t.forward, t.reverse, std::abs(t.forward - t.reverse), t.scale,
+                             t.ok ? "ok" : "MISMATCH");
   }
   std::cout << fmt::format("adjointcheck: {}: {} trial(s), {} touched element(s)\n", r.passed() ? "PASS" : "FAIL",
                            r.trials.size(), r.touched);

@@ -115,8 +115,8 @@ std::unique_ptr<ir::Kernel> make_dual_kernel(const ir::Kernel& forward, const st
   std::string msg = fmt::format("making the tangent kernel: pass '{}' (pass {} of '{}') failed: {}", rec.pass,
                                 rec.index + 1, pipeline, rec.failure);
   if (rec.internal_error) throw InternalError(msg);
-  throw UserError(msg,
-                  fmt::format("`passbench replay {} --passes='{}'` shows the IR before the failing pass", file, pipeline));
+  throw UserError(
+      msg, fmt::format("`passbench replay {} --passes='{}'` shows the IR before the failing pass", file, pipeline));
 }
 
 runtime::Buffer& dual_array(const ir::Kernel& k, runtime::State& state, const std::string& name,

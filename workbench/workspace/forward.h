@@ -39,7 +39,7 @@ DualOutput run_with_duals(const ir::Kernel& forward, const std::string& pipeline
                           const std::vector<std::pair<std::string, double>>& seed_duals);
 
 struct JvpElement {
-  std::string out, wrt;           // element names: "y[2]", "x[0]"
+  std::string out, wrt;  // element names: "y[2]", "x[0]"
   double analytic = 0, numeric = 0;
   double abs_error = 0, rel_error = 0;
   GradStatus status = GradStatus::ok;
