@@ -52,6 +52,7 @@ struct Writer {
     if (!s.element_shape.empty()) j["element_shape"] = s.element_shape;
     j["layout"] = s.layout;
     j["is_grad"] = s.is_grad;
+    if (s.is_dual) j["is_dual"] = true;
   }
   void attributes(const GlobalLoadStmt& s, json& j) const {
     if (s.is_volatile) j["volatile"] = true;
@@ -332,6 +333,8 @@ struct Reader {
       e->layout = get_or<std::string>(j, "layout", "AOS", path);
       if (e->layout != "AOS" && e->layout != "SOA") bad(path + ".layout", "an ndarray layout is AOS or SOA");
       e->is_grad = get_or<bool>(j, "is_grad", false, path);
+      e->is_dual = get_or<bool>(j, "is_dual", false, path);
+      if (e->is_grad && e->is_dual) bad(path, "an external_ptr cannot be both is_grad and is_dual");
       s = std::move(e);
     } else if (kind == "global_load") {
       need(1);

@@ -60,6 +60,21 @@ FieldId Kernel::ensure_grad(FieldId id) {
   return gid;
 }
 
+FieldId Kernel::ensure_dual(FieldId id) {
+  if (auto d = field(id).dual) return *d;
+  Field d;
+  d.name = field(id).name + ".dual";
+  while (find_field(d.name)) d.name += "_";
+  d.dtype = field(id).dtype;
+  d.shape = field(id).shape;
+  d.space = field(id).space;
+  d.primal = id;
+  d.declared = field(id).declared;
+  FieldId did = add_field(std::move(d));
+  field(id).dual = did;
+  return did;
+}
+
 const IndexSpace* Kernel::find_space(std::string_view n) const {
   for (const auto& s : spaces)
     if (s.name == n) return &s;

@@ -62,6 +62,8 @@ class Kernel {
   FieldId add_field(Field f);
   // The gradient field of `id`, creating `NAME.grad` if it has none.
   FieldId ensure_grad(FieldId id);
+  // The dual (tangent) field of `id`, creating `NAME.dual` (or a free variant of it) if it has none.
+  FieldId ensure_dual(FieldId id);
 
   std::vector<IndexSpace> spaces;
   const IndexSpace* find_space(std::string_view name) const;

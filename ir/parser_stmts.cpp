@@ -273,6 +273,10 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
       if (s->layout != "AOS" && s->layout != "SOA") cur_.fail_at(layout_pos, "an ndarray layout is AOS or SOA");
     }
     if (cur_.try_consume("is_grad=")) s->is_grad = cur_.try_keyword("true") || (cur_.expect("false"), false);
+    if (cur_.try_consume("is_dual=")) s->is_dual = cur_.try_keyword("true") || (cur_.expect("false"), false);
+    if (s->is_grad && s->is_dual)
+      cur_.fail_at(word_pos, "an external_ptr addresses the gradient or the dual array, not both",
+                   "keep one of is_grad=true and is_dual=true");
     if (!s->element_shape.empty()) unsupported("external_ptr with an element shape (tensor)", word_pos);
     return s;
   }

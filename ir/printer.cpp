@@ -85,8 +85,8 @@ struct LineBody {
       for (size_t i = 0; i < s.element_shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(s.element_shape[i]);
       shape += ")";
     }
-    return fmt::format(" = external_ptr {}, [{}]{} layout={} is_grad={}", name(s.base()), names(s.indices()), shape, s.layout,
-                       s.is_grad ? "true" : "false");
+    return fmt::format(" = external_ptr {}, [{}]{} layout={} is_grad={}{}", name(s.base()), names(s.indices()), shape,
+                       s.layout, s.is_grad ? "true" : "false", s.is_dual ? " is_dual=true" : "");
   }
   std::string operator()(const GlobalLoadStmt& s) const {
     return fmt::format(" = global load {}{}", s.is_volatile ? "volatile " : "", name(s.src()));

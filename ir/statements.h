@@ -89,6 +89,7 @@ class ExternalPtrStmt : public StmtOf<ExternalPtrStmt, StmtKind::ExternalPtr> {
   std::vector<int> element_shape;  // printed as ", (3)" when present
   std::string layout = "AOS";
   bool is_grad = false;
+  bool is_dual = false;  // the tangent array of a forward-mode kernel (make_dual); printed only when set
 };
 
 class GlobalLoadStmt : public StmtOf<GlobalLoadStmt, StmtKind::GlobalLoad> {

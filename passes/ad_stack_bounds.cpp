@@ -269,7 +269,7 @@ std::vector<SizeExprPtr> BoundBuilder::exact_indices(const GlobalLoadStmt& s, st
 
 BoundBuilder::Built BoundBuilder::ndarray_load(const GlobalLoadStmt& s, const ExternalPtrStmt& ptr) {
   const auto* base = dyn_cast<ArgLoadStmt>(ptr.base());
-  if (!base || ptr.is_grad)
+  if (!base || ptr.is_grad || ptr.is_dual)
     throw BoundError(fmt::format("`{}` reads an ndarray element the size grammar cannot name", print_stmt(s, k_)), &s);
   std::string what = fmt::format("ndarray argument {}", base->arg_index);
   if (written_ndarrays_.count(base->arg_index) || written_ndarrays_.count(-1))

@@ -2,11 +2,12 @@
 
 #include "ir/assert.h"
 #include "passes/autodiff/backup_ssa.h"
-#include "passes/autodiff/check_global_raw.h"
+#include "passes/autodiff/check_global_access.h"
 #include "passes/autodiff/coalesce_stack_loads.h"
 #include "passes/autodiff/eliminate_recomputable_pushes.h"
 #include "passes/autodiff/independent_blocks.h"
 #include "passes/autodiff/make_adjoint.h"
+#include "passes/autodiff/make_dual.h"
 #include "passes/autodiff/promote_ssa_to_local.h"
 #include "passes/autodiff/replace_locals_with_stacks.h"
 #include "passes/autodiff/reverse_outer_loops.h"
@@ -23,13 +24,14 @@ namespace {
 std::vector<PassInfo>& passes() {
   static std::vector<PassInfo> list = {
       BackupSsaPass::info(),
-      CheckGlobalRawPass::info(),
+      CheckGlobalAccessPass::info(),
       CoalesceStackLoadsPass::info(),
       DcePass::info(),
       DetermineAdStackSizePass::info(),
       EliminateRecomputablePushesPass::info(),
       IdentifyIndependentBlocksPass::info(),
       MakeAdjointPass::info(),
+      MakeDualPass::info(),
       PromoteSsaToLocalPass::info(),
       ReplaceLocalsWithStacksPass::info(),
       ReverseOuterLoopsPass::info(),
@@ -46,6 +48,10 @@ std::vector<NamedPipelineInfo>& pipelines() {
        .summary = "simplify then dce",
        .options = {},
        .expand = [](const PassOptions&) { return std::string("simplify,dce"); }},
+      {.name = "forward_ad",
+       .summary = "Forward-mode autodiff: the kernel also computes the tangents of its values (docs/autodiff.md)",
+       .options = {},
+       .expand = [](const PassOptions&) { return std::string("make_dual,simplify,dce"); }},
       {.name = "reverse_ad",
        .summary = "Reverse-mode autodiff: the forward kernel becomes the reverse kernel (docs/autodiff.md)",
        .options =
@@ -62,7 +68,7 @@ std::vector<NamedPipelineInfo>& pipelines() {
              .min_int = 0}},
        .expand =
            [](const PassOptions& o) {
-             std::string stages = "check_global_raw,identify_independent_blocks,reverse_outer_loops";
+             std::string stages = "check_global_access,identify_independent_blocks,reverse_outer_loops";
              if (o.get_bool("use_stack"))
                stages += ",promote_ssa_to_local,replace_locals_with_stacks{ad_stack_size=" +
                          std::to_string(o.get_int("ad_stack_size")) + "},eliminate_recomputable_pushes";

@@ -81,7 +81,7 @@ std::optional<CseKey> key_of(const Stmt& s) {
     case StmtKind::ExternalPtr: {
       const auto& e = static_cast<const ExternalPtrStmt&>(s);
       if (!e.element_shape.empty()) return std::nullopt;
-      key.attr = e.is_grad;
+      key.attr = static_cast<int>(e.is_grad) | static_cast<int>(e.is_dual) << 1;
       key.bits = e.layout == "AOS";
       return key;
     }

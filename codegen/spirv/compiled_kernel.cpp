@@ -12,6 +12,8 @@ std::string_view binding_kind_name(BindingKind k) {
       return "ndarray";
     case BindingKind::ndarray_grad:
       return "ndarray_grad";
+    case BindingKind::ndarray_dual:
+      return "ndarray_dual";
     case BindingKind::temps:
       return "temps";
     case BindingKind::heap:

@@ -19,6 +19,7 @@ enum class BindingKind : uint8_t {
   grad_field,    // a gradient (or dual) field's elements
   ndarray,       // an ndarray argument
   ndarray_grad,  // the gradient array of an ndarray argument
+  ndarray_dual,  // the dual (tangent) array of an ndarray argument (forward mode)
   temps,         // uint words: root-level values and locals shared between tasks
   heap,          // adstack entries: one slice of heap_stride_words words per invocation
   flags,         // uint words, host visible: see FlagWord
@@ -33,7 +34,7 @@ struct Binding {
   ir::ScalarKind element = ir::ScalarKind::unknown;  // the IR element type (u1 is stored as u32)
   std::string storage_type;                          // the SPIR-V element type: float, int, uint, double, ...
   int field = -1;                                    // field id (field, grad_field)
-  int arg = -1;                                      // argument index (ndarray, ndarray_grad)
+  int arg = -1;                                      // argument index (ndarray, ndarray_grad, ndarray_dual)
   std::optional<uint64_t> elements;                  // when known at compile time
 };
 

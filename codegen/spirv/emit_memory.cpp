@@ -111,7 +111,7 @@ void TaskEmitter::operator()(const ir::ExternalPtrStmt& s) {
   for (size_t d = 1; d < extents.size(); ++d)
     extents[d] = push_constant(res_.ndarray_extent_member.at({arg, static_cast<int>(d)}));
   Id index = linear_index(s, s.indices(), extents);
-  places_[&s] = buffer_element(res_.ndarray_binding.at({arg, s.is_grad}), index, s.type.scalar);
+  places_[&s] = buffer_element(res_.ndarray_binding.at({arg, ndarray_array(s)}), index, s.type.scalar);
 }
 
 void TaskEmitter::operator()(const ir::GlobalLoadStmt& s) { define(s, load(place_of(s.src()))); }

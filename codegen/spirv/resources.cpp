@@ -34,7 +34,7 @@ class Assigner {
 
   KernelResources run() {
     std::map<int, size_t> field_rank;
-    std::map<std::pair<int, bool>, size_t> ndarray_rank;
+    std::map<std::pair<int, int>, size_t> ndarray_rank;
     std::map<int, ScalarKind> ndarray_kind;
     std::map<int, ScalarKind> scalar_args;
     std::vector<const ir::StructForStmt*> struct_fors;
@@ -44,7 +44,8 @@ class Assigner {
         field_rank[g->field] = g->indices().size();
       } else if (auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(&s)) {
         int arg = ir::dyn_cast<ir::ArgLoadStmt>(e->base())->arg_index;
-        ndarray_rank[{arg, e->is_grad}] = std::max(ndarray_rank[{arg, e->is_grad}], e->indices().size());
+        size_t& rank = ndarray_rank[{arg, ndarray_array(*e)}];
+        rank = std::max(rank, e->indices().size());
         ndarray_kind[arg] = e->type.scalar;
       } else if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s); a && !a->type.pointer) {
         scalar_args[a->arg_index] = a->type.scalar;
@@ -56,8 +57,9 @@ class Assigner {
     });
     for (const auto& [field, rank] : field_rank) add_field(field, rank);
     for (const auto& [key, rank] : ndarray_rank) {
-      Binding b = make(key.second ? BindingKind::ndarray_grad : BindingKind::ndarray,
-                       fmt::format("arg {}{}", key.first, key.second ? " grad" : ""), ndarray_kind[key.first]);
+      static constexpr BindingKind kinds[] = {BindingKind::ndarray, BindingKind::ndarray_grad, BindingKind::ndarray_dual};
+      static constexpr const char* suffix[] = {"", " grad", " dual"};
+      Binding b = make(kinds[key.second], fmt::format("arg {}{}", key.first, suffix[key.second]), ndarray_kind[key.first]);
       b.arg = key.first;
       r_.ndarray_binding[key] = add(std::move(b));
     }

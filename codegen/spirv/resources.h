@@ -15,10 +15,14 @@
 
 namespace pb::codegen::spirv::detail {
 
+// Which array of an ndarray argument an external ptr addresses: 0 its data, 1 its gradient
+// (is_grad), 2 its dual (is_dual).
+inline int ndarray_array(const ir::ExternalPtrStmt& e) { return e.is_grad ? 1 : e.is_dual ? 2 : 0; }
+
 struct KernelResources {
-  std::vector<Binding> bindings;                             // index == binding number
-  std::map<int, uint32_t> field_binding;                     // field id -> binding
-  std::map<std::pair<int, bool>, uint32_t> ndarray_binding;  // (arg, is_grad) -> binding
+  std::vector<Binding> bindings;                            // index == binding number
+  std::map<int, uint32_t> field_binding;                    // field id -> binding
+  std::map<std::pair<int, int>, uint32_t> ndarray_binding;  // (arg, ndarray_array) -> binding
   std::optional<uint32_t> temps, heap, flags;
 
   std::vector<PushConstant> push_constants;

@@ -14,12 +14,12 @@ namespace {
 
 using ir::Stmt;
 
-// The memory a global pointer addresses: "f<field>" or "a<arg>" / "a<arg>g" (gradient).
+// The memory a global pointer addresses: "f<field>" or "a<arg>" / "a<arg>g" (gradient) / "a<arg>d" (dual).
 std::string memory_of(const Stmt* ptr) {
   if (const auto* g = ir::dyn_cast<ir::GlobalPtrStmt>(ptr)) return fmt::format("f{}", g->field);
   if (const auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(ptr)) {
     const auto* arg = ir::dyn_cast<ir::ArgLoadStmt>(e->base());
-    return fmt::format("a{}{}", arg ? arg->arg_index : -1, e->is_grad ? "g" : "");
+    return fmt::format("a{}{}", arg ? arg->arg_index : -1, e->is_grad ? "g" : e->is_dual ? "d" : "");
   }
   return {};
 }

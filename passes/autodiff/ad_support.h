@@ -12,7 +12,7 @@
 namespace pb::passes::ad {
 
 // reverse_ad differentiates the kernel before offloading: tasks, global temporaries and the SNode
-// access chain are refused (check_global_raw, its first pass, names the statement).
+// access chain are refused (check_global_access, its first pass, names the statement).
 inline constexpr const char* kOffloadedStageMessage =
     "reverse_ad differentiates a kernel before offloading; this statement belongs to the offloaded stage";
 inline constexpr const char* kOffloadedStageRemedy =

@@ -20,7 +20,7 @@ bool is_differentiable_field(const Kernel& k, FieldId f) {
 
 bool is_differentiable_ptr(const Kernel& k, const Stmt* ptr) {
   if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) return is_differentiable_field(k, g->field);
-  if (auto* e = dyn_cast<ExternalPtrStmt>(ptr)) return !e->is_grad && is_float(e->type.scalar);
+  if (auto* e = dyn_cast<ExternalPtrStmt>(ptr)) return !e->is_grad && !e->is_dual && is_float(e->type.scalar);
   return false;
 }
 

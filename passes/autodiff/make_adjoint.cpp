@@ -380,7 +380,7 @@ class Adjointer {
   void reverse_stmt(AdStackAllocaStmt&) {}
   void reverse_stmt(PrintStmt&) {}
   void reverse_stmt(AssertStmt&) {}
-  // The offloaded stage: check_global_raw refuses it before any pass of reverse_ad runs.
+  // The offloaded stage: check_global_access refuses it before any pass of reverse_ad runs.
   void reverse_stmt(OffloadedStmt& s) { reject_offloaded(s); }
   void reverse_stmt(GlobalTemporaryStmt& s) { reject_offloaded(s); }
   void reverse_stmt(GetRootStmt& s) { reject_offloaded(s); }

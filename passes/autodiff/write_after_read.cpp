@@ -98,8 +98,9 @@ bool serial_loop(const Stmt* s) {
   return !parallel;
 }
 
-// Whether `write` can execute after `read` in one launch, iterations of a top-level loop apart.
-bool runs_after(const Stmt* read, const Stmt* write, const std::unordered_map<const Stmt*, size_t>& order) {
+}  // namespace
+
+bool may_run_after(const Stmt* read, const Stmt* write, const std::unordered_map<const Stmt*, size_t>& order) {
   for (const Stmt* c = container_of(read); c; c = container_of(c))
     if (serial_loop(c) && encloses(c, write)) return true;
   if (order.at(write) < order.at(read)) return false;
@@ -114,6 +115,8 @@ bool runs_after(const Stmt* read, const Stmt* write, const std::unordered_map<co
   }
   return true;
 }
+
+namespace {
 
 bool same_indices(std::span<Stmt* const> a, std::span<Stmt* const> b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
@@ -168,7 +171,7 @@ void check_write_after_read(const Kernel& k, const std::function<bool(const Stmt
         auto ri = indices_of(rp), wi = indices_of(wp);
         bool apart = false, same = same_indices(ri, wi);
         for (size_t a = 0; a < ri.size() && a < wi.size(); ++a) apart = apart || disjoint(ri[a], wi[a]);
-        if (apart || !runs_after(read, write, order)) continue;
+        if (apart || !may_run_after(read, write, order)) continue;
         throw UserError(
             fmt::format("{} is read and then {}written in the same launch: the reverse kernel starts from the "
                         "forward kernel's final memory and would read the new value (a wrong gradient)\n  read:  `{}` "

@@ -1,4 +1,4 @@
-// The write-after-read rule of reverse mode, checked statically (part of check_global_raw).
+// The write-after-read rule of reverse mode, checked statically (part of check_global_access).
 //
 // The reverse kernel runs after the forward kernel, on the memory the forward kernel left, and it
 // reads global memory again wherever it needs a forward value it did not save. A global load
@@ -19,11 +19,12 @@
 // "Followed": later in program order (not in the other branch of an if), or anywhere in a serial
 // loop (a while, or a loop nested in another) that holds both, whose next iteration runs it
 // after the read. Iterations of a top-level (parallel) loop are checked by the cross-iteration
-// rule of check_global_raw. "May write the element": same field or ndarray argument, and no axis
+// rule of check_global_access. "May write the element": same field or ndarray argument, and no axis
 // whose index ranges are provably disjoint; conservative otherwise, and the error says so.
 #pragma once
 
 #include <functional>
+#include <unordered_map>
 
 #include "ir/kernel.h"
 
@@ -31,6 +32,10 @@ namespace pb::passes {
 
 // Throws UserError naming the read, the write and the fix for the first violation. `disjoint`
 // says whether two index expressions provably never take the same value.
+// Whether `write` can execute after `read` in one launch, in the same iteration of a top-level loop:
+// later in pre-order `order` (and not in the other branch of an if), or in a serial loop holding both.
+bool may_run_after(const ir::Stmt* read, const ir::Stmt* write, const std::unordered_map<const ir::Stmt*, size_t>& order);
+
 void check_write_after_read(const ir::Kernel& k,
                             const std::function<bool(const ir::Stmt*, const ir::Stmt*)>& disjoint);
 

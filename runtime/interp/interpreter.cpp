@@ -12,6 +12,7 @@
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "ir/eval.h"
+#include "runtime/interp/access_check.h"
 #include "runtime/interp/decision_trace.h"
 #include "runtime/interp/interp_ops.h"
 #include "runtime/interp/program.h"
@@ -48,6 +49,7 @@ class Interpreter {
     ptrs_.assign(prog_.num_slots, nullptr);
     coords_.assign(prog_.num_coords, 0);
     stacks_.assign(prog_.num_stacks, Stack{});
+    tracked_.assign(opt_.check_global_access ? prog_.num_slots : 0, 0);
     rng_.seed(opt_.seed);
     Flow f = exec_block(0);
     PB_ASSERT(f == Flow::next, "continue or while control escaped to the kernel root");
@@ -110,6 +112,7 @@ class Interpreter {
       ScalarKind declared = decl ? decl->dtype : load->second;
       convert(a.array, declared, fmt::format("ndarray argument {}", i));
       if (a.grad) convert(*a.grad, declared, fmt::format("the gradient of ndarray argument {}", i));
+      if (a.dual) convert(*a.dual, declared, fmt::format("the dual of ndarray argument {}", i));
     }
   }
 
@@ -169,13 +172,16 @@ class Interpreter {
     }
     for (int64_t t = 0; t < count; ++t) {
       tick(op);
-      set_index(order.empty() ? t : order[static_cast<size_t>(t)]);
+      int64_t at = order.empty() ? t : order[static_cast<size_t>(t)];
+      if (parallel) iteration_ = at;
+      set_index(at);
       Flow f = exec_block(op.body);
       if (f == Flow::exit_while) {
         PB_ASSERT(!parallel, "while control escaped a top-level loop");
         return f;
       }
     }
+    if (parallel) iteration_ = -1;
     return Flow::next;
   }
 
@@ -254,6 +260,7 @@ class Interpreter {
            "build the state with make_state, which gives every field with a known shape a buffer");
     ptrs_[op.slot] = &b->data[offset(op, 0, b->shape, [&] { return fmt::format("field '{}'", name); })];
     defined_[op.slot] = 1;
+    if (opt_.check_global_access) tracked_[op.slot] = detail::GlobalAccessTracker::tracked(k_, s);
     return Flow::next;
   }
   Flow exec(const ir::ExternalPtrStmt& s, const Op& op) {
@@ -264,21 +271,36 @@ class Interpreter {
     ArgValue& a = st_.args[index];
     if (s.is_grad && !a.grad)
       fail(op, fmt::format("ndarray argument {} has no gradient array", index), "give \"grad\" for it in the inputs");
-    Buffer& b = s.is_grad ? *a.grad : a.array;
-    auto what = [&] { return fmt::format("{}ndarray argument {}", s.is_grad ? "the gradient of " : "", index); };
+    if (s.is_dual && !a.dual)
+      fail(op, fmt::format("ndarray argument {} has no dual array", index), "give \"dual\" for it in the inputs");
+    Buffer& b = s.is_grad ? *a.grad : s.is_dual ? *a.dual : a.array;
+    auto what = [&] {
+      return fmt::format("{}ndarray argument {}", s.is_grad ? "the gradient of " : s.is_dual ? "the dual of " : "", index);
+    };
     ptrs_[op.slot] = &b.data[offset(op, 1, b.shape, what)];
     defined_[op.slot] = 1;
+    if (opt_.check_global_access) tracked_[op.slot] = detail::GlobalAccessTracker::tracked(k_, s);
     return Flow::next;
   }
   Flow exec(const ir::GlobalLoadStmt&, const Op& op) {
     set(op, *ptr(op, 0));
+    if (opt_.check_global_access && tracked_[op.operands[0]]) access_.read(ptr(op, 0), op.stmt, iteration_);
     return Flow::next;
   }
+  // With check_global_access: refuses a write to an element read earlier in the launch.
+  void check_write(const Op& op) {
+    if (!opt_.check_global_access || !tracked_[op.operands[0]]) return;
+    if (auto violation = access_.write(k_, st_, ptr(op, 0), op.stmt, iteration_))
+      throw UserError(fmt::format("{}\n  in {}", *violation, kernel_label()),
+                      "write the new values to a second field (or ndarray), or split the kernel in two at the write");
+  }
   Flow exec(const ir::GlobalStoreStmt&, const Op& op) {
+    check_write(op);
     *ptr(op, 0) = in(op, 1);
     return Flow::next;
   }
   Flow exec(const ir::AtomicOpStmt& s, const Op& op) {
+    check_write(op);
     Value* cell = ptr(op, 0);
     Value old = *cell;
     *cell = evaluate(op, [&] { return ir::eval_atomic(s.op, old, in(op, 1)); });
@@ -582,6 +604,9 @@ class Interpreter {
   detail::DecisionTrace trace_;
   detail::Program prog_;
   std::vector<Buffer*> field_bufs_;  // by field id; null when the state has no buffer
+  detail::GlobalAccessTracker access_;  // with check_global_access
+  std::vector<uint8_t> tracked_;         // by pointer slot: accesses through it are tracked
+  int64_t iteration_ = -1;               // of the running top-level loop; -1 outside
   std::vector<Value> values_;        // by slot; an alloca's slot holds its variable
   std::vector<char> defined_;        // by slot: computed in this run
   std::vector<Value*> ptrs_;         // by slot: the cell a pointer statement addresses

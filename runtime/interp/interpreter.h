@@ -42,6 +42,9 @@ struct RunOptions {
   // Run stacks that have neither max_size nor a size without a capacity limit (instead of
   // failing), to measure how deep they get.
   bool unsized_stacks_unlimited = false;
+  // Refuse writing an element of a differentiable field (one with a gradient field) or float
+  // ndarray that was read earlier in the launch (runtime/interp/access_check.h).
+  bool check_global_access = false;
 };
 
 struct RunResult {

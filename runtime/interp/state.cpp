@@ -197,7 +197,7 @@ ArgValue read_ndarray(const json& j, ir::ScalarKind dtype, std::optional<size_t>
   if (!j.is_object())
     throw UserError(fmt::format("{} is an ndarray, but the inputs give {}", what, j.dump()),
                     "give an object such as {\"shape\": [4], \"data\": [...], \"grad\": [...]}");
-  check_keys(j, {"shape", "data", "grad"}, what);
+  check_keys(j, {"shape", "data", "grad", "dual"}, what);
   std::optional<ir::Shape> shape;
   if (j.contains("shape")) shape = detail::read_shape(j.at("shape"), what);
   if (!shape && j.contains("data")) shape = detail::nested_shape(j.at("data"), what);
@@ -215,6 +215,10 @@ ArgValue read_ndarray(const json& j, ir::ScalarKind dtype, std::optional<size_t>
     a.grad = detail::read_buffer(j.at("grad"), dtype, *shape, what + " grad");
   else if (ir::is_float(dtype))
     a.grad = Buffer::zeros(dtype, *shape, what + " grad");  // like a gradient field: zero unless given
+  if (j.contains("dual"))
+    a.dual = detail::read_buffer(j.at("dual"), dtype, *shape, what + " dual");
+  else if (ir::is_float(dtype))
+    a.dual = Buffer::zeros(dtype, *shape, what + " dual");
   return a;
 }
 

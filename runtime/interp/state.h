@@ -1,7 +1,7 @@
 // Host memory a kernel runs against: field buffers, kernel arguments and index-space shapes,
 // read from and written back to the inputs JSON format:
 //   {"fields": {"x": {"shape": [4], "data": [...], "grad": [...], "dual": [...]}},
-//    "args": [3, 0.5, {"shape": [4], "data": [...], "grad": [...]}],
+//    "args": [3, 0.5, {"shape": [4], "data": [...], "grad": [...], "dual": [...]}],
 //    "spaces": {"S1dense": [16]}}
 // Data may be flat (row-major) or nested; non-finite floats are the strings "nan", "inf", "-inf".
 #pragma once
@@ -38,6 +38,7 @@ struct ArgValue {
   ir::Value scalar;            // scalars only
   Buffer array;                // ndarrays only
   std::optional<Buffer> grad;  // ndarrays only; read by `external_ptr ... is_grad=true`
+  std::optional<Buffer> dual;  // ndarrays only; read by `external_ptr ... is_dual=true`
 };
 
 struct State {

@@ -5,6 +5,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/visitor.h"
 #include "runtime/interp/json_values.h"
 
 namespace pb::runtime {
@@ -219,11 +220,17 @@ nlohmann::json state_to_json(const ir::Kernel& k, const State& s) {
   }
   nlohmann::json out = {{"fields", std::move(fields)}};
   nlohmann::json ndarrays = nlohmann::json::object();
+  // Dual arrays only for a forward-mode kernel, so other kernels' output is unchanged.
+  bool has_dual = false;
+  ir::walk(k.root(), [&](ir::Stmt& st) {
+    if (auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(&st)) has_dual = has_dual || e->is_dual;
+  });
   for (size_t i = 0; i < s.args.size(); ++i) {
     const ArgValue& a = s.args[i];
     if (!a.is_ndarray) continue;
     nlohmann::json j = buffer_to_json(a.array);
     if (a.grad) j["grad"] = buffer_to_json(*a.grad)["data"];
+    if (a.dual && has_dual) j["dual"] = buffer_to_json(*a.dual)["data"];
     ndarrays[fmt::format("arg{}", i)] = std::move(j);
   }
   if (!ndarrays.empty()) out["ndarrays"] = std::move(ndarrays);

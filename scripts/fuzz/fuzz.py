@@ -96,6 +96,57 @@ def agrees(ga, res, key, kf, inf, passes, extra, rel, abs_):
 FIXED_STACK_SIZES = (512, 4096, 65536)
 
 
+def global_access_check(kf, inf, res):
+    """The global data access rule both ways: a run with --check-global-access that finds a violation
+    must not meet a static check_global_access that refuses nothing and reports no finding.
+    Returns a bug class or None; records both verdicts in res."""
+    rc, out = run(["replay", kf, "--passes=check_global_access", "--stats"])
+    m = re.search(r"(\d+)\s+check_global_access\.findings", out)
+    static = "refused" if rc != 0 else ("fine" if not m or m.group(1) == "0" else "findings")
+    rcd, outd = run(["run", kf, "--inputs", inf, "--check-global-access"])
+    dynamic = "violation" if rcd == 1 and "global data access rule" in outd else "fine"
+    res["access"] = static + "/" + dynamic
+    if is_crash(rc, out) or is_crash(rcd, outd):
+        res["_out"] = out + "\n----\n" + outd
+        return "CRASH"
+    if dynamic == "violation" and static == "fine":
+        res["_out"] = out + "\n----\n" + outd
+        return "GLOBAL_ACCESS_MISSED"
+    return None
+
+
+def forward_checks(kf, inf, reverse_passes, res):
+    """jvpcheck (every tangent of the loss array against f64 central differences) and adjointcheck
+    (forward against reverse mode). Returns a bug class or None; records the verdicts in res."""
+    rc, out = run(["jvpcheck", kf, "--out", OPTS.get("loss", "y"), "--inputs", inf])
+    last = (out.strip().splitlines() or [""])[-1]
+    res["jvp"] = last[:200]
+    if is_crash(rc, out):
+        res["_out"] = out
+        return "FWD_CRASH"
+    if rc == 2:
+        res["_out"] = out
+        return "FWD_ERROR"
+    if rc == 1 and "MISMATCH" in out:
+        res["_out"] = out
+        return "FWD_FAIL"
+    if rc == 1 and "nothing compared" not in out:
+        res["_out"] = out
+        return "FWD_RUNTIME_ERROR"
+    rc, out = run(["adjointcheck", kf, "--inputs", inf, "--reverse-passes=" + reverse_passes, "--rel", "1e-8"])
+    res["adj"] = (out.strip().splitlines() or [""])[-1][:200]
+    if is_crash(rc, out):
+        res["_out"] = out
+        return "FWD_CRASH"
+    if rc == 1 and "MISMATCH" in out:
+        res["_out"] = out
+        return "ADJOINT_DIFF"
+    if rc != 0 and "nothing was checked" not in out:
+        res["_out"] = out
+        return "ADJOINT_ERROR"
+    return None
+
+
 def classify(kf, inf, meta, rnd):
     """Returns (class, detail dict)."""
     res = {}
@@ -110,6 +161,10 @@ def classify(kf, inf, meta, rnd):
         return "CRASH", res, out
     if meta["reject"]:
         if rc == 2:
+            if OPTS.get("global_access"):
+                v = global_access_check(kf, inf, res)
+                if v:
+                    return v, res, res.pop("_out")
             return "REJECT_OK", res, out
         return "REJECT_MISSED", res, out
     stack_fixed = False
@@ -204,6 +259,15 @@ def classify(kf, inf, meta, rnd):
             res["fixed"] = "error: " + (outf.strip().splitlines() or [""])[0][:200]
             if "overflow" not in outf:
                 return "FIXED_SIZE_ERROR", res, outf
+    if OPTS.get("global_access"):
+        v = global_access_check(kf, inf, res)
+        if v:
+            return v, res, res.pop("_out")
+    # forward mode: tangents against finite differences, and w.(Jv) against (J^T w).v
+    if OPTS.get("forward"):
+        v = forward_checks(kf, inf, passes, res)
+        if v:
+            return v, res, res.pop("_out")
     # a cleanup pipeline before AD must not change gradients
     if rnd.random() < 0.3 and not stack_fixed:
         v, outc = agrees(ga, res, "cleanup", kf, inf, "cleanup,reverse_ad", ["--f64"], 2e-6, 1e-10)
@@ -231,12 +295,18 @@ def main():
                     "bounds from float vars, select/min/max on carried values")
     ap.add_argument("--struct-rate", type=float, default=0.15)
     ap.add_argument("--stack-size", type=int, default=0, help="main pipeline reverse_ad{ad_stack_size=N}")
+    ap.add_argument("--forward", action="store_true", help="also check forward mode on every passing kernel: "
+                    "jvpcheck and the adjointcheck cross-check with reverse mode")
+    ap.add_argument("--global-access", action="store_true", help="also check the global data access rule on every "
+                    "passing kernel: a run that breaks it must not meet a static check that says fine")
     a = ap.parse_args()
     OPTS["ext"] = a.ext
     OPTS["struct_rate"] = a.struct_rate
     OPTS["stack_size"] = a.stack_size
     OPTS["avoid_known"] = a.avoid_known
     OPTS["prefix"] = a.prefix
+    OPTS["forward"] = a.forward
+    OPTS["global_access"] = a.global_access
     pbrun.set_binary(a.pb)
     os.makedirs(os.path.join(a.out, "cases"), exist_ok=True)
     tmp = os.path.join(a.out, "tmp")

@@ -58,6 +58,8 @@ runtime::Buffer* buffer_of(const Binding& b, runtime::State& state) {
       return &state.args.at(static_cast<size_t>(b.arg)).array;
     case BindingKind::ndarray_grad:
       return &*state.args.at(static_cast<size_t>(b.arg)).grad;
+    case BindingKind::ndarray_dual:
+      return &*state.args.at(static_cast<size_t>(b.arg)).dual;
     default:
       return nullptr;
   }

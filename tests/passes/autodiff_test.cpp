@@ -41,7 +41,7 @@ kernel {
 )";
 
 TEST(CheckGlobalRaw, ReadAtAnotherIndexOfTheWrittenFieldIsAnError) {
-  auto e = error_of(kRaw, "check_global_raw");
+  auto e = error_of(kRaw, "check_global_access");
   EXPECT_NE(e.find("field 'out' is written at one index and read at another"), std::string::npos) << e;
   EXPECT_NE(e.find("write: `$8 : global store [$7 <- $6]`"), std::string::npos) << e;
   EXPECT_NE(e.find("read:  `<f32> $6 = global load $5`"), std::string::npos) << e;
@@ -50,11 +50,11 @@ TEST(CheckGlobalRaw, ReadAtAnotherIndexOfTheWrittenFieldIsAnError) {
 TEST(CheckGlobalRaw, SameIndexAndConstantIndicesAreFine) {
   std::string same = kRaw;
   same.replace(same.find("index [$4]"), 10, "index [$3]");
-  EXPECT_EQ(error_of(same, "check_global_raw"), "");
+  EXPECT_EQ(error_of(same, "check_global_access"), "");
   // A field without a gradient is not checked.
   std::string nograd = kRaw;
   nograd.replace(nograd.find(" grad out_grad"), 14, "");
-  EXPECT_EQ(error_of(nograd, "check_global_raw"), "");
+  EXPECT_EQ(error_of(nograd, "check_global_access"), "");
 }
 
 const char* kSiblings = R"(field n : i32[]

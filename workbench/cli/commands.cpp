@@ -11,6 +11,7 @@
 #include "ir/json.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "workbench/workspace/forward.h"
 #include "workbench/workspace/fixture.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
@@ -51,12 +52,9 @@ int cmd_dumps(const std::string& file) {
   return 0;
 }
 
-workbench::RunRequest make_run_request(const RunArgs& a) {
-  workbench::RunRequest req;
-  if (!a.inputs.empty()) req.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
-  req.inputs_name = a.inputs;
-  req.kernel_name = a.file;
-  for (const auto& s : a.seed_grads) {
+std::vector<std::pair<std::string, double>> parse_seeds(const std::vector<std::string>& seeds, const std::string& flag) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& s : seeds) {
     auto eq = s.find('=');
     double v = 0;
     bool ok = eq != std::string::npos && eq > 0;
@@ -69,13 +67,23 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
         ok = false;
       }
     }
-    if (!ok) throw UserError(fmt::format("--seed-grad '{}' is not FIELD=VALUE", s), "for example --seed-grad y=1");
-    req.seed_grads.emplace_back(s.substr(0, eq), v);
+    if (!ok) throw UserError(fmt::format("{} '{}' is not FIELD=VALUE", flag, s), fmt::format("for example {} y=1", flag));
+    out.emplace_back(s.substr(0, eq), v);
   }
+  return out;
+}
+
+workbench::RunRequest make_run_request(const RunArgs& a) {
+  workbench::RunRequest req;
+  if (!a.inputs.empty()) req.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
+  req.inputs_name = a.inputs;
+  req.kernel_name = a.file;
+  req.seed_grads = parse_seeds(a.seed_grads, "--seed-grad");
   req.options.shuffle = a.shuffle;
   req.options.seed = a.seed;
   req.options.f64 = a.f64;
   req.options.max_steps = a.max_steps;
+  req.options.check_global_access = a.check_global_access;
   return req;
 }
 
@@ -86,7 +94,12 @@ int cmd_run(const RunArgs& a) {
   nlohmann::json values;
   std::string printed;
   try {
-    if (a.grad) {
+    if (a.dual) {
+      // The tangent kernel the pipeline makes, with the seeded duals (docs/autodiff.md).
+      auto out = workbench::run_with_duals(*k, a.dual_passes, req, parse_seeds(a.seed_duals, "--seed-dual"));
+      values = std::move(out.values);
+      printed = std::move(out.printed);
+    } else if (a.grad) {
       // Forward, seed, then the reverse kernel the pipeline makes (docs/autodiff.md).
       auto out = workbench::run_with_gradients(*k, a.passes, req);
       values = std::move(out.values);

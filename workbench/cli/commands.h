@@ -40,8 +40,14 @@ struct RunArgs {
   bool grad = false;  // forward + reverse (gradient_command.cpp)
   bool stack_usage = false;  // with --grad: each stack's deepest depth against its capacity (stderr)
   std::string passes = workbench::kDefaultReversePipeline;  // with grad: makes the reverse kernel
+  bool check_global_access = false;  // refuse a write to an element read earlier in the launch
+  bool dual = false;                    // the tangent kernel with seeded duals (forward mode)
+  std::vector<std::string> seed_duals;  // FIELD=VALUE, with dual
+  std::string dual_passes = "forward_ad";  // with dual: makes the tangent kernel
 };
 int cmd_run(const RunArgs& a);
+// FIELD=VALUE pairs of a seed option (`flag` names it in the error).
+std::vector<std::pair<std::string, double>> parse_seeds(const std::vector<std::string>& seeds, const std::string& flag);
 // The inputs, seeds and options of `run`. Throws UserError for unreadable inputs or bad seeds.
 workbench::RunRequest make_run_request(const RunArgs& a);
 

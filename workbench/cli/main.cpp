@@ -10,6 +10,7 @@
 #include "passes/pipeline.h"
 #include "workbench/cli/commands.h"
 #include "workbench/cli/compile_command.h"
+#include "workbench/cli/forward_command.h"
 #include "workbench/cli/gradient_command.h"
 #include "workbench/cli/replay_command.h"
 
@@ -114,6 +115,46 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->needs(run_grad);
 
+  run->add_flag("--check-global-access", run_args.check_global_access,
+                "fail at the first write to an element of a differentiable field or ndarray read earlier in the launch");
+  auto* run_dual = run->add_flag("--dual", run_args.dual, "run the tangent kernel (forward mode) after seeding the duals");
+  run->add_option("--seed-dual", run_args.seed_duals, "FIELD=VALUE: with --dual, set every element of FIELD's dual")
+      ->needs(run_dual);
+  run->add_option("--dual-passes", run_args.dual_passes, "with --dual: the pipeline that makes the tangent kernel")
+      ->capture_default_str()
+      ->needs(run_dual);
+  run_dual->excludes(run_grad);
+
+  pb::cli::JvpcheckArgs jvp_args;
+  auto* jvpcheck = app.add_subcommand("jvpcheck", "Compare forward-mode tangents with central finite differences");
+  jvpcheck->add_option("FILE", jvp_args.file, "kernel file (- for stdin)")->required();
+  add_dump_option(jvpcheck, jvp_args.dump);
+  jvpcheck->add_option("--wrt", jvp_args.options.wrt, "an input array (repeatable; default: every differentiable array)");
+  jvpcheck->add_option("--out", jvp_args.options.out, "an output array (repeatable; default: every other one)");
+  jvpcheck->add_option("--inputs", jvp_args.inputs, "inputs JSON, as for run");
+  jvpcheck->add_option("--eps", jvp_args.options.eps, "finite-difference step, relative: h = eps * max(1, |x|)")->capture_default_str();
+  jvpcheck->add_option("--rel", jvp_args.options.rel, "relative tolerance")->capture_default_str();
+  jvpcheck->add_option("--abs", jvp_args.options.abs, "absolute tolerance")->capture_default_str();
+  jvpcheck->add_option("--passes", jvp_args.options.pipeline, "the pipeline that makes the tangent kernel")->capture_default_str();
+  jvpcheck->add_option("--max-steps", jvp_args.options.max_steps, "fail a run after N executed statements and loop iterations (0: no limit)")
+      ->capture_default_str();
+
+  pb::cli::AdjointcheckArgs adj_args;
+  auto* adjointcheck = app.add_subcommand("adjointcheck", "Cross-check forward and reverse mode: w . (J v) == (J^T w) . v");
+  adjointcheck->add_option("FILE", adj_args.file, "kernel file (- for stdin)")->required();
+  add_dump_option(adjointcheck, adj_args.dump);
+  adjointcheck->add_option("--inputs", adj_args.inputs, "inputs JSON, as for run");
+  adjointcheck->add_option("--seed", adj_args.options.seed, "seed of the random directions")->capture_default_str();
+  adjointcheck->add_option("--trials", adj_args.options.trials, "random (v, w) pairs")->capture_default_str();
+  adjointcheck->add_option("--rel", adj_args.options.rel, "relative tolerance")->capture_default_str();
+  adjointcheck->add_option("--abs", adj_args.options.abs, "absolute tolerance")->capture_default_str();
+  adjointcheck->add_option("--forward-passes", adj_args.options.forward_pipeline, "the pipeline that makes the tangent kernel")
+      ->capture_default_str();
+  adjointcheck->add_option("--reverse-passes", adj_args.options.reverse_pipeline, "the pipeline that makes the reverse kernel")
+      ->capture_default_str();
+  adjointcheck->add_option("--max-steps", adj_args.options.max_steps, "fail a run after N executed statements and loop iterations (0: no limit)")
+      ->capture_default_str();
+
   pb::cli::GradcheckArgs gc_args;
   auto* gradcheck = app.add_subcommand("gradcheck", "Compare reverse-mode gradients with central finite differences");
   gradcheck->add_option("FILE", gc_args.file, "kernel file (- for stdin)")->required();
@@ -207,6 +248,8 @@ int main(int argc, char** argv) {
     if (*dumps) return pb::cli::cmd_dumps(dumps_file);
     if (*run) return pb::cli::cmd_run(run_args);
     if (*gradcheck) return pb::cli::cmd_gradcheck(gc_args);
+    if (*jvpcheck) return pb::cli::cmd_jvpcheck(jvp_args);
+    if (*adjointcheck) return pb::cli::cmd_adjointcheck(adj_args);
     if (*replay) {
       replay_args.passes_given = passes_opt->count() > 0;
       if (pc->count() > 0) replay_args.print_changed = print_changed.empty() ? "full" : print_changed;

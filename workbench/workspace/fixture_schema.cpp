@@ -76,7 +76,8 @@ class SchemaCheck {
 void check_fixture_schema(const nlohmann::ordered_json& fx, const std::string& path) {
   SchemaCheck c(path);
   c.object(fx, "",
-           {"description", "kernel", "kernel_text", "inputs", "inputs_file", "run", "pipeline", "grad", "gradcheck",
+           {"description", "kernel", "kernel_text", "inputs", "inputs_file", "run", "pipeline", "grad", "gradcheck", "dual",
+            "jvpcheck", "adjointcheck", "global_access",
             "compile", "expect", "expect_unexercised_stacks"});
   if (fx.contains("kernel") == fx.contains("kernel_text"))
     throw UserError(fmt::format("{}: a fixture needs exactly one of \"kernel\" (a path) and \"kernel_text\"", path),
@@ -92,11 +93,19 @@ void check_fixture_schema(const nlohmann::ordered_json& fx, const std::string& p
     c.object(fx["gradcheck"], "gradcheck", {"loss", "wrt", "eps", "rel", "abs", "expect_nothing_compared"});
     c.required(fx["gradcheck"], "gradcheck", "loss");
   }
+  if (fx.contains("dual")) {
+    c.object(fx["dual"], "dual", {"seed"});
+    c.required(fx["dual"], "dual", "seed");
+  }
+  if (fx.contains("jvpcheck")) c.object(fx["jvpcheck"], "jvpcheck", {"wrt", "out", "eps", "rel", "abs"});
+  if (fx.contains("adjointcheck"))
+    c.object(fx["adjointcheck"], "adjointcheck", {"seed", "trials", "rel", "abs", "reverse_pipeline"});
   if (fx.contains("compile"))
     c.object(fx["compile"], "compile", {"lowering", "max_id_bound", "intermediate_dce", "compact_ids"});
   if (!fx.contains("expect")) return;
   const auto& e = fx["expect"];
-  c.object(e, "expect", {"ir", "ir_after", "stats", "verify", "values", "printed", "error", "tolerance", "metrics"});
+  c.object(e, "expect", {"ir", "ir_after", "stats", "verify", "values", "printed", "error", "tolerance", "metrics",
+                         "global_access"});
   if (e.contains("error")) {
     c.object(e["error"], "expect.error", {"stage", "contains", "pass"});
     c.required(e["error"], "expect.error", "stage");

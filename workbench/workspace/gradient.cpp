@@ -65,6 +65,7 @@ void widen(runtime::State& s) {
     if (!a.is_ndarray) continue;
     widen(a.array);
     if (a.grad) widen(*a.grad);
+    if (a.dual) widen(*a.dual);
   }
 }
 

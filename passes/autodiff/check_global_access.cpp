@@ -1,4 +1,4 @@
-#include "passes/autodiff/check_global_raw.h"
+#include "passes/autodiff/check_global_access.h"
 
 #include <fmt/format.h>
 
@@ -9,6 +9,7 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "passes/autodiff/ad_support.h"
+#include "passes/autodiff/global_access_findings.h"
 #include "passes/autodiff/independent_blocks.h"
 #include "passes/autodiff/write_after_read.h"
 
@@ -93,7 +94,8 @@ std::span<Stmt* const> indices_of(const Stmt* ptr) {
 
 std::string target_name(const Kernel& k, const Stmt* ptr) {
   if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) return fmt::format("field '{}'", k.field(g->field).name);
-  return fmt::format("ndarray argument {}", static_cast<const ArgLoadStmt*>(static_cast<const ExternalPtrStmt*>(ptr)->base())->arg_index);
+  return fmt::format("ndarray argument {}",
+                     static_cast<const ArgLoadStmt*>(static_cast<const ExternalPtrStmt*>(ptr)->base())->arg_index);
 }
 
 // Global accesses of the loop body, not entering nested loops.
@@ -110,16 +112,22 @@ void collect(const Block& b, std::vector<const Stmt*>& loads, std::vector<const 
 
 }  // namespace
 
-PassInfo CheckGlobalRawPass::info() {
-  return declare_pass<CheckGlobalRawPass>(
-      {.name = "check_global_raw",
-       .summary = "Rejects reading a differentiable field at another index of the loop that writes it",
-       .options = {},
-       .statistics = {"pairs_checked"},
+PassInfo CheckGlobalAccessPass::info() {
+  return declare_pass<CheckGlobalAccessPass>(
+      {.name = "check_global_access",
+       .summary = "The global data access rule: refuses what breaks reverse mode, reports every element written after "
+                  "it was read",
+       .options =
+           {{.name = "strict",
+             .type = OptionType::Bool,
+             .default_value = "false",
+             .help = "also refuse every proven finding of the reference's rule (an element written after it was read)",
+             .choices = {}}},
+       .statistics = {"pairs_checked", "findings", "proven", "maybe"},
        .create = {}});
 }
 
-PassResult CheckGlobalRawPass::run(Kernel& k, const PassOptions&) {
+PassResult CheckGlobalAccessPass::run(Kernel& k, const PassOptions& options) {
   if (const Stmt* s = ad::first_offloaded_stage_stmt(k))
     throw UserError(fmt::format("{}: `{}`", ad::kOffloadedStageMessage, print_stmt(*s, k)), ad::kOffloadedStageRemedy);
   int64_t pairs = 0;
@@ -161,8 +169,19 @@ PassResult CheckGlobalRawPass::run(Kernel& k, const PassOptions&) {
       }
     }
   }
-  check_write_after_read(k, [&](const Stmt* a, const Stmt* b) { return provably_disjoint(k, a, b); });
-  return {false, {{"pairs_checked", pairs}}};
+  auto disjoint = [&](const Stmt* a, const Stmt* b) { return provably_disjoint(k, a, b); };
+  check_write_after_read(k, disjoint);
+  auto findings = find_global_access_conflicts(k, disjoint);
+  auto lines = statement_lines(k);
+  PassResult result{false, {{"pairs_checked", pairs}, {"findings", 0}, {"proven", 0}, {"maybe", 0}}};
+  for (const auto& f : findings) {
+    if (f.same_element && options.get_bool("strict"))
+      throw UserError("global data access rule (strict): " + describe_finding(k, f, lines), kGlobalAccessRemedy);
+    ++result.stats["findings"];
+    ++result.stats[f.same_element ? "proven" : "maybe"];
+    result.notes.push_back(describe_finding(k, f, lines));
+  }
+  return result;
 }
 
 }  // namespace pb::passes
