@@ -1,0 +1,179 @@
+// Runs compiled kernels on the Vulkan device (vulkan_host.h: lavapipe here and in CI) and compares
+// every field and ndarray with the reference interpreter on the same state: every fixture kernel
+// with its inputs after its pipeline (reverse kernels with their gradient seeds) under all 16
+// adstack lowerings, unoptimized, and under four lowerings after spirv-opt (plus native f32 atomic
+// add when the device has it).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "codegen/spirv/compile.h"
+#include "ir/diagnostic.h"
+#include "ir/json.h"
+#include "ir/parser.h"
+#include "ir/verifier.h"
+#include "ir/visitor.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
+#include "runtime/interp/interpreter.h"
+#include "tests/fixture_params.h"
+#include "vulkan_host.h"
+#include "workbench/workspace/run.h"
+
+namespace pb::codegen::spirv {
+namespace {
+
+// What a fixture's comparison leaves out, and why (kKnownDifferences).
+struct Known {
+  std::string reason;
+  std::set<std::string> fields;  // fields not compared; empty: the whole fixture is not run
+  double tolerance = 2e-5;       // relative, for floats
+};
+
+// The first difference between two states, or ""; `compared` counts the elements compared.
+std::string difference(const runtime::State& want, const runtime::State& got, const Known& known, size_t& compared) {
+  for (const auto& [name, buf] : want.fields) {
+    if (known.fields.count(name)) continue;
+    const auto& other = got.fields.at(name);
+    for (size_t i = 0; i < buf.data.size(); ++i, ++compared)
+      if (!test::matches_reference(buf.data[i], other.data[i], known.tolerance))
+        return fmt::format("field {}[{}]: interpreter {}, Vulkan {}", name, i, buf.data[i].to_string(),
+                           other.data[i].to_string());
+  }
+  for (size_t a = 0; a < want.args.size(); ++a) {
+    if (!want.args[a].is_ndarray) continue;
+    const auto& w = want.args[a].array.data;
+    const auto& g = got.args[a].array.data;
+    for (size_t i = 0; i < w.size(); ++i, ++compared)
+      if (!test::matches_reference(w[i], g[i], known.tolerance))
+        return fmt::format("arg {}[{}]: interpreter {}, Vulkan {}", a, i, w[i].to_string(), g[i].to_string());
+  }
+  return "";
+}
+
+bool uses_kind(const ir::Kernel& k, std::initializer_list<ir::ScalarKind> kinds) {
+  bool found = false;
+  ir::walk(k.root(), [&](ir::Stmt& s) {
+    for (auto x : kinds) found |= s.type.scalar == x;
+  });
+  return found;
+}
+
+// Compiles `k` under `o`, runs it on the Vulkan device and on the reference interpreter from
+// `state`, and returns the first difference ("" when they agree; "skip" when the lowering rejects
+// the kernel).
+std::string compare(const ir::Kernel& k, const runtime::State& state, LoweringOptions o, bool optimize,
+                    const Known& known, size_t& compared) {
+  o.float64 = uses_kind(k, {ir::ScalarKind::f64});
+  o.int64 = uses_kind(k, {ir::ScalarKind::i64, ir::ScalarKind::u64}) || o.float64;
+  CompiledKernel ck;
+  try {
+    ck = compile(k, o);
+  } catch (const UserError&) {
+    return "skip";
+  }
+  runtime::State want = state, got = state;
+  runtime::run_kernel(k, want);
+  test::HostRun r = test::run_on_host(k, ck, got, optimize);
+  if (r.stack_overflow)
+    return fmt::format("stack overflow flag {} (the interpreter ran without one)", r.stack_overflow);
+  std::string d = difference(want, got, known, compared);
+  return d.empty() ? "" : fmt::format("{} ({}{})", d, lowering_name(o), optimize ? ", optimized" : "");
+}
+
+// Fixtures whose results differ from the interpreter's for reasons that have nothing to do with
+// the lowering. The interpreter runs a parallel loop's iterations one after another; a device
+// runs them at once, so a kernel whose result depends on that order differs.
+const std::map<std::string, Known> kKnownDifferences = {
+    // GLSL leaves the sign of max(-0, 0) open (NMax); spirv-opt folds float identities (x + 0 -> x,
+    // x * 0 -> 0) that do not hold for -0, infinities and NaN.
+    {"passes/simplify_cse_constants.fixture.json", {"NMax leaves the sign of max(-0, 0) open"}},
+    {"passes/simplify_keep_f32_add_zero.fixture.json", {"spirv-opt folds x + 0 to x (wrong for -0)"}},
+    {"passes/simplify_keep_f32_mul_zero.fixture.json", {"spirv-opt folds x * 0 to 0 (wrong for inf, NaN)"}},
+    {"passes/simplify_keep_f32_sub_neg_zero.fixture.json", {"spirv-opt folds x - -0 (wrong for -0)"}},
+    // Vulkan does not preserve infinities and NaN unless asked (no SignedZeroInfNanPreserve):
+    // lavapipe folds inf - inf to 0.
+    {"passes/simplify_keep_f32_sub_self.fixture.json", {"the device folds x - x to 0 (NaN for inf)"}},
+    // A root-level local carried across the iterations of a parallel loop: a data race on a device.
+    {"interp/decay_loop_n10.fixture.json", {"a loop-carried root local in a parallel loop races"}},
+    {"interp/decay_loop_n100_f64.fixture.json", {"a loop-carried root local in a parallel loop races"}},
+    {"passes/simplify_forward_no_loop_head.fixture.json", {"a loop-carried root local in a parallel loop races"}},
+    // The old values contended atomics return depend on the order the invocations ran.
+    {"interp/atomics.fixture.json", {"the old values atomics return depend on the order", {"olds"}}},
+    // lavapipe's f64 asin is accurate to about 2e-4 relative (GLSL.std.450 only requires 16/32-bit).
+    {"autodiff_stacks/carried_unary_asin_f64.fixture.json", {"f64 asin precision", {}, 1e-3}},
+};
+
+class ExecFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExecFixture, MatchesTheInterpreter) {
+  PB_REQUIRE_VULKAN();
+  Known known;
+  if (auto it = kKnownDifferences.find(GetParam()); it != kKnownDifferences.end()) {
+    known = it->second;
+    if (known.fields.empty() && known.tolerance == Known{}.tolerance)
+      GTEST_SKIP() << "a known difference: " << known.reason;
+  }
+  auto fx = pb::test::read_fixture(GetParam());
+  std::unique_ptr<ir::Kernel> k;
+  try {
+    k = pb::test::fixture_kernel(fx, GetParam());
+    if (!ir::verify(*k).empty()) GTEST_SKIP() << "a negative fixture";
+    std::string pipeline = fx.value("pipeline", "");
+    if (!pipeline.empty()) {
+      passes::RunOptions ro;
+      ro.capture_ir = false;
+      if (passes::run_pipeline(*k, passes::parse_pipeline(pipeline), ro).failed) GTEST_SKIP() << "the pipeline fails";
+    }
+  } catch (const UserError& e) {
+    GTEST_SKIP() << "a negative fixture: " << e.what();
+  }
+  runtime::State state;
+  try {
+    state = runtime::make_state(*k, fx.value("inputs", nlohmann::json::object()));
+    std::vector<std::pair<std::string, double>> seeds;
+    if (fx.contains("grad") && fx["grad"].contains("seed"))
+      for (const auto& [name, v] : fx["grad"]["seed"].items()) seeds.emplace_back(name, v.get<double>());
+    workbench::seed_gradients(*k, state, seeds);
+    runtime::State probe = state;
+    runtime::RunOptions ro;
+    ro.max_steps = 20'000'000;
+    runtime::run_kernel(*k, probe, ro);
+  } catch (const UserError& e) {
+    GTEST_SKIP() << "the interpreter rejects the run: " << e.what();
+  }
+  const runtime::vulkan::DeviceInfo& device = test::vulkan()->device();
+  if (uses_kind(*k, {ir::ScalarKind::f64}) && !device.float64)
+    GTEST_SKIP() << "the kernel uses f64 and the Vulkan device \"" << device.name << "\" lacks shaderFloat64";
+  if (uses_kind(*k, {ir::ScalarKind::i64, ir::ScalarKind::u64}) && !device.int64)
+    GTEST_SKIP() << "the kernel uses 64-bit integers and the Vulkan device \"" << device.name << "\" lacks shaderInt64";
+  int ran = 0;
+  size_t compared = 0;
+  for (const LoweringOptions& o : all_stack_lowerings()) {
+    std::string d = compare(*k, state, o, false, known, compared);
+    if (d == "skip") continue;
+    ++ran;
+    EXPECT_EQ(d, "");
+  }
+  std::vector<std::string> optimized = {"", "count=per-stack,push=branch", "storage=function",
+                                        "push=branch,bounds=off"};
+  if (device.atomic_float_add) optimized.push_back("atomic-float-add=on");
+  for (const std::string& l : optimized) {
+    std::string d = compare(*k, state, parse_lowering(l), true, known, compared);
+    if (d != "skip") {
+      EXPECT_EQ(d, "");
+    }
+  }
+  if (!ran) GTEST_SKIP() << "no lowering compiles the kernel";
+  if (!compared) GTEST_SKIP() << "the kernel has no field or ndarray to compare";
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ExecFixture, ::testing::ValuesIn(pb::test::fixture_names()),
+                         pb::test::fixture_test_name);
+
+}  // namespace
+}  // namespace pb::codegen::spirv
