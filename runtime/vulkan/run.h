@@ -18,8 +18,9 @@ struct RunReport {
   codegen::spirv::CompiledKernel compiled;
 };
 
-// The lowering `k` gets on `device`: `base` with float64/int64 set from the kernel's types and
-// atomic_float_add from the device.
+// The lowering `k` gets on `device`: `base` with float64/int64 set from the kernel's types,
+// atomic_float_add from the device, and storage=function when a stack holds 64-bit values (heap
+// stacks hold 32-bit words only).
 codegen::spirv::LoweringOptions lowering_for(const ir::Kernel& k, const DeviceInfo& device,
                                              codegen::spirv::LoweringOptions base = {});
 

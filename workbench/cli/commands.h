@@ -40,8 +40,13 @@ struct RunArgs {
   bool grad = false;  // forward + reverse (gradient_command.cpp)
   bool stack_usage = false;  // with --grad: each stack's deepest depth against its capacity (stderr)
   std::string passes = workbench::kDefaultReversePipeline;  // with grad: makes the reverse kernel
+  std::string backend = "interp";  // --backend: interp, vulkan, all, or a comma list (backend_command.cpp)
+  std::string device;              // --device: a substring of the Vulkan device's name
+  double rtol_f32 = 1e-5, rtol_f64 = 1e-12;  // the comparison table's tolerances
 };
 int cmd_run(const RunArgs& a);
+// `run --backend` other than interp: the values from one backend, or the comparison table.
+int cmd_run_backend(const RunArgs& a);
 // The inputs, seeds and options of `run`. Throws UserError for unreadable inputs or bad seeds.
 workbench::RunRequest make_run_request(const RunArgs& a);
 
@@ -51,7 +56,11 @@ struct FixtureArgs {
   std::string filter;  // only fixtures whose path contains this
   int jobs = 1;        // fixtures checked at once
   bool quiet = false;  // print failures and the summary only
+  std::string backend;  // check --backend: compare the backends with the interpreter instead
+  std::string device;
+  double rtol_f32 = 1e-5, rtol_f64 = 1e-12;
 };
 int cmd_fixture(const FixtureArgs& a);
+int cmd_fixture_backend(const FixtureArgs& a);
 
 }  // namespace pb::cli
