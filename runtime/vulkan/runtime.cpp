@@ -46,11 +46,12 @@ struct LaunchObjects {
   VkDescriptorPool pool = VK_NULL_HANDLE;
   VkCommandBuffer commands = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
+  bool submitted = false;  // the fence will signal
   explicit LaunchObjects(Device& d) : device(d) {}
   ~LaunchObjects() {
     VkDevice h = device.handle();
     if (fence) {
-      vkWaitForFences(h, 1, &fence, VK_TRUE, UINT64_MAX);
+      if (submitted) vkWaitForFences(h, 1, &fence, VK_TRUE, UINT64_MAX);
       vkDestroyFence(h, fence, nullptr);
     }
     if (commands) vkFreeCommandBuffers(h, device.command_pool(), 1, &commands);
@@ -68,8 +69,6 @@ struct Runtime::Layout {
 };
 
 struct Runtime::Pipeline {
-  std::vector<uint32_t> words;
-  const Layout* layout = nullptr;
   VkShaderModule module = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
 };
@@ -154,15 +153,10 @@ Runtime::Layout& Runtime::layout_for(uint32_t bindings, uint32_t push_bytes) {
 }
 
 VkPipeline Runtime::pipeline_for(const Layout& layout, const std::vector<uint32_t>& words, const std::string& entry) {
-  std::string_view bytes(reinterpret_cast<const char*>(words.data()), words.size() * 4);
-  std::pair<size_t, std::string> key{std::hash<std::string_view>{}(bytes), entry};
+  PipelineKey key{&layout, entry, words};
   auto it = pipelines_.find(key);
-  if (it != pipelines_.end() && it->second->words == words && it->second->layout == &layout)
-    return it->second->pipeline;
-  if (pipelines_.size() >= kMaxCachedPipelines) clear_pipelines();  // launches wait, so none is in use
+  if (it != pipelines_.end()) return it->second->pipeline;
   auto p = std::make_unique<Pipeline>();
-  p->words = words;
-  p->layout = &layout;
   VkShaderModuleCreateInfo sci{};
   sci.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
   sci.codeSize = words.size() * 4;
@@ -180,12 +174,8 @@ VkPipeline Runtime::pipeline_for(const Layout& layout, const std::vector<uint32_
     vkDestroyShaderModule(device_.handle(), p->module, nullptr);
     check(r, "vkCreateComputePipelines");
   }
-  if (it != pipelines_.end()) {  // a hash collision: replace the older entry
-    vkDestroyPipeline(device_.handle(), it->second->pipeline, nullptr);
-    vkDestroyShaderModule(device_.handle(), it->second->module, nullptr);
-  }
   VkPipeline out = p->pipeline;
-  pipelines_[key] = std::move(p);
+  pipelines_.emplace(std::move(key), std::move(p));
   return out;
 }
 
@@ -302,7 +292,9 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
   }
   vkUpdateDescriptorSets(h, binding_count, writes.data(), 0, nullptr);
 
-  // Pipelines first: creating one compiles the module, which must not count as kernel time.
+  // Pipelines first: creating one compiles the module, which must not count as kernel time. The
+  // cache is trimmed only here, where no recorded work uses its pipelines (launches wait).
+  if (pipelines_.size() + dispatches.size() > kMaxCachedPipelines) clear_pipelines();
   std::vector<VkPipeline> pipelines;
   for (const Dispatch& d : dispatches) pipelines.push_back(pipeline_for(layout, d.words, d.task->name));
 
@@ -376,6 +368,7 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cb;
   check(vkQueueSubmit(device_.queue(), 1, &submit, obj.fence), "vkQueueSubmit");
+  obj.submitted = true;
   check(vkWaitForFences(h, 1, &obj.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
   heap_.collect(serial);
 

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "codegen/spirv/compiled_kernel.h"
@@ -86,7 +87,8 @@ class Runtime {
   VkQueryPool queries_ = VK_NULL_HANDLE;
   uint32_t query_count_ = 0;
   std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<Layout>> layouts_;
-  std::map<std::pair<size_t, std::string>, std::unique_ptr<Pipeline>> pipelines_;
+  using PipelineKey = std::tuple<const Layout*, std::string, std::vector<uint32_t>>;  // layout, entry, module
+  std::map<PipelineKey, std::unique_ptr<Pipeline>> pipelines_;
 };
 
 }  // namespace pb::runtime::vulkan
