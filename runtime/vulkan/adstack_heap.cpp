@@ -15,6 +15,11 @@ AdStackHeap::~AdStackHeap() {
   device_.release(current_);
 }
 
+Device::Allocation AdStackHeap::allocate(uint64_t bytes) {
+  if (limit_ && bytes > limit_) throw std::bad_alloc();
+  return device_.allocate(bytes, false);
+}
+
 VkBuffer AdStackHeap::acquire(uint64_t bytes, uint64_t serial) {
   if (current_.buffer && current_.bytes >= bytes) {
     current_last_serial_ = serial;
@@ -23,11 +28,11 @@ VkBuffer AdStackHeap::acquire(uint64_t bytes, uint64_t serial) {
   uint64_t doubled = std::max<uint64_t>(bytes, 2 * static_cast<uint64_t>(current_.bytes));
   Device::Allocation fresh;
   try {
-    fresh = device_.allocate(doubled, false);
+    fresh = allocate(doubled);
   } catch (const std::bad_alloc&) {
     ++stats_.exact_retries;
     try {
-      fresh = device_.allocate(bytes, false);
+      fresh = allocate(bytes);
     } catch (const std::bad_alloc&) {
       throw UserError(
           fmt::format("Vulkan: the adstack heap needs {} bytes and the device cannot allocate them", bytes),

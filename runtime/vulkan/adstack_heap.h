@@ -35,8 +35,13 @@ class AdStackHeap {
   // Releases the retired buffers whose last submission is <= `completed_serial`.
   void collect(uint64_t completed_serial);
   HeapStats stats() const;
+  // Allocations above `bytes` fail as if the device were out of memory (0: no limit), so the
+  // exact-size retry and the out-of-memory error can be exercised on any device.
+  void set_allocation_limit(uint64_t bytes) { limit_ = bytes; }
 
  private:
+  Device::Allocation allocate(uint64_t bytes);
+  uint64_t limit_ = 0;
   struct Retired {
     Device::Allocation allocation;
     uint64_t last_serial = 0;

@@ -67,6 +67,7 @@ class Runtime {
 
   const DeviceInfo& device() const { return device_.info(); }
   HeapStats heap_stats() const { return heap_.stats(); }
+  AdStackHeap& heap() { return heap_; }
 
   // Runs `ck` (compiled from `k`) against `state` and writes every buffer back into it. Throws
   // UserError for what the device cannot run (f64 without shaderFloat64, too many push-constant

@@ -239,6 +239,43 @@ TEST(VulkanRuntime, HeapGrowsByDoublingAndReleasesWhatItReplaced) {
   EXPECT_GE(runtime.heap_stats().grows, 3u);
 }
 
+TEST(VulkanRuntime, ADoubledHeapThatCannotBeAllocatedIsRetriedAtTheExactSize) {
+  REQUIRE_VULKAN();
+  Runtime runtime;
+  auto k = reverse_of(carried(128), "reverse_ad{ad_stack_size=8}");
+  State state = inputs(*k, 128, 5);
+  run_kernel(runtime, *k, state);
+  uint64_t first = runtime.heap_stats().bytes;
+  ASSERT_GT(first, 0u);
+  // Heap sizes in units of the first launch's (one workgroup): allocations above the limit fail.
+  auto wide = reverse_of(carried(128 * 5), "reverse_ad{ad_stack_size=8}");
+  State wide_state = inputs(*wide, 128 * 5, 5);
+  State want = wide_state;
+  run_kernel(*wide, want);
+  runtime.heap().set_allocation_limit(5 * first);
+  run_kernel(runtime, *wide, wide_state);  // need 5x; 2 x first < need, so the first try is the need
+  EXPECT_EQ(runtime.heap_stats().bytes, 5 * first);
+  EXPECT_EQ(runtime.heap_stats().exact_retries, 0u);
+  auto wider = reverse_of(carried(128 * 6), "reverse_ad{ad_stack_size=8}");
+  State wider_state = inputs(*wider, 128 * 6, 5);
+  want = wider_state;
+  run_kernel(*wider, want);
+  runtime.heap().set_allocation_limit(6 * first);
+  run_kernel(runtime, *wider, wider_state);  // need 6x; doubling asks for 10x, refused; 6x retried
+  EXPECT_EQ(runtime.heap_stats().exact_retries, 1u);
+  EXPECT_EQ(runtime.heap_stats().bytes, 6 * first);
+  EXPECT_GT(expect_same(want, wider_state, "exact retry"), 0u);
+  // Not even the need fits: a user error naming the bytes, with the remedy.
+  auto widest = reverse_of(carried(128 * 8), "reverse_ad{ad_stack_size=8}");
+  State widest_state = inputs(*widest, 128 * 8, 5);
+  try {
+    run_kernel(runtime, *widest, widest_state);
+    FAIL() << "a heap the device cannot allocate was used";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(8 * first) + " bytes"), std::string::npos) << e.what();
+  }
+}
+
 TEST(VulkanRuntime, AFailedAssertIsAnError) {
   REQUIRE_VULKAN();
   auto k = ir::parse_kernel(R"(kernel "asserting" {
