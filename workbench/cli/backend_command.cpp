@@ -27,7 +27,13 @@ int cmd_run_backend(const RunArgs& a) {
   const std::string* pipeline = a.grad ? &a.passes : nullptr;
   try {
     if (backends.size() == 1) {
-      std::cout << workbench::run_on_backend(backends.front(), *k, req, pipeline, o).dump(2) << "\n";
+      workbench::BackendRun run = workbench::run_on_backend(backends.front(), *k, req, pipeline, o);
+      if (a.time)
+        for (const auto& t : run.launches)
+          std::cerr << fmt::format(
+              "{} on {}{}: kernel {:.3f} ms{}, launch {:.3f} ms\n", t.kernel, workbench::backend_name(backends.front()),
+              t.device.empty() ? "" : " (" + t.device + ")", t.kernel_ms, t.timed ? " (timestamps)" : "", t.launch_ms);
+      std::cout << run.values.dump(2) << "\n";
       return 0;
     }
     auto rows = workbench::compare_backends(*k, req, pipeline, backends, o, {a.rtol_f32, a.rtol_f64});

@@ -80,7 +80,7 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
 }
 
 int cmd_run(const RunArgs& a) {
-  if (a.backend != "interp") return cmd_run_backend(a);
+  if (a.backend != "interp" || a.time) return cmd_run_backend(a);
   auto k = workbench::load_source(a.file, a.dump).kernel;  // a kernel file, or a fixture's kernel
   if (!report_verify(*k, a.file)) return 1;
   workbench::RunRequest req = make_run_request(a);

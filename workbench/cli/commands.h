@@ -43,6 +43,7 @@ struct RunArgs {
   std::string backend = "interp";  // --backend: interp, vulkan, all, or a comma list (backend_command.cpp)
   std::string device;              // --device: a substring of the Vulkan device's name
   double rtol_f32 = 1e-5, rtol_f64 = 1e-12;  // the comparison table's tolerances
+  bool time = false;                         // --time: each launch's kernel and launch time (stderr)
 };
 int cmd_run(const RunArgs& a);
 // `run --backend` other than interp: the values from one backend, or the comparison table.

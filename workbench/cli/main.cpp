@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
       ->needs(run_grad);
   run->add_option("--backend", run_args.backend, "interp, vulkan, or all (a table against the interpreter; exit 1 beyond tolerance)")
       ->capture_default_str();
+  run->add_flag("--time", run_args.time, "print each launch's kernel time (Vulkan: timestamp queries) and launch time to stderr");
   run->add_option("--device", run_args.device, "Vulkan: a substring of the device name (default: the first device)");
   run->add_option("--rtol-f32", run_args.rtol_f32, "with several backends: relative tolerance for f32")->capture_default_str();
   run->add_option("--rtol-f64", run_args.rtol_f64, "with several backends: relative tolerance for f64")->capture_default_str();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -139,17 +140,27 @@ std::vector<Backend> parse_backends(std::string_view text) {
   return out;
 }
 
-void run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, const BackendOptions& o) {
+LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, const BackendOptions& o) {
+  LaunchTime t;
+  t.kernel = k.name;
   try {
     switch (b) {
-      case Backend::interp:
+      case Backend::interp: {
+        auto start = std::chrono::steady_clock::now();
         runtime::run_kernel(k, state, o.interp);
-        return;
+        t.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        t.kernel_ms = t.launch_ms;
+        return t;
+      }
       case Backend::vulkan: {
         runtime::vulkan::Runtime& rt = vulkan_runtime(o.device);
         std::lock_guard lock(vulkan_launch_mutex());  // one queue: launches take turns
-        runtime::vulkan::run_kernel(rt, k, state);
-        return;
+        runtime::vulkan::RunReport r = runtime::vulkan::run_kernel(rt, k, state);
+        t.device = rt.device().name;
+        t.kernel_ms = r.launch.kernel_ms;
+        t.launch_ms = r.launch.launch_ms;
+        t.timed = r.launch.timed;
+        return t;
       }
     }
   } catch (const UserError& e) {
@@ -158,21 +169,25 @@ void run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, const B
     d.message = fmt::format("on {}: {}", backend_name(b), d.message);
     throw RunFailure(UserError(d));
   }
+  return t;
 }
 
-nlohmann::json run_on_backend(Backend b, const ir::Kernel& k, const RunRequest& req, const std::string* pipeline,
-                              const BackendOptions& o) {
+BackendRun run_on_backend(Backend b, const ir::Kernel& k, const RunRequest& req, const std::string* pipeline,
+                          const BackendOptions& o) {
   runtime::State state = state_from_inputs(k, req.inputs, req.inputs_name);
+  BackendRun out;
   if (!pipeline) {
     seed_gradients(k, state, req.seed_grads);
-    run_state_on(b, k, state, o);
-    return runtime::state_to_json(k, state);
+    out.launches.push_back(run_state_on(b, k, state, o));
+  } else {
+    auto reverse = make_reverse_kernel(k, *pipeline, req.kernel_name);
+    out.launches.push_back(run_state_on(b, k, state, o));
+    seed_gradients(k, state, req.seed_grads);
+    out.launches.push_back(run_state_on(b, *reverse, state, o));
+    out.launches.back().kernel += " (reverse)";
   }
-  auto reverse = make_reverse_kernel(k, *pipeline, req.kernel_name);
-  run_state_on(b, k, state, o);
-  seed_gradients(k, state, req.seed_grads);
-  run_state_on(b, *reverse, state, o);
-  return runtime::state_to_json(k, state);
+  out.values = runtime::state_to_json(k, state);
+  return out;
 }
 
 std::vector<BackendDiff> compare_backends(const ir::Kernel& k, const RunRequest& req, const std::string* pipeline,

@@ -27,14 +27,28 @@ struct BackendOptions {
   runtime::RunOptions interp;
 };
 
+// How long one launch took: the kernel alone (Vulkan: timestamp queries) and the whole launch
+// with its copies (host wall time). The interpreter has only the wall time.
+struct LaunchTime {
+  std::string kernel;
+  std::string device;  // Vulkan: the device's name
+  double kernel_ms = 0;
+  double launch_ms = 0;
+  bool timed = false;  // kernel_ms is from timestamps
+};
+
 // Runs `k` against `state` on `b`; a run-time error of the kernel (overflow, assert) is a
 // RunFailure naming the backend, anything the backend cannot do a UserError.
-void run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, const BackendOptions& o);
+LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, const BackendOptions& o);
 
 // `passbench run` on a backend: forward only, or with `pipeline` forward then seeded reverse.
-// Returns runtime::state_to_json of the final state.
-nlohmann::json run_on_backend(Backend b, const ir::Kernel& k, const RunRequest& req, const std::string* pipeline,
-                              const BackendOptions& o);
+// `values` is runtime::state_to_json of the final state.
+struct BackendRun {
+  nlohmann::json values;
+  std::vector<LaunchTime> launches;
+};
+BackendRun run_on_backend(Backend b, const ir::Kernel& k, const RunRequest& req, const std::string* pipeline,
+                          const BackendOptions& o);
 
 // One row of a comparison: a field, gradient field or ndarray on one backend against the
 // interpreter.
