@@ -71,6 +71,17 @@ TEST(RunBackend, AllPrintsATableAndExitsZeroWithinTolerance) {
   EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
 }
 
+TEST(RunBackend, TimePrintsEachLaunchFromTimestamps) {
+  REQUIRE_VULKAN();
+  std::string inputs = write_temp("carried.json", kInputs);
+  auto r =
+      run_cli("run " + carried_kernel() + " --inputs " + inputs + " --grad --seed-grad y=1 --backend=vulkan --time");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("on vulkan ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(reverse) on vulkan"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ms (timestamps), launch"), std::string::npos) << r.err;
+}
+
 TEST(RunBackend, AllExitsOneBeyondTolerance) {
   REQUIRE_VULKAN();
   // A root local carried across a parallel loop's iterations races on a device.
