@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -22,15 +21,17 @@
 #include "runtime/interp/interpreter.h"
 #include "tests/fixture_params.h"
 #include "vulkan_host.h"
+#include "workbench/workspace/backend.h"
 #include "workbench/workspace/run.h"
 
 namespace pb::codegen::spirv {
 namespace {
 
-// What a fixture's comparison leaves out, and why (kKnownDifferences).
+// What a fixture's comparison leaves out, and why: its "backends": {"vulkan": ...} entry
+// (docs/fixtures.md; the reasons are in docs/backends.md, "Known differences").
 struct Known {
   std::string reason;
-  std::set<std::string> fields;  // fields not compared; empty: the whole fixture is not run
+  std::set<std::string> fields;  // arrays not compared
   double tolerance = 2e-5;       // relative, for floats
 };
 
@@ -85,40 +86,19 @@ std::string compare(const ir::Kernel& k, const runtime::State& state, LoweringOp
   return d.empty() ? "" : fmt::format("{} ({}{})", d, lowering_name(o), optimize ? ", optimized" : "");
 }
 
-// Fixtures whose results differ from the interpreter's for reasons that have nothing to do with
-// the lowering. The interpreter runs a parallel loop's iterations one after another; a device
-// runs them at once, so a kernel whose result depends on that order differs.
-const std::map<std::string, Known> kKnownDifferences = {
-    // GLSL leaves the sign of max(-0, 0) open (NMax); spirv-opt folds float identities (x + 0 -> x,
-    // x * 0 -> 0) that do not hold for -0, infinities and NaN.
-    {"passes/simplify_cse_constants.fixture.json", {"NMax leaves the sign of max(-0, 0) open"}},
-    {"passes/simplify_keep_f32_add_zero.fixture.json", {"spirv-opt folds x + 0 to x (wrong for -0)"}},
-    {"passes/simplify_keep_f32_mul_zero.fixture.json", {"spirv-opt folds x * 0 to 0 (wrong for inf, NaN)"}},
-    {"passes/simplify_keep_f32_sub_neg_zero.fixture.json", {"spirv-opt folds x - -0 (wrong for -0)"}},
-    // Vulkan does not preserve infinities and NaN unless asked (no SignedZeroInfNanPreserve):
-    // lavapipe folds inf - inf to 0.
-    {"passes/simplify_keep_f32_sub_self.fixture.json", {"the device folds x - x to 0 (NaN for inf)"}},
-    // A root-level local carried across the iterations of a parallel loop: a data race on a device.
-    {"interp/decay_loop_n10.fixture.json", {"a loop-carried root local in a parallel loop races"}},
-    {"interp/decay_loop_n100_f64.fixture.json", {"a loop-carried root local in a parallel loop races"}},
-    {"passes/simplify_forward_no_loop_head.fixture.json", {"a loop-carried root local in a parallel loop races"}},
-    // The old values contended atomics return depend on the order the invocations ran.
-    {"interp/atomics.fixture.json", {"the old values atomics return depend on the order", {"olds"}}},
-    // lavapipe's f64 asin is accurate to about 2e-4 relative (GLSL.std.450 only requires 16/32-bit).
-    {"autodiff_stacks/carried_unary_asin_f64.fixture.json", {"f64 asin precision", {}, 1e-3}},
-};
-
 class ExecFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExecFixture, MatchesTheInterpreter) {
   PB_REQUIRE_VULKAN();
-  Known known;
-  if (auto it = kKnownDifferences.find(GetParam()); it != kKnownDifferences.end()) {
-    known = it->second;
-    if (known.fields.empty() && known.tolerance == Known{}.tolerance)
-      GTEST_SKIP() << "a known difference: " << known.reason;
-  }
   auto fx = pb::test::read_fixture(GetParam());
+  Known known;
+  workbench::KnownDifference declared = workbench::known_difference(fx, workbench::Backend::vulkan);
+  if (!declared.reason.empty()) {
+    known.reason = declared.reason;
+    known.fields.insert(declared.ignore.begin(), declared.ignore.end());
+    if (declared.rtol) known.tolerance = *declared.rtol;
+    if (declared.ignore.empty() && !declared.rtol) GTEST_SKIP() << "a known difference: " << known.reason;
+  }
   std::unique_ptr<ir::Kernel> k;
   try {
     k = pb::test::fixture_kernel(fx, GetParam());

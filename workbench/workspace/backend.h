@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +78,16 @@ std::vector<BackendDiff> compare_backends(const ir::Kernel& k, const RunRequest&
 
 // The rows as a fixed-width table.
 std::string format_backend_table(const std::vector<BackendDiff>& rows);
+
+// What a fixture says about a backend ("backends": {"vulkan": {...}}, docs/fixtures.md): a known
+// difference with its reason; without `ignore` or `rtol` the backend is not compared at all;
+// `ignore` leaves arrays out; `rtol` replaces the relative tolerance.
+struct KnownDifference {
+  std::string reason;  // "" = none
+  std::vector<std::string> ignore;
+  std::optional<double> rtol;
+};
+KnownDifference known_difference(const nlohmann::json& fixture, Backend b);
 
 // `fixture check --backend`: the fixture's kernel after its pipeline, on its inputs and gradient
 // seeds, on each backend against the interpreter. Fixtures without inputs, negative fixtures and
