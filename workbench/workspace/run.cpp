@@ -41,9 +41,9 @@ DiffArray diff_array(const ir::Kernel& k, runtime::State& state, const std::stri
                       "name a float field, or an ndarray argument as arg<N>");
     runtime::ArgValue& a = state.args[*n];
     if (!ir::is_float(a.array.dtype))
-      throw UserError(
-          fmt::format("{}: ndarray argument {} is {}, not a float ndarray", role, *n, ir::scalar_name(a.array.dtype)),
-          "gradients exist only for f32 and f64 ndarrays");
+      throw UserError(fmt::format("{}: ndarray argument {} is {}, not a float ndarray", role, *n,
+                                  ir::scalar_name(a.array.dtype)),
+                      "gradients exist only for f32 and f64 ndarrays");
     if (!a.grad) a.grad = runtime::Buffer::zeros(a.array.dtype, a.array.shape);
     return {&a.array, &*a.grad};
   }
