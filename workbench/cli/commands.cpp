@@ -88,6 +88,7 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
 }
 
 int cmd_run(const RunArgs& a) {
+  if (a.backend != "interp" || a.time) return cmd_run_backend(a);
   auto k = workbench::load_source(a.file, a.dump).kernel;  // a kernel file, or a fixture's kernel
   if (!report_verify(*k, a.file)) return 1;
   workbench::RunRequest req = make_run_request(a);
@@ -124,6 +125,7 @@ int cmd_run(const RunArgs& a) {
 }
 
 int cmd_fixture(const FixtureArgs& a) {
+  if (!a.backend.empty() && !a.update) return cmd_fixture_backend(a);
   auto all = workbench::expand_fixture_paths(a.paths);
   std::vector<std::string> files;
   for (const auto& f : all)

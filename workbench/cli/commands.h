@@ -44,8 +44,14 @@ struct RunArgs {
   bool dual = false;                    // the tangent kernel with seeded duals (forward mode)
   std::vector<std::string> seed_duals;  // FIELD=VALUE, with dual
   std::string dual_passes = "forward_ad";  // with dual: makes the tangent kernel
+  std::string backend = "interp";  // --backend: interp, vulkan, all, or a comma list (backend_command.cpp)
+  std::string device;              // --device: a substring of the Vulkan device's name
+  double rtol_f32 = 1e-5, rtol_f64 = 1e-12;  // the comparison table's tolerances
+  bool time = false;                         // --time: each launch's kernel and launch time (stderr)
 };
 int cmd_run(const RunArgs& a);
+// `run --backend` other than interp: the values from one backend, or the comparison table.
+int cmd_run_backend(const RunArgs& a);
 // FIELD=VALUE pairs of a seed option (`flag` names it in the error).
 std::vector<std::pair<std::string, double>> parse_seeds(const std::vector<std::string>& seeds, const std::string& flag);
 // The inputs, seeds and options of `run`. Throws UserError for unreadable inputs or bad seeds.
@@ -57,7 +63,11 @@ struct FixtureArgs {
   std::string filter;  // only fixtures whose path contains this
   int jobs = 1;        // fixtures checked at once
   bool quiet = false;  // print failures and the summary only
+  std::string backend;  // check --backend: compare the backends with the interpreter instead
+  std::string device;
+  double rtol_f32 = 1e-5, rtol_f64 = 1e-12;
 };
 int cmd_fixture(const FixtureArgs& a);
+int cmd_fixture_backend(const FixtureArgs& a);
 
 }  // namespace pb::cli

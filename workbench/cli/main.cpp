@@ -114,6 +114,12 @@ int main(int argc, char** argv) {
   run->add_option("--passes", run_args.passes, "with --grad: the pipeline that makes the reverse kernel")
       ->capture_default_str()
       ->needs(run_grad);
+  run->add_option("--backend", run_args.backend, "interp, vulkan, or all (a table against the interpreter; exit 1 beyond tolerance)")
+      ->capture_default_str();
+  run->add_flag("--time", run_args.time, "print each launch's kernel time (Vulkan: timestamp queries) and launch time to stderr");
+  run->add_option("--device", run_args.device, "Vulkan: a substring of the device name (default: the first device)");
+  run->add_option("--rtol-f32", run_args.rtol_f32, "with several backends: relative tolerance for f32")->capture_default_str();
+  run->add_option("--rtol-f64", run_args.rtol_f64, "with several backends: relative tolerance for f64")->capture_default_str();
 
   run->add_flag("--check-global-access", run_args.check_global_access,
                 "fail at the first write to an element of a differentiable field or ndarray read earlier in the launch");
@@ -230,6 +236,13 @@ int main(int argc, char** argv) {
     c->add_option("--filter", fixture_args.filter, "only the fixtures whose path contains this text");
     c->add_option("-j,--jobs", fixture_args.jobs, "fixtures handled at once")->capture_default_str();
     c->add_flag("-q,--quiet", fixture_args.quiet, "print only failures (and updates) and the summary");
+    if (c == check) {
+      c->add_option("--backend", fixture_args.backend,
+                    "run each fixture with inputs on these backends (vulkan, all) and compare with the interpreter");
+      c->add_option("--device", fixture_args.device, "Vulkan: a substring of the device name");
+      c->add_option("--rtol-f32", fixture_args.rtol_f32, "with --backend: relative tolerance for f32")->capture_default_str();
+      c->add_option("--rtol-f64", fixture_args.rtol_f64, "with --backend: relative tolerance for f64")->capture_default_str();
+    }
   }
 
   try {

@@ -77,8 +77,14 @@ void check_fixture_schema(const nlohmann::ordered_json& fx, const std::string& p
   SchemaCheck c(path);
   c.object(fx, "",
            {"description", "kernel", "kernel_text", "inputs", "inputs_file", "run", "pipeline", "grad", "gradcheck", "dual",
-            "jvpcheck", "adjointcheck", "global_access",
-            "compile", "expect", "expect_unexercised_stacks"});
+            "jvpcheck", "adjointcheck", "global_access", "compile", "backends", "expect", "expect_unexercised_stacks"});
+  if (fx.contains("backends")) {
+    c.object(fx["backends"], "backends", {"vulkan", "cpu"});
+    for (const auto& [name, known] : fx["backends"].items()) {
+      c.object(known, "backends." + name, {"known_difference", "ignore", "rtol"});
+      c.required(known, "backends." + name, "known_difference");
+    }
+  }
   if (fx.contains("kernel") == fx.contains("kernel_text"))
     throw UserError(fmt::format("{}: a fixture needs exactly one of \"kernel\" (a path) and \"kernel_text\"", path),
                     "see docs/fixtures.md");

@@ -1,9 +1,8 @@
-// Runs compiled kernels on the test SPIR-V interpreter (spirv_exec.h) and compares every field
-// with the reference interpreter on the same state: every fixture kernel after its pipeline
-// (reverse kernels with their gradient seeds) under all 16 adstack lowerings, unoptimized, and
-// under four lowerings after spirv-opt; then hand-written stack kernels whose counts cross loops,
-// ifs, `continue` and `while` exits, and whose stacks overflow (the flag word must name the
-// largest overflowing stack).
+// Runs compiled kernels on the Vulkan device (vulkan_host.h: lavapipe here and in CI) and compares
+// every field and ndarray with the reference interpreter on the same state: every fixture kernel
+// with its inputs after its pipeline (reverse kernels with their gradient seeds) under all 16
+// adstack lowerings, unoptimized, and under four lowerings after spirv-opt (plus native f32 atomic
+// add when the device has it).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -20,29 +19,39 @@
 #include "passes/pass_manager.h"
 #include "passes/pipeline.h"
 #include "runtime/interp/interpreter.h"
-#include "spirv_host.h"
 #include "tests/fixture_params.h"
+#include "vulkan_host.h"
+#include "workbench/workspace/backend.h"
 #include "workbench/workspace/run.h"
 
 namespace pb::codegen::spirv {
 namespace {
 
-// The first difference between two states, or "".
-std::string difference(const runtime::State& want, const runtime::State& got) {
+// What a fixture's comparison leaves out, and why: its "backends": {"vulkan": ...} entry
+// (docs/fixtures.md; the reasons are in docs/backends.md, "Known differences").
+struct Known {
+  std::string reason;
+  std::set<std::string> fields;  // arrays not compared
+  double tolerance = 2e-5;       // relative, for floats
+};
+
+// The first difference between two states, or ""; `compared` counts the elements compared.
+std::string difference(const runtime::State& want, const runtime::State& got, const Known& known, size_t& compared) {
   for (const auto& [name, buf] : want.fields) {
+    if (known.fields.count(name)) continue;
     const auto& other = got.fields.at(name);
-    for (size_t i = 0; i < buf.data.size(); ++i)
-      if (!test::matches_reference(buf.data[i], other.data[i]))
-        return fmt::format("field {}[{}]: interpreter {}, SPIR-V {}", name, i, buf.data[i].to_string(),
+    for (size_t i = 0; i < buf.data.size(); ++i, ++compared)
+      if (!test::matches_reference(buf.data[i], other.data[i], known.tolerance))
+        return fmt::format("field {}[{}]: interpreter {}, Vulkan {}", name, i, buf.data[i].to_string(),
                            other.data[i].to_string());
   }
   for (size_t a = 0; a < want.args.size(); ++a) {
     if (!want.args[a].is_ndarray) continue;
     const auto& w = want.args[a].array.data;
     const auto& g = got.args[a].array.data;
-    for (size_t i = 0; i < w.size(); ++i)
-      if (!test::matches_reference(w[i], g[i]))
-        return fmt::format("arg {}[{}]: interpreter {}, SPIR-V {}", a, i, w[i].to_string(), g[i].to_string());
+    for (size_t i = 0; i < w.size(); ++i, ++compared)
+      if (!test::matches_reference(w[i], g[i], known.tolerance))
+        return fmt::format("arg {}[{}]: interpreter {}, Vulkan {}", a, i, w[i].to_string(), g[i].to_string());
   }
   return "";
 }
@@ -55,10 +64,11 @@ bool uses_kind(const ir::Kernel& k, std::initializer_list<ir::ScalarKind> kinds)
   return found;
 }
 
-// Compiles `k` under `o`, runs it on the SPIR-V interpreter and on the reference interpreter from
+// Compiles `k` under `o`, runs it on the Vulkan device and on the reference interpreter from
 // `state`, and returns the first difference ("" when they agree; "skip" when the lowering rejects
 // the kernel).
-std::string compare(const ir::Kernel& k, const runtime::State& state, LoweringOptions o, bool optimize) {
+std::string compare(const ir::Kernel& k, const runtime::State& state, LoweringOptions o, bool optimize,
+                    const Known& known, size_t& compared) {
   o.float64 = uses_kind(k, {ir::ScalarKind::f64});
   o.int64 = uses_kind(k, {ir::ScalarKind::i64, ir::ScalarKind::u64}) || o.float64;
   CompiledKernel ck;
@@ -72,25 +82,23 @@ std::string compare(const ir::Kernel& k, const runtime::State& state, LoweringOp
   test::HostRun r = test::run_on_host(k, ck, got, optimize);
   if (r.stack_overflow)
     return fmt::format("stack overflow flag {} (the interpreter ran without one)", r.stack_overflow);
-  std::string d = difference(want, got);
+  std::string d = difference(want, got, known, compared);
   return d.empty() ? "" : fmt::format("{} ({}{})", d, lowering_name(o), optimize ? ", optimized" : "");
 }
-
-// Fixtures whose results differ for reasons that have nothing to do with stacks: GLSL leaves the
-// sign of max(-0, 0) open (NMax), and spirv-opt folds float identities (x + 0 -> x, x * 0 -> 0)
-// that do not hold for -0, infinities and NaN.
-const std::set<std::string> kKnownDifferences = {
-    "passes/simplify_cse_constants.fixture.json",
-    "passes/simplify_keep_f32_add_zero.fixture.json",
-    "passes/simplify_keep_f32_mul_zero.fixture.json",
-    "passes/simplify_keep_f32_sub_neg_zero.fixture.json",
-};
 
 class ExecFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExecFixture, MatchesTheInterpreter) {
-  if (kKnownDifferences.count(GetParam())) GTEST_SKIP() << "a known difference unrelated to stacks";
+  PB_REQUIRE_VULKAN();
   auto fx = pb::test::read_fixture(GetParam());
+  Known known;
+  workbench::KnownDifference declared = workbench::known_difference(fx, workbench::Backend::vulkan);
+  if (!declared.reason.empty()) {
+    known.reason = declared.reason;
+    known.fields.insert(declared.ignore.begin(), declared.ignore.end());
+    if (declared.rtol) known.tolerance = *declared.rtol;
+    if (declared.ignore.empty() && !declared.rtol) GTEST_SKIP() << "a known difference: " << known.reason;
+  }
   std::unique_ptr<ir::Kernel> k;
   try {
     k = pb::test::fixture_kernel(fx, GetParam());
@@ -118,20 +126,30 @@ TEST_P(ExecFixture, MatchesTheInterpreter) {
   } catch (const UserError& e) {
     GTEST_SKIP() << "the interpreter rejects the run: " << e.what();
   }
+  const runtime::vulkan::DeviceInfo& device = test::vulkan()->device();
+  if (uses_kind(*k, {ir::ScalarKind::f64}) && !device.float64)
+    GTEST_SKIP() << "the kernel uses f64 and the Vulkan device \"" << device.name << "\" lacks shaderFloat64";
+  if (uses_kind(*k, {ir::ScalarKind::i64, ir::ScalarKind::u64}) && !device.int64)
+    GTEST_SKIP() << "the kernel uses 64-bit integers and the Vulkan device \"" << device.name << "\" lacks shaderInt64";
   int ran = 0;
+  size_t compared = 0;
   for (const LoweringOptions& o : all_stack_lowerings()) {
-    std::string d = compare(*k, state, o, false);
+    std::string d = compare(*k, state, o, false, known, compared);
     if (d == "skip") continue;
     ++ran;
     EXPECT_EQ(d, "");
   }
-  for (const char* l : {"", "count=per-stack,push=branch", "storage=function", "push=branch,bounds=off"}) {
-    std::string d = compare(*k, state, parse_lowering(l), true);
+  std::vector<std::string> optimized = {"", "count=per-stack,push=branch", "storage=function",
+                                        "push=branch,bounds=off"};
+  if (device.atomic_float_add) optimized.push_back("atomic-float-add=on");
+  for (const std::string& l : optimized) {
+    std::string d = compare(*k, state, parse_lowering(l), true, known, compared);
     if (d != "skip") {
       EXPECT_EQ(d, "");
     }
   }
   if (!ran) GTEST_SKIP() << "no lowering compiles the kernel";
+  if (!compared) GTEST_SKIP() << "the kernel has no field or ndarray to compare";
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ExecFixture, ::testing::ValuesIn(pb::test::fixture_names()),

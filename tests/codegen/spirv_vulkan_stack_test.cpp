@@ -1,4 +1,4 @@
-// Autodiff stacks run on the test SPIR-V interpreter under all 16 lowerings (unoptimized and
+// Autodiff stacks run on the Vulkan device (vulkan_host.h) under all 16 lowerings (unoptimized and
 // optimized): counts that cross ifs, `continue`, while loops and nested loops, stacks that share a
 // count with a bias, generated reverse kernels, and overflows, where flag word 0 must hold the
 // largest id + 1 among the stacks that overflowed (and nothing when none did).
@@ -13,7 +13,7 @@
 #include "passes/pass_manager.h"
 #include "passes/pipeline.h"
 #include "runtime/interp/interpreter.h"
-#include "spirv_host.h"
+#include "vulkan_host.h"
 
 namespace pb::codegen::spirv {
 namespace {
@@ -22,10 +22,11 @@ namespace {
 void expect_matches_interpreter(const ir::Kernel& k, const runtime::State& state) {
   runtime::State want = state;
   runtime::run_kernel(k, want);
-  for (bool optimize : {false, true})
-    for (const LoweringOptions& o : all_stack_lowerings()) {
+  for (const LoweringOptions& o : all_stack_lowerings()) {
+    CompiledKernel ck = compile(k, o);
+    for (bool optimize : {false, true}) {
       runtime::State got = state;
-      test::HostRun r = test::run_on_host(k, compile(k, o), got, optimize);
+      test::HostRun r = test::run_on_host(k, ck, got, optimize);
       std::string where = fmt::format("{}{}", lowering_name(o), optimize ? ", optimized" : "");
       EXPECT_EQ(r.stack_overflow, 0u) << where;
       for (const auto& [name, buf] : want.fields)
@@ -34,6 +35,7 @@ void expect_matches_interpreter(const ir::Kernel& k, const runtime::State& state
               << name << "[" << i << "]: interpreter " << buf.data[i].to_string() << ", SPIR-V "
               << got.fields.at(name).data[i].to_string() << " (" << where << ")";
     }
+  }
 }
 
 runtime::State state_of(const ir::Kernel& k, const std::string& inputs) {
@@ -118,6 +120,7 @@ kernel "if_continue" {
 )";
 
 TEST(StackExecution, CountsAcrossIfsAndContinue) {
+  PB_REQUIRE_VULKAN();
   auto k = ir::parse_kernel(kIfContinue, "if_continue.chi");
   for (int n : {0, 1, 5})
     expect_matches_interpreter(
@@ -179,6 +182,7 @@ kernel "while_stack" {
 )";
 
 TEST(StackExecution, CountsAcrossWhileLoops) {
+  PB_REQUIRE_VULKAN();
   auto k = ir::parse_kernel(kWhile, "while.chi");
   for (int n : {0, 3, 15})
     expect_matches_interpreter(
@@ -186,6 +190,7 @@ TEST(StackExecution, CountsAcrossWhileLoops) {
 }
 
 TEST(StackExecution, GeneratedReverseKernels) {
+  PB_REQUIRE_VULKAN();
   for (size_t depth : {2, 4}) {
     bench::AdWorkload shape;
     shape.depth = depth;
@@ -206,12 +211,14 @@ TEST(StackExecution, GeneratedReverseKernels) {
 // bounds=off (and for every lowering when nothing overflows).
 void expect_overflow_flag(const std::string& text, const std::string& inputs, uint32_t flag) {
   auto k = ir::parse_kernel(text, "overflow.chi");
-  for (bool optimize : {false, true})
-    for (const LoweringOptions& o : all_stack_lowerings()) {
+  for (const LoweringOptions& o : all_stack_lowerings()) {
+    CompiledKernel ck = compile(*k, o);
+    for (bool optimize : {false, true}) {
       runtime::State state = state_of(*k, inputs);
-      test::HostRun r = test::run_on_host(*k, compile(*k, o), state, optimize);
+      test::HostRun r = test::run_on_host(*k, ck, state, optimize);
       EXPECT_EQ(r.stack_overflow, o.bounds_check ? flag : 0u) << lowering_name(o) << (optimize ? ", optimized" : "");
     }
+  }
 }
 
 // Stacks 0 (capacity a) and 1 (capacity b) are pushed alike: p times where they are allocated,
@@ -247,6 +254,7 @@ kernel "overflow" {{
 }
 
 TEST(StackExecution, OverflowFlagNamesTheLargestOverflowingStack) {
+  PB_REQUIRE_VULKAN();
   auto n = [](int v) { return fmt::format(R"({{"fields": {{"n": {{"data": [{}]}}}}}})", v); };
   // Where the stacks are allocated (the counts are known constants).
   expect_overflow_flag(two_stacks(4, 4, 4, 0), n(0), 0);

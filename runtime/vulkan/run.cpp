@@ -1,0 +1,76 @@
+#include "runtime/vulkan/run.h"
+
+#include "codegen/spirv/compile.h"
+#include "ir/printer.h"
+#include "ir/statements.h"
+#include "ir/visitor.h"
+#include "runtime/interp/stack_capacity.h"
+
+namespace pb::runtime::vulkan {
+
+namespace {
+
+bool uses_kind(const ir::Kernel& k, std::initializer_list<ir::ScalarKind> kinds) {
+  bool found = false;
+  ir::walk(k.root(), [&](ir::Stmt& s) {
+    for (auto x : kinds) found |= s.type.scalar == x;
+  });
+  for (const auto& f : k.fields())
+    for (auto x : kinds) found |= f.dtype == x;
+  return found;
+}
+
+// Stacks sized by an expression get what it evaluates to now when that is above the default. An
+// expression that reads values an earlier task writes may grow during the launch: the bounds
+// check then reports the overflow.
+void size_stacks(const ir::Kernel& k, State& state, codegen::spirv::LoweringOptions& o) {
+  std::vector<Buffer*> field_bufs;
+  for (const auto& f : k.fields()) {
+    auto it = state.fields.find(f.name);
+    field_bufs.push_back(it == state.fields.end() ? nullptr : &it->second);
+  }
+  ir::walk(k.root(), [&](ir::Stmt& s) {
+    const auto* alloc = ir::dyn_cast<ir::AdStackAllocaStmt>(&s);
+    if (!alloc || alloc->max_size > 0 || !alloc->size || o.stack_capacity_by_stmt.count(s.id)) return;
+    try {
+      int64_t need = detail::stack_capacity(*alloc, k, state, field_bufs, ir::print_stmt(s, k));
+      if (need > o.symbolic_stack_capacity) o.stack_capacity_by_stmt[s.id] = need;
+    } catch (const UserError&) {
+      // Not evaluable on the host: the default capacity and the bounds check stand.
+    }
+  });
+}
+
+// Heap stacks hold 32-bit words only: a kernel with a 64-bit stack keeps its stacks in
+// Function-scope arrays instead.
+bool has_wide_stack(const ir::Kernel& k) {
+  bool wide = false;
+  ir::walk(k.root(), [&](ir::Stmt& s) {
+    if (ir::isa<ir::AdStackAllocaStmt>(&s) && ir::bit_width(s.type.scalar) == 64) wide = true;
+  });
+  return wide;
+}
+
+}  // namespace
+
+codegen::spirv::LoweringOptions lowering_for(const ir::Kernel& k, const DeviceInfo& device,
+                                             codegen::spirv::LoweringOptions base) {
+  base.float64 = base.float64 || uses_kind(k, {ir::ScalarKind::f64});
+  base.int64 = base.int64 || base.float64 || uses_kind(k, {ir::ScalarKind::i64, ir::ScalarKind::u64});
+  base.atomic_float_add = base.atomic_float_add || device.atomic_float_add;
+  if (has_wide_stack(k)) base.storage = codegen::spirv::StackStorage::function;
+  return base;
+}
+
+RunReport run_kernel(Runtime& runtime, const ir::Kernel& k, State& state, const codegen::spirv::LoweringOptions& base,
+                     const LaunchOptions& options) {
+  codegen::spirv::LoweringOptions o = lowering_for(k, runtime.device(), base);
+  size_stacks(k, state, o);
+  RunReport report;
+  report.compiled = codegen::spirv::compile(k, o);
+  report.launch = runtime.launch(k, report.compiled, state, options);
+  if (auto error = flag_error(report.compiled, report.launch)) throw UserError(*error);
+  return report;
+}
+
+}  // namespace pb::runtime::vulkan

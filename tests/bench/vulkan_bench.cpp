@@ -1,0 +1,161 @@
+// The Vulkan runtime against the interpreter on kernels shaped like the reference compiler's use:
+// an elementwise loop, a loop-carried dynamic inner loop (autodiff stacks in reverse) and an
+// atomic add into a scalar, forward and reverse, over --sizes top-level iterations. Per case:
+// kernel time from timestamp queries and launch time (uploads, dispatches, downloads) as the
+// median of --repeat launches after one untimed launch (pipeline creation), the adstack heap's
+// bytes the launch used, and the interpreter's time where the size is at most --interp-max
+// (2,000 for the carried reverse kernel, quadratic on the interpreter). Writes JSON:
+//   {"device": ..., "cases": [{"kernel", "direction", "size", "backend", "kernel_ms", "launch_ms",
+//     "heap_bytes", "peak_rss_kib"}, ...]}
+// Without a Vulkan device it writes {"skipped": reason} and succeeds.
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "bench_args.h"
+#include "ir/diagnostic.h"
+#include "ir/parser.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
+#include "runtime/interp/interpreter.h"
+#include "runtime/vulkan/run.h"
+
+namespace {
+
+using namespace pb;
+
+long peak_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// The loop bodies; every kernel reads x, n and writes y (or total).
+std::string kernel_text(const std::string& shape, size_t n) {
+  std::string head = fmt::format(
+      "field x : f32[{0}] grad x_grad\nfield n : i32[{0}]\nfield y : f32[{0}] grad y_grad\n"
+      "field total : f32[] grad total_grad\nkernel \"{1}\" {{\n  <i32> $0 = const 0\n  <i32> $1 = const {0}\n"
+      "  <f32> $2 = const 1.5\n  <f32> $3 = const -0.3\n  $4 : for in range($0, $1) block_dim=adaptive {{\n"
+      "    <i32> $5 = loop $4 index 0\n    <*f32> $6 = global ptr [x], index [$5] activate=true\n"
+      "    <f32> $7 = global load $6\n",
+      n, shape);
+  if (shape == "elementwise")
+    return head +
+           "    <f32> $8 = mul $7 $2\n    <f32> $9 = add $8 $3\n"
+           "    <*f32> $10 = global ptr [y], index [$5] activate=true\n    $11 : global store [$10 <- $9]\n  }\n}\n";
+  if (shape == "atomic")
+    return head +
+           "    <f32> $8 = mul $7 $7\n    <*f32> $9 = global ptr [total], index [] activate=true\n"
+           "    <f32> $10 = atomic add($9, $8)\n  }\n}\n";
+  return head +
+         "    <*f32> $8 = alloca\n    <f32> $9 : local store [$8 <- $7]\n"
+         "    <*i32> $10 = global ptr [n], index [$5] activate=true\n    <i32> $11 = global load $10\n"
+         "    $12 : for in range($0, $11) block_dim=adaptive {\n      <f32> $13 = local load [$8]\n"
+         "      <f32> $14 = sin $13\n      <f32> $15 = mul $14 $2\n      <f32> $16 = add $15 $3\n"
+         "      <f32> $17 : local store [$8 <- $16]\n    }\n    <f32> $18 = local load [$8]\n"
+         "    <*f32> $19 = global ptr [y], index [$5] activate=true\n    $20 : global store [$19 <- $18]\n  }\n}\n";
+}
+
+runtime::State inputs(const ir::Kernel& k, size_t size) {
+  runtime::State s = runtime::make_state(k, nlohmann::json::object());
+  for (size_t i = 0; i < size; ++i) {
+    s.fields.at("x").data[i] = ir::Value::make_f32(0.1f * static_cast<float>(i % 13) - 0.6f);
+    s.fields.at("n").data[i] = ir::Value::make_i32(static_cast<int32_t>(i % 8));
+    s.fields.at("y_grad").data[i] = ir::Value::make_f32(1.0f);
+  }
+  s.fields.at("total_grad").data[0] = ir::Value::make_f32(1.0f);
+  return s;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return pb::bench::guarded_main("vulkan_bench", [&] {
+    size_t interp_max = 100'000;
+    std::vector<char*> rest{argv[0]};
+    for (int i = 1; i < argc; ++i) {
+      if (std::string(argv[i]) == "--interp-max" && i + 1 < argc)
+        interp_max = pb::bench::count_or_throw("--interp-max", argv[++i], 0);
+      else
+        rest.push_back(argv[i]);
+    }
+    pb::bench::BenchArgs defaults;
+    defaults.sizes = {1'000, 10'000, 100'000, 1'000'000};
+    auto args = pb::bench::parse_bench_args(static_cast<int>(rest.size()), rest.data(), defaults, "vulkan_bench");
+    if (!args) return 2;
+    nlohmann::json out;
+    std::unique_ptr<runtime::vulkan::Runtime> vk;
+    try {
+      vk = std::make_unique<runtime::vulkan::Runtime>();
+    } catch (const UserError& e) {
+      out["skipped"] = e.what();
+    }
+    if (vk) {
+      out["device"] = vk->device().name;
+      out["cases"] = nlohmann::json::array();
+      for (size_t size : args->sizes)
+        for (std::string shape : {"elementwise", "carried", "atomic"}) {
+          auto forward = ir::parse_kernel(kernel_text(shape, size), shape + ".chi");
+          auto reverse = ir::parse_kernel(kernel_text(shape, size), shape + ".chi");
+          passes::RunOptions ro;
+          ro.capture_ir = false;
+          if (passes::run_pipeline(*reverse, passes::parse_pipeline("reverse_ad"), ro).failed)
+            throw std::runtime_error("reverse_ad failed on " + shape);
+          for (const ir::Kernel* k : {forward.get(), reverse.get()}) {
+            std::string direction = k == forward.get() ? "forward" : "reverse";
+            runtime::State base = inputs(*k, size);
+            runtime::State warm = base;
+            runtime::vulkan::run_kernel(*vk, *k, warm);  // creates the pipelines
+            std::vector<double> kernel_ms, launch_ms;
+            uint64_t heap_bytes = 0;
+            for (int r = 0; r < args->repeat; ++r) {
+              runtime::State s = base;
+              auto report = runtime::vulkan::run_kernel(*vk, *k, s);
+              kernel_ms.push_back(report.launch.kernel_ms);
+              launch_ms.push_back(report.launch.launch_ms);
+              for (const auto& t : report.launch.tasks) heap_bytes = std::max(heap_bytes, t.heap_bytes);
+            }
+            out["cases"].push_back({{"kernel", shape},
+                                    {"direction", direction},
+                                    {"size", size},
+                                    {"backend", "vulkan"},
+                                    {"kernel_ms", median(kernel_ms)},
+                                    {"launch_ms", median(launch_ms)},
+                                    {"heap_bytes", heap_bytes},
+                                    {"peak_rss_kib", peak_rss_kib()}});
+            // The interpreter evaluates a stack's size expression (here a maximum over every
+            // iteration) each time the alloc runs: the carried reverse kernel is quadratic there.
+            bool quadratic = shape == "carried" && direction == "reverse";
+            if (size > (quadratic ? std::min<size_t>(interp_max, 2'000) : interp_max)) continue;
+            runtime::State s = base;
+            auto start = std::chrono::steady_clock::now();
+            runtime::run_kernel(*k, s);
+            double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            out["cases"].push_back({{"kernel", shape},
+                                    {"direction", direction},
+                                    {"size", size},
+                                    {"backend", "interp"},
+                                    {"kernel_ms", ms},
+                                    {"launch_ms", ms},
+                                    {"peak_rss_kib", peak_rss_kib()}});
+          }
+        }
+    }
+    std::string text = out.dump(2) + "\n";
+    if (args->out_path.empty())
+      std::cout << text;
+    else
+      pb::bench::write_file(args->out_path, text);
+    return 0;
+  });
+}

@@ -1,0 +1,324 @@
+// The Vulkan runtime (runtime/vulkan) on the device the loader gives (lavapipe here and in CI):
+// forward and reverse kernels with autodiff stacks match the reference interpreter under every
+// lowering, with more invocations than one workgroup and with a grid stride; an overflow is an
+// error and never a value, the flag resets and a larger size then succeeds; size expressions are
+// evaluated at launch; the adstack heap grows by doubling and releases what it replaced; a failed
+// assert is an error; kernel time comes from timestamps. Tests skip, saying why, only when there
+// is no Vulkan device.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "codegen/spirv/compile.h"
+#include "ir/diagnostic.h"
+#include "ir/parser.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
+#include "runtime/interp/interpreter.h"
+#include "runtime/vulkan/run.h"
+#include "runtime/vulkan/runtime.h"
+
+namespace pb::runtime::vulkan {
+namespace {
+
+struct Opened {
+  std::unique_ptr<Runtime> runtime;
+  std::string why;
+};
+
+Opened& opened() {
+  static Opened o = [] {
+    Opened out;
+    try {
+      out.runtime = std::make_unique<Runtime>();
+    } catch (const UserError& e) {
+      out.why = e.what();
+    }
+    return out;
+  }();
+  return o;
+}
+Runtime* device() { return opened().runtime.get(); }
+
+#define REQUIRE_VULKAN() \
+  if (!device()) GTEST_SKIP() << "no Vulkan device: " << opened().why
+
+// v = x[i]; repeat n[i] times: v = sin(v) * 1.5 - 0.3; y[i] = v. Over `size` elements.
+std::string carried(int size) {
+  return fmt::format(R"(field x : f32[{0}] grad x_grad
+field n : i32[{0}]
+field y : f32[{0}] grad y_grad
+kernel "carried" {{
+  <i32> $0 = const 0
+  <i32> $1 = const {0}
+  <f32> $2 = const 1.5
+  <f32> $3 = const -0.3
+  $4 : for in range($0, $1) block_dim=adaptive {{
+    <i32> $5 = loop $4 index 0
+    <*f32> $6 = global ptr [x], index [$5] activate=true
+    <f32> $7 = global load $6
+    <*f32> $8 = alloca
+    <f32> $9 : local store [$8 <- $7]
+    <*i32> $10 = global ptr [n], index [$5] activate=true
+    <i32> $11 = global load $10
+    $12 : for in range($0, $11) block_dim=adaptive {{
+      <f32> $13 = local load [$8]
+      <f32> $14 = sin $13
+      <f32> $15 = mul $14 $2
+      <f32> $16 = add $15 $3
+      <f32> $17 : local store [$8 <- $16]
+    }}
+    <f32> $18 = local load [$8]
+    <*f32> $19 = global ptr [y], index [$5] activate=true
+    $20 : global store [$19 <- $18]
+  }}
+}}
+)",
+                     size);
+}
+
+std::unique_ptr<ir::Kernel> reverse_of(const std::string& text, const std::string& pipeline = "reverse_ad") {
+  auto k = ir::parse_kernel(text, "carried.chi");
+  passes::RunOptions ro;
+  ro.capture_ir = false;
+  EXPECT_FALSE(passes::run_pipeline(*k, passes::parse_pipeline(pipeline), ro).failed);
+  return k;
+}
+
+// x[i] = 0.1 * (i % 13) - 0.6, n[i] = i % modulus, y_grad = 1.
+State inputs(const ir::Kernel& k, int size, int modulus) {
+  State s = make_state(k, nlohmann::json::object());
+  for (int i = 0; i < size; ++i) {
+    s.fields.at("x").data[static_cast<size_t>(i)] = ir::Value::make_f32(0.1f * static_cast<float>(i % 13) - 0.6f);
+    s.fields.at("n").data[static_cast<size_t>(i)] = ir::Value::make_i32(i % modulus);
+    s.fields.at("y_grad").data[static_cast<size_t>(i)] = ir::Value::make_f32(1.0f);
+  }
+  return s;
+}
+
+// Every float field within 2e-5 relative of the interpreter's, every int field equal; returns
+// the elements compared.
+size_t expect_same(const State& want, const State& got, const std::string& where) {
+  size_t compared = 0;
+  for (const auto& [name, buf] : want.fields)
+    for (size_t i = 0; i < buf.data.size(); ++i, ++compared) {
+      const ir::Value& a = buf.data[i];
+      const ir::Value& b = got.fields.at(name).data[i];
+      if (ir::is_float(a.kind())) {
+        double x = a.as_f64(), y = b.as_f64();
+        EXPECT_LE(std::fabs(x - y), 2e-5 * std::max({1.0, std::fabs(x), std::fabs(y)}))
+            << name << "[" << i << "]: interpreter " << x << ", Vulkan " << y << " (" << where << ")";
+      } else {
+        EXPECT_EQ(a.bits(), b.bits()) << name << "[" << i << "] (" << where << ")";
+      }
+    }
+  return compared;
+}
+
+TEST(VulkanRuntime, ForwardAndReverseMatchTheInterpreterUnderEveryLowering) {
+  REQUIRE_VULKAN();
+  const int size = 300;  // three workgroups of 128
+  auto forward = ir::parse_kernel(carried(size), "carried.chi");
+  auto reverse = reverse_of(carried(size));
+  for (const ir::Kernel* k : {forward.get(), reverse.get()}) {
+    State state = inputs(*k, size, 7);
+    State want = state;
+    run_kernel(*k, want);
+    for (const codegen::spirv::LoweringOptions& o : codegen::spirv::all_stack_lowerings()) {
+      codegen::spirv::CompiledKernel ck = codegen::spirv::compile(*k, o);
+      for (bool optimize : {false, true}) {
+        State got = state;
+        LaunchOptions lo;
+        lo.optimize = optimize;
+        LaunchResult r = device()->launch(*k, ck, got, lo);
+        std::string where = fmt::format("{}{}", codegen::spirv::lowering_name(o), optimize ? ", optimized" : "");
+        EXPECT_EQ(r.stack_overflow, 0u) << where;
+        EXPECT_GT(expect_same(want, got, where), 0u);
+      }
+    }
+  }
+}
+
+TEST(VulkanRuntime, ManyWorkgroupsAndAGridStrideGiveTheInterpretersResult) {
+  REQUIRE_VULKAN();
+  const int size = 1000;
+  auto k = reverse_of(carried(size));
+  State state = inputs(*k, size, 5);
+  State want = state;
+  run_kernel(*k, want);
+  for (uint32_t groups : {65535u, 3u, 1u}) {
+    State got = state;
+    LaunchOptions lo;
+    lo.max_workgroups = groups;
+    RunReport report = run_kernel(*device(), *k, got, {}, lo);
+    ASSERT_FALSE(report.launch.tasks.empty());
+    uint64_t launched = 0;
+    for (const TaskRun& t : report.launch.tasks) launched = std::max(launched, t.invocations);
+    EXPECT_EQ(launched, std::min<uint64_t>(1024, uint64_t{groups} * 128)) << groups << " workgroups";
+    EXPECT_GT(expect_same(want, got, fmt::format("{} workgroups", groups)), 0u);
+  }
+}
+
+TEST(VulkanRuntime, OverflowIsAnErrorTheFlagResetsAndALargerSizeSucceeds) {
+  REQUIRE_VULKAN();
+  const int size = 200;
+  // Fixed capacities of 6 entries: n[i] up to 4 fits (the reverse pushes 2 + n[i]), 5 does not.
+  auto small = reverse_of(carried(size), "reverse_ad{ad_stack_size=6}");
+  State state = inputs(*small, size, 9);
+  try {
+    run_kernel(*device(), *small, state);
+    FAIL() << "an overflowing launch returned values";
+  } catch (const UserError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("adstack overflow in kernel \"carried"), std::string::npos) << m;
+    EXPECT_NE(m.find("6 entries"), std::string::npos) << m;
+    EXPECT_NE(m.find("task"), std::string::npos) << m;
+    EXPECT_NE(m.find("max_size"), std::string::npos) << m;
+  }
+  // The flag resets: a launch that fits succeeds on the same runtime.
+  State fits = inputs(*small, size, 5);
+  State want = fits;
+  run_kernel(*small, want);
+  run_kernel(*device(), *small, fits);
+  EXPECT_GT(expect_same(want, fits, "after an overflow"), 0u);
+  // A larger size succeeds where the small one overflowed.
+  auto large = reverse_of(carried(size), "reverse_ad{ad_stack_size=16}");
+  State again = inputs(*large, size, 9);
+  want = again;
+  run_kernel(*large, want);
+  run_kernel(*device(), *large, again);
+  EXPECT_GT(expect_same(want, again, "larger size"), 0u);
+}
+
+TEST(VulkanRuntime, SizeExpressionsAreEvaluatedAtLaunch) {
+  REQUIRE_VULKAN();
+  const int size = 130;
+  auto k = reverse_of(carried(size));   // size=max(i in range(0, 130): 2 + n[i])
+  State state = inputs(*k, size, 100);  // n up to 99: 101 entries, above the default capacity 64
+  // Compiled with the default capacity, the launch overflows and says so.
+  codegen::spirv::CompiledKernel ck = codegen::spirv::compile(*k, lowering_for(*k, device()->device()));
+  State raw = state;
+  LaunchResult r = device()->launch(*k, ck, raw);
+  EXPECT_NE(r.stack_overflow, 0u);
+  auto error = flag_error(ck, r);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->message.find("64 entries"), std::string::npos) << error->message;
+  // run_kernel evaluates the size against the inputs and compiles that capacity in.
+  State want = state, got = state;
+  run_kernel(*k, want);
+  RunReport report = run_kernel(*device(), *k, got);
+  for (const auto& t : report.compiled.tasks)
+    for (const auto& s : t.stacks) EXPECT_EQ(s.capacity, 101) << t.name;
+  EXPECT_GT(expect_same(want, got, "evaluated size"), 0u);
+}
+
+TEST(VulkanRuntime, HeapGrowsByDoublingAndReleasesWhatItReplaced) {
+  REQUIRE_VULKAN();
+  Runtime runtime;  // a fresh heap
+  uint64_t previous_bytes = 0;
+  for (int size : {100, 300, 1000, 2500, 300}) {
+    auto k = reverse_of(carried(size), "reverse_ad{ad_stack_size=8}");
+    State state = inputs(*k, size, 5);
+    State want = state;
+    run_kernel(*k, want);
+    RunReport report = run_kernel(runtime, *k, state);
+    EXPECT_GT(expect_same(want, state, fmt::format("{} elements", size)), 0u);
+    HeapStats h = runtime.heap_stats();
+    uint64_t need = 0;
+    for (const TaskRun& t : report.launch.tasks) need = std::max(need, t.heap_bytes);
+    ASSERT_GT(need, 0u);
+    EXPECT_GE(h.bytes, need);
+    EXPECT_GE(h.bytes, previous_bytes) << "the heap never shrinks";
+    if (need > previous_bytes) EXPECT_GE(h.bytes, std::min<uint64_t>(2 * previous_bytes, h.bytes));
+    EXPECT_EQ(h.retired, 0u) << "every replaced buffer is released once its launch completed";
+    EXPECT_EQ(h.released + 1, h.grows);
+    previous_bytes = h.bytes;
+  }
+  EXPECT_GE(runtime.heap_stats().grows, 3u);
+}
+
+TEST(VulkanRuntime, ADoubledHeapThatCannotBeAllocatedIsRetriedAtTheExactSize) {
+  REQUIRE_VULKAN();
+  Runtime runtime;
+  auto k = reverse_of(carried(128), "reverse_ad{ad_stack_size=8}");
+  State state = inputs(*k, 128, 5);
+  run_kernel(runtime, *k, state);
+  uint64_t first = runtime.heap_stats().bytes;
+  ASSERT_GT(first, 0u);
+  // Heap sizes in units of the first launch's (one workgroup): allocations above the limit fail.
+  auto wide = reverse_of(carried(128 * 5), "reverse_ad{ad_stack_size=8}");
+  State wide_state = inputs(*wide, 128 * 5, 5);
+  State want = wide_state;
+  run_kernel(*wide, want);
+  runtime.heap().set_allocation_limit(5 * first);
+  run_kernel(runtime, *wide, wide_state);  // need 5x; 2 x first < need, so the first try is the need
+  EXPECT_EQ(runtime.heap_stats().bytes, 5 * first);
+  EXPECT_EQ(runtime.heap_stats().exact_retries, 0u);
+  auto wider = reverse_of(carried(128 * 6), "reverse_ad{ad_stack_size=8}");
+  State wider_state = inputs(*wider, 128 * 6, 5);
+  want = wider_state;
+  run_kernel(*wider, want);
+  runtime.heap().set_allocation_limit(6 * first);
+  run_kernel(runtime, *wider, wider_state);  // need 6x; doubling asks for 10x, refused; 6x retried
+  EXPECT_EQ(runtime.heap_stats().exact_retries, 1u);
+  EXPECT_EQ(runtime.heap_stats().bytes, 6 * first);
+  EXPECT_GT(expect_same(want, wider_state, "exact retry"), 0u);
+  // Not even the need fits: a user error naming the bytes, with the remedy.
+  auto widest = reverse_of(carried(128 * 8), "reverse_ad{ad_stack_size=8}");
+  State widest_state = inputs(*widest, 128 * 8, 5);
+  try {
+    run_kernel(runtime, *widest, widest_state);
+    FAIL() << "a heap the device cannot allocate was used";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(8 * first) + " bytes"), std::string::npos) << e.what();
+  }
+}
+
+TEST(VulkanRuntime, AFailedAssertIsAnError) {
+  REQUIRE_VULKAN();
+  auto k = ir::parse_kernel(R"(kernel "asserting" {
+  <i32> $0 = const 0
+  <i32> $1 = const 500
+  <i32> $2 = const 300
+  $3 : for in range($0, $1) block_dim=adaptive {
+    <i32> $4 = loop $3 index 0
+    <u1> $5 = cmp_ne $4 $2
+    6 : assert $5, "i must not be %d", $4
+  }
+}
+)",
+                            "assert.chi");
+  State state = make_state(*k, nlohmann::json::object());
+  try {
+    run_kernel(*device(), *k, state);
+    FAIL() << "a failed assert returned";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("i must not be %d"), std::string::npos) << e.what();
+  }
+}
+
+TEST(VulkanRuntime, KernelTimeComesFromTimestamps) {
+  REQUIRE_VULKAN();
+  if (!device()->device().timestamps) GTEST_SKIP() << "the device writes no timestamps";
+  auto k = ir::parse_kernel(carried(256), "carried.chi");
+  State state = inputs(*k, 256, 7);
+  RunReport report = run_kernel(*device(), *k, state);
+  EXPECT_TRUE(report.launch.timed);
+  EXPECT_GT(report.launch.kernel_ms, 0.0);
+  EXPECT_GE(report.launch.launch_ms, report.launch.kernel_ms);
+}
+
+TEST(VulkanRuntime, AnUnknownDeviceNameIsAUserErrorListingTheDevices) {
+  try {
+    Runtime r("no such device name");
+    FAIL() << "opened a device that does not exist";
+  } catch (const UserError& e) {
+    std::string m = e.what();
+    EXPECT_TRUE(m.find("--device") != std::string::npos || m.find("no Vulkan device") != std::string::npos) << m;
+  }
+}
+
+}  // namespace
+}  // namespace pb::runtime::vulkan

@@ -1,0 +1,342 @@
+#include "workbench/workspace/backend.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "ir/diagnostic.h"
+#include "ir/verifier.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
+#include "runtime/interp/interpreter.h"
+#include "runtime/vulkan/run.h"
+#include "workbench/workspace/gradient.h"
+#include "workbench/workspace/load.h"
+
+namespace pb::workbench {
+
+namespace {
+
+// One Vulkan runtime per device filter for the whole process (opening a device is slow).
+runtime::vulkan::Runtime& vulkan_runtime(const std::string& device) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<runtime::vulkan::Runtime>> opened;
+  std::lock_guard lock(mutex);
+  auto& slot = opened[device];
+  if (!slot) slot = std::make_unique<runtime::vulkan::Runtime>(device);
+  return *slot;
+}
+std::mutex& vulkan_launch_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+struct NamedArray {
+  std::string name;
+  const runtime::Buffer* buffer;
+};
+
+std::vector<NamedArray> arrays_of(const runtime::State& s) {
+  std::vector<NamedArray> out;
+  for (const auto& [name, buf] : s.fields) out.push_back({name, &buf});
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    if (!s.args[i].is_ndarray) continue;
+    out.push_back({fmt::format("arg{}", i), &s.args[i].array});
+    if (s.args[i].grad) out.push_back({fmt::format("arg{}_grad", i), &*s.args[i].grad});
+  }
+  return out;
+}
+
+BackendDiff diff(Backend b, const NamedArray& want, const runtime::Buffer* got, const Tolerances& tol) {
+  BackendDiff d;
+  d.backend = b;
+  d.array = want.name;
+  d.dtype = want.buffer->dtype;
+  bool is_float = ir::is_float(d.dtype);
+  d.tolerance = !is_float ? 0 : d.dtype == ir::ScalarKind::f64 ? tol.f64 : tol.f32;
+  if (!got || got->data.size() != want.buffer->data.size()) {
+    d.ok = false;
+    d.error = "missing on this backend";
+    return d;
+  }
+  for (size_t i = 0; i < got->data.size(); ++i, ++d.elements) {
+    const ir::Value& a = want.buffer->data[i];
+    const ir::Value& v = got->data[i];
+    if (!is_float) {
+      double e = a.bits() == v.bits() ? 0 : std::fabs(static_cast<double>(a.as_i64() - v.as_i64()));
+      d.max_abs = std::max(d.max_abs, e);
+      d.max_rel = std::max(d.max_rel, e == 0 ? 0.0 : 1.0);
+      d.ok = d.ok && e == 0;
+      continue;
+    }
+    double x = a.as_f64(), y = v.as_f64();
+    if (x == y || (std::isnan(x) && std::isnan(y))) continue;
+    double e = std::fabs(x - y);
+    double scale = std::max(std::fabs(x), std::fabs(y));
+    if (std::isnan(e)) e = std::numeric_limits<double>::infinity();
+    d.max_abs = std::max(d.max_abs, e);
+    d.max_rel = std::max(d.max_rel, scale > 0 ? e / scale : e);
+    d.ok = d.ok && e <= d.tolerance * std::max(1.0, scale);
+  }
+  return d;
+}
+
+std::vector<BackendDiff> diff_states(Backend b, const runtime::State& want, const runtime::State& got,
+                                     const Tolerances& tol) {
+  std::vector<BackendDiff> rows;
+  std::map<std::string, const runtime::Buffer*> theirs;
+  for (const NamedArray& a : arrays_of(got)) theirs[a.name] = a.buffer;
+  for (const NamedArray& a : arrays_of(want)) {
+    auto it = theirs.find(a.name);
+    rows.push_back(diff(b, a, it == theirs.end() ? nullptr : it->second, tol));
+  }
+  return rows;
+}
+
+BackendDiff failed_row(Backend b, const std::string& message) {
+  BackendDiff d;
+  d.backend = b;
+  d.array = "-";
+  d.ok = false;
+  d.error = message;
+  return d;
+}
+
+}  // namespace
+
+KnownDifference known_difference(const nlohmann::json& fixture, Backend b) {
+  KnownDifference k;
+  if (!fixture.contains("backends") || !fixture["backends"].contains(backend_name(b))) return k;
+  const nlohmann::json& j = fixture["backends"][std::string(backend_name(b))];
+  k.reason = j.value("known_difference", "");
+  if (j.contains("ignore")) k.ignore = j["ignore"].get<std::vector<std::string>>();
+  if (j.contains("rtol")) k.rtol = j["rtol"].get<double>();
+  return k;
+}
+
+std::string_view backend_name(Backend b) {
+  switch (b) {
+    case Backend::interp:
+      return "interp";
+    case Backend::vulkan:
+      return "vulkan";
+  }
+  return "?";
+}
+
+std::vector<Backend> parse_backends(std::string_view text) {
+  if (text == "all") return {Backend::interp, Backend::vulkan};
+  std::vector<Backend> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = std::min(text.find(',', start), text.size());
+    std::string_view name = text.substr(start, comma - start);
+    if (name == "interp")
+      out.push_back(Backend::interp);
+    else if (name == "vulkan")
+      out.push_back(Backend::vulkan);
+    else
+      throw UserError(fmt::format("--backend: unknown backend '{}'", name),
+                      "choose interp, vulkan, all, or several separated by commas");
+    start = comma + 1;
+  }
+  return out;
+}
+
+LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, const BackendOptions& o) {
+  LaunchTime t;
+  t.kernel = k.name;
+  try {
+    switch (b) {
+      case Backend::interp: {
+        auto start = std::chrono::steady_clock::now();
+        runtime::run_kernel(k, state, o.interp);
+        t.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        t.kernel_ms = t.launch_ms;
+        return t;
+      }
+      case Backend::vulkan: {
+        runtime::vulkan::Runtime& rt = vulkan_runtime(o.device);
+        std::lock_guard lock(vulkan_launch_mutex());  // one queue: launches take turns
+        runtime::vulkan::RunReport r = runtime::vulkan::run_kernel(rt, k, state);
+        t.device = rt.device().name;
+        t.kernel_ms = r.launch.kernel_ms;
+        t.launch_ms = r.launch.launch_ms;
+        t.timed = r.launch.timed;
+        return t;
+      }
+    }
+  } catch (const UserError& e) {
+    if (b == Backend::interp) throw RunFailure(e);
+    Diagnostic d = e.diagnostic();
+    d.message = fmt::format("on {}: {}", backend_name(b), d.message);
+    throw RunFailure(UserError(d));
+  }
+  return t;
+}
+
+BackendRun run_on_backend(Backend b, const ir::Kernel& k, const RunRequest& req, const std::string* pipeline,
+                          const BackendOptions& o) {
+  runtime::State state = state_from_inputs(k, req.inputs, req.inputs_name);
+  BackendRun out;
+  if (!pipeline) {
+    seed_gradients(k, state, req.seed_grads);
+    out.launches.push_back(run_state_on(b, k, state, o));
+  } else {
+    auto reverse = make_reverse_kernel(k, *pipeline, req.kernel_name);
+    out.launches.push_back(run_state_on(b, k, state, o));
+    seed_gradients(k, state, req.seed_grads);
+    out.launches.push_back(run_state_on(b, *reverse, state, o));
+    out.launches.back().kernel += " (reverse)";
+  }
+  out.values = runtime::state_to_json(k, state);
+  return out;
+}
+
+std::vector<BackendDiff> compare_backends(const ir::Kernel& k, const RunRequest& req, const std::string* pipeline,
+                                          const std::vector<Backend>& backends, const BackendOptions& o,
+                                          const Tolerances& tol) {
+  std::unique_ptr<ir::Kernel> reverse;
+  if (pipeline) reverse = make_reverse_kernel(k, *pipeline, req.kernel_name);
+  auto run = [&](Backend b) {
+    runtime::State state = state_from_inputs(k, req.inputs, req.inputs_name);
+    if (!reverse) seed_gradients(k, state, req.seed_grads);
+    run_state_on(b, k, state, o);
+    if (reverse) {
+      seed_gradients(k, state, req.seed_grads);
+      run_state_on(b, *reverse, state, o);
+    }
+    return state;
+  };
+  runtime::State want = run(Backend::interp);
+  std::vector<BackendDiff> rows;
+  for (Backend b : backends) {
+    if (b == Backend::interp) continue;
+    try {
+      runtime::State got = run(b);
+      auto r = diff_states(b, want, got, tol);
+      rows.insert(rows.end(), r.begin(), r.end());
+    } catch (const UserError& e) {
+      rows.push_back(failed_row(b, e.diagnostic().message));
+    }
+  }
+  return rows;
+}
+
+std::string format_backend_table(const std::vector<BackendDiff>& rows) {
+  std::string out = fmt::format("{:<8} {:<24} {:<5} {:>9} {:>12} {:>12} {:>10}  {}\n", "backend", "array", "type",
+                                "elements", "max abs", "max rel", "tolerance", "verdict");
+  for (const BackendDiff& d : rows) {
+    if (!d.error.empty() && d.elements == 0) {
+      out += fmt::format("{:<8} {:<24} error: {}\n", backend_name(d.backend), d.array, d.error);
+      continue;
+    }
+    out +=
+        fmt::format("{:<8} {:<24} {:<5} {:>9} {:>12.3e} {:>12.3e} {:>10.1e}  {}\n", backend_name(d.backend), d.array,
+                    ir::scalar_name(d.dtype), d.elements, d.max_abs, d.max_rel, d.tolerance, d.ok ? "ok" : "DIFFERS");
+  }
+  return out;
+}
+
+FixtureBackendOutcome check_fixture_on_backends(const std::string& path, const std::vector<Backend>& backends,
+                                                const BackendOptions& o, const Tolerances& tol) {
+  FixtureBackendOutcome out;
+  nlohmann::json fx = parse_json_text(read_file(path), path);
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (fx.contains("inputs_file"))
+    fx["inputs"] = parse_json_text(read_file((dir / fx["inputs_file"].get<std::string>()).string()),
+                                   fx["inputs_file"].get<std::string>());
+  if (!fx.contains("inputs")) {
+    out.skipped = "no inputs";
+    return out;
+  }
+  std::unique_ptr<ir::Kernel> k;
+  try {
+    k = fx.contains("kernel_text") ? parse_kernel_source(fx["kernel_text"].get<std::string>(), path)
+                                   : load_kernel((dir / fx["kernel"].get<std::string>()).string());
+    if (!ir::verify(*k).empty()) {
+      out.skipped = "a negative fixture (the kernel does not verify)";
+      return out;
+    }
+    std::string pipeline = fx.value("pipeline", "");
+    if (!pipeline.empty()) {
+      passes::RunOptions ro;
+      ro.capture_ir = false;
+      if (passes::run_pipeline(*k, passes::parse_pipeline(pipeline), ro).failed) {
+        out.skipped = "the pipeline fails (a negative fixture)";
+        return out;
+      }
+    }
+  } catch (const UserError& e) {
+    out.skipped = fmt::format("a negative fixture: {}", e.diagnostic().message);
+    return out;
+  }
+  runtime::State initial;
+  runtime::State want;
+  try {
+    initial = runtime::make_state(*k, fx["inputs"]);
+    std::vector<std::pair<std::string, double>> seeds;
+    if (fx.contains("grad") && fx["grad"].contains("seed"))
+      for (const auto& [name, v] : fx["grad"]["seed"].items()) seeds.emplace_back(name, v.get<double>());
+    seed_gradients(*k, initial, seeds);
+    want = initial;
+    run_state_on(Backend::interp, *k, want, o);
+  } catch (const UserError& e) {
+    out.skipped = fmt::format("the interpreter rejects the run: {}", e.diagnostic().message);
+    return out;
+  }
+  for (Backend b : backends) {
+    if (b == Backend::interp) continue;
+    KnownDifference known = known_difference(fx, b);
+    if (!known.reason.empty() && known.ignore.empty() && !known.rtol) {
+      out.skipped = fmt::format("a known difference on {}: {}", backend_name(b), known.reason);
+      continue;
+    }
+    Tolerances fixture_tol = tol;
+    if (known.rtol) fixture_tol = {*known.rtol, *known.rtol};
+    if (b == Backend::vulkan) {
+      std::string lacks;
+      try {
+        const auto& device = vulkan_runtime(o.device).device();
+        auto lowering = runtime::vulkan::lowering_for(*k, device);
+        if (lowering.float64 && !device.float64) lacks = "shaderFloat64 (the kernel uses f64)";
+        if (lowering.int64 && !device.int64) lacks = "shaderInt64 (the kernel uses 64-bit integers)";
+        if (!lacks.empty()) {
+          out.skipped = fmt::format("the Vulkan device \"{}\" lacks {}", device.name, lacks);
+          return out;
+        }
+      } catch (const UserError& e) {
+        out.rows.push_back(failed_row(b, e.diagnostic().message));
+        out.passed = false;
+        continue;
+      }
+    }
+    runtime::State got = initial;
+    try {
+      run_state_on(b, *k, got, o);
+    } catch (const UserError& e) {
+      out.rows.push_back(failed_row(b, e.diagnostic().message));
+      out.passed = false;
+      continue;
+    }
+    for (BackendDiff& d : diff_states(b, want, got, fixture_tol)) {
+      if (std::find(known.ignore.begin(), known.ignore.end(), d.array) != known.ignore.end()) continue;
+      out.passed = out.passed && d.ok;
+      out.rows.push_back(std::move(d));
+    }
+  }
+  size_t compared = 0;
+  for (const BackendDiff& d : out.rows) compared += d.elements;
+  if (out.passed && compared == 0 && out.skipped.empty()) out.skipped = "the kernel has no field or ndarray to compare";
+  if (compared) out.skipped.clear();
+  return out;
+}
+
+}  // namespace pb::workbench
