@@ -129,6 +129,7 @@ TEST(Workspace, OpenFixtureSetsPipelineAndInputs) {
   EXPECT_EQ(ws.pipeline_text(), "reverse_ad");
   EXPECT_TRUE(ws.inputs()["fields"].contains("a"));
   ASSERT_EQ(ws.loss_candidates(), std::vector<std::string>({"a", "b", "y"}));
+  EXPECT_EQ(ws.suggested_loss(), "y");
   const auto& g = ws.gradcheck("y");
   ASSERT_TRUE(g.result) << (g.error ? g.error->format() : "");
   EXPECT_TRUE(g.result->passed());

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -104,6 +105,7 @@ void Workspace::open(const std::string& path, const std::string& dump) {
   std::string text = read_file(path);
   source_path_ = path;
   dump_ = dump;
+  fixture_loss_.clear();
   std::string name = path;
   // A fixture: the kernel it names (or holds) becomes the source; its pipeline and inputs load too.
   if (is_json_text(text)) {
@@ -129,6 +131,8 @@ void Workspace::open(const std::string& path, const std::string& dump) {
         name = kernel_path.string();
       }
       pipeline_text_ = j->value("pipeline", std::string());
+      if (j->contains("gradcheck") && (*j)["gradcheck"].is_object())
+        fixture_loss_ = (*j)["gradcheck"].value("loss", std::string());
       if (j->contains("inputs_file")) {
         std::string inputs_path = (dir / (*j)["inputs_file"].get<std::string>()).string();
         set_inputs(parse_json_text(read_file(inputs_path), inputs_path), inputs_path);
@@ -432,6 +436,13 @@ std::vector<std::string> Workspace::loss_candidates() const {
     if (f.grad && !f.primal && (f.dtype == ir::ScalarKind::f32 || f.dtype == ir::ScalarKind::f64))
       out.push_back(f.name);
   return out;
+}
+
+std::string Workspace::suggested_loss() const {
+  auto candidates = loss_candidates();
+  if (candidates.empty()) return "";
+  if (std::find(candidates.begin(), candidates.end(), fixture_loss_) != candidates.end()) return fixture_loss_;
+  return candidates.back();
 }
 
 }  // namespace pb::workbench

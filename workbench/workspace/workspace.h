@@ -178,6 +178,9 @@ class Workspace {
 
   // Float fields with a gradient field (the losses a gradient check can take).
   std::vector<std::string> loss_candidates() const;
+  // The loss to offer first: the opened fixture's gradcheck loss, else the last candidate (kernels
+  // declare their outputs after their inputs); "" without candidates.
+  std::string suggested_loss() const;
 
  private:
   void drop_derived();         // kernel changed
@@ -188,6 +191,7 @@ class Workspace {
   RunRequest run_request() const;
 
   std::string source_path_, source_name_, source_text_, dump_;
+  std::string fixture_loss_;
   std::optional<Diagnostic> source_error_;
   std::unique_ptr<ir::Kernel> kernel_;
   std::string pipeline_text_;
