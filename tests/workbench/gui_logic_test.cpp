@@ -2,12 +2,15 @@
 // rows from pass records; chart axis scaling; fixture list states and filters.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include "workbench/gui/logic/chart_scale.h"
 #include "workbench/gui/logic/diff_model.h"
 #include "workbench/gui/logic/fixture_list.h"
 #include "workbench/gui/logic/timeline.h"
+#include "workbench/gui/logic/worker.h"
 #include "workbench/workspace/workspace.h"
 
 using namespace pb::workbench;
@@ -164,4 +167,29 @@ TEST(FixtureListState, OutcomesAndFilters) {
   FixtureFilter text{"f/", true, true, true};
   EXPECT_EQ(list.visible(text), std::vector<size_t>({0, 1}));
   EXPECT_THROW(list.set_outcome(5, pass), std::out_of_range);
+}
+
+TEST(WorkerThread, RunsReportsAndCancels) {
+  Worker worker;
+  std::atomic<bool> started{false};
+  ASSERT_TRUE(worker.start("spin", [&](WorkControl& c) {
+    c.report("spin", "waiting", 1, 4);
+    started = true;
+    for (;;) c.check();  // until cancelled
+  }));
+  EXPECT_FALSE(worker.start("second", [](WorkControl&) {}));  // one job at a time
+  while (!started) std::this_thread::yield();
+  EXPECT_TRUE(worker.busy());
+  EXPECT_EQ(worker.progress().done, 1u);
+  EXPECT_DOUBLE_EQ(worker.progress().fraction(), 0.25);
+  worker.cancel();
+  worker.wait();
+  EXPECT_FALSE(worker.busy());
+  EXPECT_TRUE(worker.last_cancelled());
+
+  ASSERT_TRUE(worker.start("fails", [](WorkControl&) { throw pb::UserError("no such field 'q'", "check the name"); }));
+  while (!worker.poll()) std::this_thread::yield();
+  EXPECT_FALSE(worker.last_cancelled());
+  EXPECT_NE(worker.last_error().find("no such field 'q'"), std::string::npos) << worker.last_error();
+  EXPECT_FALSE(worker.poll());  // already joined
 }

@@ -135,6 +135,8 @@ TEST(Workspace, OpenFixtureSetsPipelineAndInputs) {
   EXPECT_TRUE(g.result->passed());
   EXPECT_EQ(g.result->compared, 6u);
   EXPECT_EQ(&ws.gradcheck("y"), &g);
+  EXPECT_EQ(ws.gradcheck_if_ready("y"), &g);
+  EXPECT_EQ(ws.gradcheck_if_ready("b"), nullptr);  // another loss is another check
 }
 
 TEST(Workspace, RunErrorsAreValues) {

@@ -63,33 +63,6 @@ void App::need(const std::string& what, std::function<void(Workspace&, WorkContr
   if (auto_compute && !worker.busy() && ws.kernel()) request(what, std::move(job));
 }
 
-void App::compute_for(PanelId id) {
-  if (!ws.kernel()) return;
-  WorkControl control;
-  ws.replay(&control);
-  switch (id) {
-    case PanelId::spirv:
-      ws.compile(&control);
-      break;
-    case PanelId::msl:
-      ws.compile(&control);
-      ws.lowerings(&control);
-      break;
-    case PanelId::bisect:
-      ws.bisect(&control);
-      break;
-    case PanelId::run:
-      if (run.reverse && !ws.loss_candidates().empty())
-        ws.gradcheck(ws.loss_candidates()[static_cast<size_t>(run.loss) % ws.loss_candidates().size()],
-                     kDefaultReversePipeline, &control);
-      else
-        ws.run(run.after_pipeline, &control);
-      break;
-    default:
-      break;
-  }
-}
-
 bool draw_busy(App& app) {
   if (!app.worker.busy()) return false;
   WorkProgress p = app.worker.progress();

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "workbench/gui/logic/worker.h"
 #include "workbench/gui/panels.h"
-#include "workbench/gui/worker.h"
 #include "workbench/workspace/workspace.h"
 
 namespace pb::workbench::gui {
@@ -42,8 +42,6 @@ struct App {
   bool results_readable() const { return !worker.busy(); }
   // A panel that needs a result it lacks calls this; it starts the job when allowed.
   void need(const std::string& what, std::function<void(Workspace&, WorkControl&)> job);
-  // What the selected right-hand panel needs, computed synchronously (headless runs).
-  void compute_for(PanelId id);
 
   void frame();  // the whole window's contents for one frame
 };

@@ -92,13 +92,11 @@ int run(const Arguments& args) {
   app->select = panel;
   if (!args.fixtures.empty()) app->fixtures.run_folder(args.fixtures);
   if (args.select_pass > 0) app->timeline.selected = args.select_pass - 1;
-  if (headless) {
-    app->compute_for(panel.value_or(PanelId::timeline));
-    app->fixtures.worker.wait();
-    app->auto_compute = false;
-  }
+  if (headless) app->fixtures.worker.wait();
 
-  int frame = 0;
+  // Headless runs go through the same path as a user: visible panels ask the worker for what they
+  // show; the screenshot is taken `frames` frames after the last job ended.
+  int quiet_frames = 0;
   int status = 0;
   while (!glfwWindowShouldClose(window)) {
     if (headless)
@@ -116,7 +114,8 @@ int run(const Arguments& args) {
     glClearColor(0.1f, 0.1f, 0.12f, 1);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    if (headless && ++frame >= std::max(1, args.frames)) {
+    quiet_frames = app->worker.busy() ? 0 : quiet_frames + 1;
+    if (headless && quiet_frames >= std::max(2, args.frames)) {
       std::string error = write_framebuffer_png(args.screenshot, fb_width, fb_height);
       if (!error.empty()) std::cerr << "passbench-gui: " << error << "\n", status = 1;
       break;

@@ -13,7 +13,7 @@
 #include "passes/pipeline.h"
 #include "workbench/gui/logic/diff_model.h"
 #include "workbench/gui/logic/fixture_list.h"
-#include "workbench/gui/worker.h"
+#include "workbench/gui/logic/worker.h"
 
 namespace pb::workbench::gui {
 

@@ -382,6 +382,11 @@ const GradcheckRecord& Workspace::gradcheck(const std::string& loss, const std::
   return gradcheck_.emplace(std::move(rec));
 }
 
+const GradcheckRecord* Workspace::gradcheck_if_ready(const std::string& loss,
+                                                     const std::string& reverse_pipeline) const {
+  return gradcheck_ && gradcheck_key_ == loss + "\n" + reverse_pipeline ? &*gradcheck_ : nullptr;
+}
+
 const BisectResult& Workspace::bisect(WorkControl* control) {
   PB_ASSERT(kernel_, "Workspace::bisect needs a kernel: check kernel() first");
   if (bisect_) return *bisect_;

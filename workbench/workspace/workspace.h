@@ -173,7 +173,8 @@ class Workspace {
   const KernelCompile* compile_if_ready() const;
   const LoweringComparison* lowerings_if_ready() const { return lowerings_ ? &*lowerings_ : nullptr; }
   const RunRecord* run_if_ready(bool after_pipeline) const;
-  const GradcheckRecord* gradcheck_if_ready() const { return gradcheck_ ? &*gradcheck_ : nullptr; }
+  const GradcheckRecord* gradcheck_if_ready(const std::string& loss,
+                                            const std::string& reverse_pipeline = kDefaultReversePipeline) const;
   const BisectResult* bisect_if_ready() const { return bisect_ ? &*bisect_ : nullptr; }
 
   // Float fields with a gradient field (the losses a gradient check can take).

@@ -136,7 +136,7 @@ void RunPanel::draw(App& app) {
       ImGui::EndCombo();
     }
     std::string loss_name = losses[static_cast<size_t>(loss)];
-    const GradcheckRecord* g = ws.gradcheck_if_ready();
+    const GradcheckRecord* g = ws.gradcheck_if_ready(loss_name);
     auto job = [loss_name](Workspace& w, WorkControl& c) { w.gradcheck(loss_name, kDefaultReversePipeline, &c); };
     if (ImGui::Button("Run forward + reverse")) app.auto_compute = true, app.request("gradcheck", job);
     if (g)

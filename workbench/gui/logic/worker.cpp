@@ -1,4 +1,4 @@
-#include "workbench/gui/worker.h"
+#include "workbench/gui/logic/worker.h"
 
 #include "ir/assert.h"
 
