@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "workbench/workspace/load.h"
+
 namespace pb::workbench::gui {
 
 namespace {
@@ -32,14 +34,26 @@ const char* panel_name(PanelId id) {
   return "?";
 }
 
-void App::open(const std::string& path) {
+void App::open(const std::string& path, const std::string& dump) {
   if (worker.busy()) {
     message = "wait for the running job (or cancel it) before opening another file";
     return;
   }
   try {
-    ws.open(path);
+    ws.open(path, dump);
     last_file = path;
+    if (source.dumps_of != path) {
+      source.dumps_of = path;
+      try {
+        source.dumps = list_dumps(path);
+      } catch (const UserError&) {
+        source.dumps.clear();
+      }
+    }
+    source.dump = -1;
+    for (size_t i = 0; i < source.dumps.size(); ++i)
+      if (!dump.empty() && (std::to_string(source.dumps[i].index) == dump || source.dumps[i].title == dump))
+        source.dump = static_cast<int>(i);
     source.path_field = path;
     source.editing = false;
     run.inputs_loaded = false;
@@ -61,6 +75,14 @@ bool App::request(const std::string& what, std::function<void(Workspace&, WorkCo
 
 void App::need(const std::string& what, std::function<void(Workspace&, WorkControl&)> job) {
   if (auto_compute && !worker.busy() && ws.kernel()) request(what, std::move(job));
+}
+
+void draw_no_kernel(const App& app) {
+  if (const auto& e = app.ws.source_error())
+    ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "The source does not parse (line %d): fix it in the Source panel.",
+                       e->line);
+  else
+    ImGui::TextDisabled("Open a kernel, dump, JSON or fixture in the Source panel (or drop a file on the window).");
 }
 
 bool draw_busy(App& app) {

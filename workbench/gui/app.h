@@ -34,8 +34,9 @@ struct App {
   bool auto_compute = true;  // visible panels ask for what they need; off after a cancel
   std::string last_file;     // for the config
 
-  // Opens a file into the workspace (errors go to `message` / the Source panel).
-  void open(const std::string& path);
+  // Opens a file into the workspace (errors go to `message` / the Source panel); `dump` picks one
+  // dump of a log holding several ("" = the last).
+  void open(const std::string& path, const std::string& dump = {});
   // Starts `job` on the worker unless one is running. Returns whether it started.
   bool request(const std::string& what, std::function<void(Workspace&, WorkControl&)> job);
   // Whether panels may read the workspace's computed results this frame.
@@ -45,6 +46,9 @@ struct App {
 
   void frame();  // the whole window's contents for one frame
 };
+
+// What a result panel shows without a kernel: open one, or fix the parse error.
+void draw_no_kernel(const App& app);
 
 // Draws the progress of the running job with a Cancel button; true when one is running.
 bool draw_busy(App& app);

@@ -20,7 +20,7 @@ using namespace pb::workbench::gui;
 namespace {
 
 struct Arguments {
-  std::string load, passes, panel, screenshot, fixtures, loss;
+  std::string load, dump, passes, panel, screenshot, fixtures, loss;
   int select_pass = 0, frames = 3, width = 1400, height = 860;
   uint32_t max_id_bound = 0;
   bool reverse = false;
@@ -65,7 +65,7 @@ int run(const Arguments& args) {
   glfwSetDropCallback(window, on_drop);
   std::string load = !args.load.empty() ? args.load : headless ? "" : config.last_file;
   if (!load.empty()) {
-    app->open(load);
+    app->open(load, load == args.load ? args.dump : "");
     if (headless && !app->ws.kernel() && !app->ws.source_error()) {
       std::cerr << "passbench-gui: " << app->message << "\n";
       return 2;
@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
   CLI::App cli{"passbench-gui: the pass workbench (docs/workbench.md)"};
   Arguments args;
   cli.add_option("--load", args.load, "kernel, dump, JSON or fixture to open (default: the last one opened)");
+  cli.add_option("--dump", args.dump, "which dump of a log holding several: N or a title (default: the last)");
   cli.add_option("--passes", args.passes, "pipeline, e.g. simplify,dce or reverse_ad (default: the fixture's)");
   cli.add_option("--select-pass", args.select_pass, "select pass N (1-based) in the Pass timeline");
   cli.add_option("--panel", args.panel,

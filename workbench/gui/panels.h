@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/dump_source.h"
 #include "passes/pipeline.h"
 #include "workbench/gui/logic/diff_model.h"
 #include "workbench/gui/logic/fixture_list.h"
@@ -21,6 +22,9 @@ struct App;
 
 struct SourcePanel {
   std::string path_field;
+  std::vector<ir::DumpInfo> dumps;  // of the open file, when it is a log holding several
+  std::string dumps_of;             // the file `dumps` lists
+  int dump = -1;                    // index into dumps; -1: the last
   bool editing = false;
   std::string edit_text;
   void draw(App& app);

@@ -10,7 +10,7 @@ void BisectPanel::draw(App& app) {
   if (draw_busy(app)) return;
   Workspace& ws = app.ws;
   if (!ws.kernel()) {
-    ImGui::TextDisabled("Open a kernel (Source) first.");
+    draw_no_kernel(app);
     return;
   }
   const BisectResult* b = ws.bisect_if_ready();

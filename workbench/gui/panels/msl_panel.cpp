@@ -25,7 +25,7 @@ void MslPanel::draw(App& app) {
   if (draw_busy(app)) return;
   Workspace& ws = app.ws;
   if (!ws.kernel()) {
-    ImGui::TextDisabled("Open a kernel (Source) first.");
+    draw_no_kernel(app);
     return;
   }
   const KernelCompile* c = ws.compile_if_ready();
@@ -45,11 +45,18 @@ void MslPanel::draw(App& app) {
   ChartSeries series{metrics[metric], {}, kSeriesColors[2]};
   ChartOptions options;
   options.bars = true;
+  std::string first_failure;
+  int failures = 0;
   for (const auto& row : table->rows) {
     const CompileMetrics& m = row.metrics;
     double v[] = {double(m.msl_lines), double(m.msl_bytes), double(m.msl_local_declarations), double(m.final_id_bound)};
-    series.values.push_back(row.ok() ? v[metric] : 0);
-    options.x_labels.push_back(lowering_code(row.lowering_options));
+    bool has_msl = row.ok() && (metric == 3 || !row.cross_error);
+    series.values.push_back(has_msl ? v[metric] : 0);
+    // A lowering without the metric (it failed, or SPIRV-Cross has no MSL for it) is marked "!".
+    options.x_labels.push_back(lowering_code(row.lowering_options) + (has_msl ? "" : "!"));
+    if (!has_msl && first_failure.empty())
+      first_failure = row.error ? row.error->message : row.cross_error ? row.cross_error->message : "";
+    failures += !has_msl;
   }
   ImGui::Text(
       "%s: %llu adstack push(es). One bar per lowering: storage Heap/Function, count Shared-array/Per-stack, "
@@ -58,6 +65,11 @@ void MslPanel::draw(App& app) {
   if (table->pipeline_error)
     ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", table->pipeline_error->message.c_str());
   draw_chart("lowerings", ImVec2(-1, 210), {series}, options);
+  if (failures) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 180, 100, 255));
+    ImGui::TextWrapped("%d lowering(s) marked ! have no value: %s", failures, first_failure.c_str());
+    ImGui::PopStyleColor();
+  }
 
   if (c->error) ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", c->error->message.c_str());
   if (c->cross_error) ImGui::TextColored(ImVec4(1, 0.7f, 0.4f, 1), "MSL: %s", c->cross_error->message.c_str());

@@ -100,7 +100,7 @@ void RunPanel::draw(App& app) {
   if (draw_busy(app)) return;
   Workspace& ws = app.ws;
   if (!ws.kernel()) {
-    ImGui::TextDisabled("Open a kernel (Source) first.");
+    draw_no_kernel(app);
     return;
   }
   if (!inputs_loaded) {

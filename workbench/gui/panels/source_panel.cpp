@@ -55,6 +55,21 @@ void SourcePanel::draw(App& app) {
     ImGui::TextDisabled("No kernel open.");
     return;
   }
+  if (dumps.size() > 1) {
+    auto label = [&](size_t i) {
+      const auto& d = dumps[i];
+      return "dump " + std::to_string(d.index) + ": " + d.title + " (lines " + std::to_string(d.first_line) + "-" +
+             std::to_string(d.last_line) + ")";
+    };
+    size_t current = dump < 0 ? dumps.size() - 1 : static_cast<size_t>(dump);
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::BeginCombo("##dump", label(current).c_str())) {
+      for (size_t i = 0; i < dumps.size(); ++i)
+        if (ImGui::Selectable(label(i).c_str(), i == current) && !app.worker.busy())
+          app.open(ws.source_path(), std::to_string(dumps[i].index));
+      ImGui::EndCombo();
+    }
+  }
   const ir::Kernel* k = ws.kernel();
   ImGui::Text("%s", ws.source_name().c_str());
   if (k) {

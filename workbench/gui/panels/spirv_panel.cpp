@@ -35,7 +35,7 @@ void SpirvPanel::draw(App& app) {
   if (draw_busy(app)) return;
   Workspace& ws = app.ws;
   if (!ws.kernel()) {
-    ImGui::TextDisabled("Open a kernel (Source) first.");
+    draw_no_kernel(app);
     return;
   }
   CompileSettings settings = ws.compile_settings();

@@ -49,7 +49,7 @@ void TimelinePanel::draw(App& app) {
   if (draw_busy(app)) return;
   Workspace& ws = app.ws;
   if (!ws.kernel()) {
-    ImGui::TextDisabled("Open a kernel (Source) to see its passes.");
+    draw_no_kernel(app);
     return;
   }
   const ReplayRecords* r = ws.replay_if_ready();
@@ -77,8 +77,13 @@ void TimelinePanel::draw(App& app) {
           ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable,
           ImVec2(0, table_height))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, 28);
-    for (const char* h : {"pass", "IR", "ms", "statements", "verifier", "statistics"}) ImGui::TableSetupColumn(h);
+    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, 24);
+    ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+    ImGui::TableSetupColumn("IR", ImGuiTableColumnFlags_WidthFixed, 70);
+    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, 46);
+    ImGui::TableSetupColumn("statements", ImGuiTableColumnFlags_WidthFixed, 120);
+    ImGui::TableSetupColumn("verifier", ImGuiTableColumnFlags_WidthStretch, 1);
+    ImGui::TableSetupColumn("statistics", ImGuiTableColumnFlags_WidthStretch, 2);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& row = rows[i];
