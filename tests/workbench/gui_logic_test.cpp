@@ -77,6 +77,24 @@ TEST(DiffModel, SideBySidePairsRemovalsWithAdditions) {
   EXPECT_EQ(lines[static_cast<size_t>(rows[4].left)].text, "z");
 }
 
+TEST(DiffModel, HoveredValueAndItsDefinitionAndUses) {
+  std::string line = "  <f32> $12 = mul $1 $123";
+  EXPECT_EQ(value_at(line, 8), "$12");   // on the `$`
+  EXPECT_EQ(value_at(line, 10), "$12");  // on the last digit
+  EXPECT_EQ(value_at(line, 11), std::nullopt);
+  EXPECT_EQ(value_at(line, 19), "$1");
+  EXPECT_EQ(value_at(line, 23), "$123");
+  EXPECT_EQ(value_at(line, 2), std::nullopt);
+  EXPECT_EQ(value_at(line, 99), std::nullopt);
+  EXPECT_EQ(value_role(line, "$12"), ValueRole::definition);
+  EXPECT_EQ(value_role(line, "$1"), ValueRole::use);  // not the $1 of $12 or $123
+  EXPECT_EQ(value_role(line, "$123"), ValueRole::use);
+  EXPECT_EQ(value_role(line, "$2"), ValueRole::none);
+  EXPECT_EQ(value_role("  $4 : for in range($1, $2) {", "$4"), ValueRole::definition);
+  EXPECT_EQ(value_role("  $19 : global store [$6 <- $14]", "$14"), ValueRole::use);
+  EXPECT_EQ(value_role("  $19 : global store [$6 <- $14]", "$1"), ValueRole::none);
+}
+
 TEST(Timeline, RowsFromRecords) {
   Workspace ws;
   ASSERT_FALSE(ws.set_source_text(R"(field y : f32[]

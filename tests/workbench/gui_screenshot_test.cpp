@@ -135,6 +135,20 @@ TEST(GuiScreenshot, TimelineDiffShowsRemovedAndAddedLines) {
   EXPECT_EQ(none.count(kAdded, none.width / 3), 0u);
 }
 
+TEST(GuiScreenshot, HoveringAValueTintsItsDefinitionAndUses) {
+  // The mouse on the `$9` of simplify's diff line `$11 : local store [$10 <- $9]`: its definition
+  // line is tinted on both sides, and so are its uses.
+  const std::string args = "--load " + kDemo + " --passes=simplify,dce,renumber --select-pass 1 --panel timeline";
+  constexpr Rgb kDefinition{39, 61, 104}, kUse{28, 39, 60};
+  Image img = screenshot("hover", args + " --mouse 833 214");
+  EXPECT_GT(img.count(kDefinition, img.width / 3), 1000u);  // two half-width rows
+  EXPECT_GT(img.count(kUse, img.width / 3), 1000u);
+  Image away = screenshot("no_hover", args + " --mouse 5 5");
+  // (a few anti-aliased text pixels elsewhere share these colours)
+  EXPECT_LT(away.count(kDefinition, away.width / 3), 100u);
+  EXPECT_LT(away.count(kUse, away.width / 3), 100u);
+}
+
 TEST(GuiScreenshot, SpirvChartCrossesAScaledBound) {
   // The emitter's module needs 138 IDs and LocalMultiStoreElim more: under 139 the optimizer stops
   // and the chart's ID series rises above the bound line.

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <vector>
 
 #include "workbench/gui/app.h"
 #include "workbench/gui/config.h"
@@ -24,6 +25,7 @@ struct Arguments {
   int select_pass = 0, frames = 3, width = 1400, height = 860;
   uint32_t max_id_bound = 0;
   bool reverse = false;
+  std::vector<float> mouse;  // x, y: where the mouse is for every frame (screenshots of hover states)
 };
 
 void on_drop(GLFWwindow* window, int count, const char** paths) {
@@ -105,6 +107,7 @@ int run(const Arguments& args) {
       glfwWaitEventsTimeout(app->worker.busy() || app->fixtures.worker.busy() ? 0.05 : 0.5);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    if (args.mouse.size() == 2) ImGui::GetIO().MousePos = ImVec2(args.mouse[0], args.mouse[1]);
     ImGui::NewFrame();
     app->frame();
     ImGui::Render();
@@ -155,6 +158,7 @@ int main(int argc, char** argv) {
   cli.add_option("--max-id-bound", args.max_id_bound, "SPIR-V optimizer ID bound (default 4194303)");
   cli.add_flag("--reverse", args.reverse, "Run panel: forward + reverse with a gradient check");
   cli.add_option("--loss", args.loss, "Run panel: the loss field of the gradient check");
+  cli.add_option("--mouse", args.mouse, "X Y: keep the mouse there (hover states in screenshots)")->expected(2);
   cli.add_option("--width", args.width, "screenshot width (default 1400)");
   cli.add_option("--height", args.height, "screenshot height (default 860)");
   try {

@@ -48,6 +48,7 @@ struct TimelinePanel {
   std::vector<DiffLine> lines;
   std::vector<DiffSection> sections;
   std::set<size_t> unfolded;  // sections the user opened
+  std::string highlight;      // the `$N` under the mouse: its definition and uses are tinted
   void draw(App& app);
 };
 

@@ -103,4 +103,34 @@ DiffCounts count_lines(const std::vector<DiffLine>& lines) {
   return c;
 }
 
+namespace {
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+}  // namespace
+
+std::optional<std::string> value_at(std::string_view line, size_t column) {
+  if (column >= line.size()) return std::nullopt;
+  size_t start = column;
+  while (start > 0 && is_digit(line[start])) --start;  // back over digits to the `$`
+  if (line[start] != '$' || start + 1 >= line.size() || !is_digit(line[start + 1])) return std::nullopt;
+  size_t end = start + 1;
+  while (end < line.size() && is_digit(line[end])) ++end;
+  if (column >= end) return std::nullopt;
+  return std::string(line.substr(start, end - start));
+}
+
+ValueRole value_role(std::string_view line, std::string_view value) {
+  ValueRole role = ValueRole::none;
+  for (size_t at = line.find(value); at != std::string_view::npos; at = line.find(value, at + 1)) {
+    size_t end = at + value.size();
+    if (end < line.size() && is_digit(line[end])) continue;  // $1 inside $12
+    // The defining occurrence is the first token after the indentation and an optional `<type>`.
+    size_t first = line.find_first_not_of(' ');
+    if (line[first] == '<') first = line.find_first_not_of(' ', line.find('>', first) + 1);
+    if (at == first && end + 2 <= line.size() && (line.substr(end, 2) == " =" || line.substr(end, 2) == " :"))
+      return ValueRole::definition;
+    role = ValueRole::use;
+  }
+  return role;
+}
+
 }  // namespace pb::workbench::gui

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pb::workbench::gui {
@@ -39,5 +41,11 @@ struct DiffCounts {
   size_t added = 0, removed = 0, same = 0;
 };
 DiffCounts count_lines(const std::vector<DiffLine>& lines);
+
+// `$N` hover highlighting: the statement reference ("$12") at 0-based `column` of `line`, if any.
+std::optional<std::string> value_at(std::string_view line, size_t column);
+enum class ValueRole { none, definition, use };
+// Whether `line` defines `value` (`$12 = ...`, `<f32> $12 = ...`, `$12 : ...`) or uses it.
+ValueRole value_role(std::string_view line, std::string_view value);
 
 }  // namespace pb::workbench::gui

@@ -3,6 +3,8 @@
 // coloured and long unchanged runs folded.
 #include <imgui.h>
 
+#include <optional>
+
 #include "workbench/gui/app.h"
 #include "workbench/gui/diff_colors.h"
 #include "workbench/gui/logic/timeline.h"
@@ -25,22 +27,34 @@ ImU32 status_color(PassStatus s) {
   return IM_COL32_WHITE;
 }
 
-// One diff cell: a coloured background across `width`, the line number and the text.
-void diff_cell(const DiffLine* line, bool left, float width) {
+// One diff cell: a coloured background across `width`, the line number and the text. Lines that
+// define or use `highlight` (the `$N` under the mouse last frame) get a blue tint; returns the
+// `$N` under the mouse in this cell, if any.
+std::optional<std::string> diff_cell(const DiffLine* line, bool left, float width, const std::string& highlight) {
   ImVec2 pos = ImGui::GetCursorScreenPos();
   float h = ImGui::GetTextLineHeight();
   if (!line) {
     ImGui::Dummy(ImVec2(width, h));
-    return;
+    return std::nullopt;
   }
+  ImDrawList* draw = ImGui::GetWindowDrawList();
   if (line->kind != LineKind::same)
-    ImGui::GetWindowDrawList()->AddRectFilled(pos, ImVec2(pos.x + width, pos.y + h),
-                                              line->kind == LineKind::added ? kAddedColor : kRemovedColor);
+    draw->AddRectFilled(pos, ImVec2(pos.x + width, pos.y + h),
+                        line->kind == LineKind::added ? kAddedColor : kRemovedColor);
+  if (!highlight.empty())
+    if (ValueRole role = value_role(line->text, highlight); role != ValueRole::none)
+      draw->AddRectFilled(pos, ImVec2(pos.x + width, pos.y + h),
+                          role == ValueRole::definition ? IM_COL32(70, 120, 220, 110) : IM_COL32(70, 120, 220, 55));
   int number = left ? line->before_line : line->after_line;
   char sign = line->kind == LineKind::added ? '+' : line->kind == LineKind::removed ? '-' : ' ';
   ImGui::TextColored(ImVec4(0.5f, 0.5f, 0.55f, 1), "%4d %c", number, sign);
   ImGui::SameLine();
+  float text_x = ImGui::GetCursorScreenPos().x;
   ImGui::TextUnformatted(line->text.c_str());
+  if (!ImGui::IsItemHovered()) return std::nullopt;
+  float char_width = ImGui::CalcTextSize("0").x;  // the font is monospaced
+  size_t column = static_cast<size_t>(std::max(0.0f, (ImGui::GetIO().MousePos.x - text_x) / char_width));
+  return value_at(line->text, column);
 }
 
 }  // namespace
@@ -138,6 +152,7 @@ void TimelinePanel::draw(App& app) {
   if (counts.added + counts.removed == 0) ImGui::TextDisabled("The pass left the IR unchanged.");
 
   ImGui::BeginChild("diff", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+  std::string hovered;
   for (size_t s = 0; s < sections.size(); ++s) {
     const DiffSection& sec = sections[s];
     if (sec.folded && !unfolded.count(s)) {
@@ -157,21 +172,24 @@ void TimelinePanel::draw(App& app) {
         for (const auto& row : gui::side_by_side(lines, sec.first, sec.count)) {
           ImGui::TableNextRow();
           ImGui::TableNextColumn();
-          diff_cell(row.left >= 0 ? &lines[static_cast<size_t>(row.left)] : nullptr, true,
-                    ImGui::GetContentRegionAvail().x);
+          const DiffLine* left = row.left >= 0 ? &lines[static_cast<size_t>(row.left)] : nullptr;
+          const DiffLine* right = row.right >= 0 ? &lines[static_cast<size_t>(row.right)] : nullptr;
+          if (auto v = diff_cell(left, true, ImGui::GetContentRegionAvail().x, highlight)) hovered = *v;
           ImGui::TableNextColumn();
-          diff_cell(row.right >= 0 ? &lines[static_cast<size_t>(row.right)] : nullptr, false,
-                    ImGui::GetContentRegionAvail().x);
+          if (auto v = diff_cell(right, false, ImGui::GetContentRegionAvail().x, highlight)) hovered = *v;
         }
         ImGui::EndTable();
       }
       ImGui::PopID();
     } else {
       for (size_t i = sec.first; i < sec.first + sec.count; ++i)
-        diff_cell(&lines[i], lines[i].kind != LineKind::added, ImGui::GetContentRegionAvail().x);
+        if (auto v =
+                diff_cell(&lines[i], lines[i].kind != LineKind::added, ImGui::GetContentRegionAvail().x, highlight))
+          hovered = *v;
     }
   }
   ImGui::EndChild();
+  highlight = hovered;
 }
 
 }  // namespace pb::workbench::gui
