@@ -16,6 +16,11 @@ packages=(
   libgtest-dev libbenchmark-dev python3
   # libFuzzer targets under ASan/UBSan (tests/fuzz, scripts/fuzz/libfuzzer.sh)
   clang-19 libclang-rt-19-dev
+  # passbench-gui (workbench/gui): Dear ImGui with its GLFW + OpenGL3 backends, GLFW, OpenGL,
+  # FreeType (libimgui.a refers to it), stb_image_write for screenshots
+  libimgui-dev libglfw3-dev libgl-dev libfreetype-dev libstb-dev
+  # its screenshot tests: a virtual X server and Mesa's software OpenGL (xvfb-run needs xauth)
+  xvfb xauth libgl1-mesa-dri
 )
 
 missing=()

@@ -8,6 +8,7 @@
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "passes/pipeline.h"
+#include "workbench/cli/bisect_command.h"
 #include "workbench/cli/commands.h"
 #include "workbench/cli/compile_command.h"
 #include "workbench/cli/forward_command.h"
@@ -226,6 +227,15 @@ int main(int argc, char** argv) {
 
   auto* passes_cmd = app.add_subcommand("passes", "List every pass with its options and statistics");
 
+  pb::cli::BisectArgs bisect_args;
+  auto* bisect = app.add_subcommand("bisect-result", "Run the kernel after every pass and name the first pass that changed the answer");
+  bisect->add_option("FILE", bisect_args.file, "kernel file, or a fixture carrying a pipeline and inputs")->required();
+  add_dump_option(bisect, bisect_args.dump);
+  bisect->add_option("--passes", bisect_args.passes, "pipeline (default: the fixture's)");
+  bisect->add_option("--inputs", bisect_args.inputs, "inputs JSON, as for run (default: the fixture's, or FILE.inputs.json)");
+  bisect->add_option("--rel", bisect_args.rel, "relative tolerance")->capture_default_str();
+  bisect->add_option("--abs", bisect_args.abs, "absolute tolerance")->capture_default_str();
+
   pb::cli::FixtureArgs fixture_args;
   auto* fixture = app.add_subcommand("fixture", "Regression fixtures");
   fixture->require_subcommand(1);
@@ -278,6 +288,7 @@ int main(int argc, char** argv) {
       return pb::cli::cmd_compare_lowerings(compare_args);
     }
     if (*passes_cmd) return pb::cli::cmd_passes();
+    if (*bisect) return pb::cli::cmd_bisect_result(bisect_args);
     if (*check || *update) {
       fixture_args.update = update->parsed();
       return pb::cli::cmd_fixture(fixture_args);
