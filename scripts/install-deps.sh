@@ -10,6 +10,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libdtl-dev
   # codegen/: SPIR-V builder, validator and optimizer; MSL/GLSL through SPIRV-Cross
   spirv-tools spirv-headers spirv-cross libspirv-cross-c-shared-dev
+  # codegen/llvm and runtime/cpu: LLVM 19 (its CMake targets need libzstd-dev) and oneTBB
+  llvm-19-dev libzstd-dev libtbb-dev
   # tests and benchmarks (python3: the autodiff fuzzer's smoke test)
   libgtest-dev libbenchmark-dev python3
   # libFuzzer targets under ASan/UBSan (tests/fuzz, scripts/fuzz/libfuzzer.sh)
