@@ -57,6 +57,7 @@ struct DeviceMemory {
   std::vector<std::vector<uint64_t>> fields;  // by field id; empty: no buffer
   std::vector<std::vector<uint64_t>> ndarrays, ndarray_grads;  // by argument index
   std::vector<uint64_t> args;                                   // scalar arguments, one word each
+  std::vector<ir::ScalarKind> arg_kinds;                        // the type each scalar word holds
   std::vector<void*> field_ptrs, ndarray_ptrs, ndarray_grad_ptrs;
 };
 

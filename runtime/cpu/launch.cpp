@@ -140,10 +140,10 @@ int64_t launch_capacity(const ir::AdStackAllocaStmt& a, const CpuKernel& ck, con
   };
   ir::SizeEnv env;
   env.arg = [&](int index) -> int64_t {
-    auto it = ck.info().scalar_args.find(index);
-    if (it == ck.info().scalar_args.end() || static_cast<size_t>(index) >= m.args.size())
+    if (index < 0 || static_cast<size_t>(index) >= m.args.size() ||
+        m.arg_kinds[static_cast<size_t>(index)] == ir::ScalarKind::unknown)
       throw UserError(fmt::format("argument {} is not given as a scalar", index), "add it to the inputs' \"args\"");
-    return detail::load_value(&m.args[static_cast<size_t>(index)], it->second).as_i64();
+    return detail::load_value(&m.args[static_cast<size_t>(index)], m.arg_kinds[static_cast<size_t>(index)]).as_i64();
   };
   env.field = [&](const std::string& name, std::span<const int64_t> idx) -> int64_t {
     auto id = k.find_field(name);

@@ -153,6 +153,7 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
   m.ndarrays.resize(st.args.size());
   m.ndarray_grads.resize(st.args.size());
   m.args.assign(std::max<size_t>(st.args.size(), 1), 0);
+  m.arg_kinds.assign(m.args.size(), ir::ScalarKind::unknown);
   for (size_t i = 0; i < st.args.size(); ++i) {
     const ArgValue& a = st.args[i];
     int idx = static_cast<int>(i);
@@ -166,12 +167,14 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
       continue;
     }
     auto it = ck.info().scalar_args.find(idx);
-    if (it == ck.info().scalar_args.end()) continue;
-    if (a.scalar.kind() != it->second && !(ir::is_float(a.scalar.kind()) && ir::is_float(it->second)))
+    const ir::ArgDecl* decl = k.find_arg(idx);
+    ir::ScalarKind kind = it != ck.info().scalar_args.end() ? it->second : decl ? decl->dtype : a.scalar.kind();
+    if (a.scalar.kind() != kind && !(ir::is_float(a.scalar.kind()) && ir::is_float(kind)))
       throw UserError(fmt::format("argument {} holds {} but the kernel loads {}", i, ir::scalar_name(a.scalar.kind()),
-                                  ir::scalar_name(it->second)),
+                                  ir::scalar_name(kind)),
                       "give the argument its declared type");
-    detail::store_value(&m.args[i], a.scalar, it->second);
+    m.arg_kinds[i] = kind;
+    detail::store_value(&m.args[i], a.scalar, kind);
   }
   for (const auto& [idx, kind] : ck.info().scalar_args) {
     if (static_cast<size_t>(idx) >= st.args.size() || st.args[static_cast<size_t>(idx)].is_ndarray)
