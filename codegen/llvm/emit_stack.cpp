@@ -33,11 +33,13 @@ llvm::Value* TaskEmitter::checked_top(const StackRef& st) {
 
 void TaskEmitter::emit(const ir::AdStackAllocaStmt& s) {
   int id = m_.stack_ids.at(&s);
-  llvm::Value* off = b_.CreateLoad(b_.getInt64Ty(),
-                                   b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ctx_word(kCtxStackOffsets), static_cast<uint64_t>(id)));
-  llvm::Value* cap = b_.CreateLoad(b_.getInt64Ty(),
-                                   b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ctx_word(kCtxStackCaps), static_cast<uint64_t>(id)));
-  StackRef st{b_.CreateInBoundsGEP(b_.getInt8Ty(), slice_, off), cap, id, s.type.scalar};
+  // Offsets and capacities are fixed for a launch: read them once, at the function's entry.
+  llvm::Value* offsets = ctx_word(kCtxStackOffsets);
+  llvm::Value* caps = ctx_word(kCtxStackCaps);
+  llvm::IRBuilder<> eb(entry_);
+  llvm::Value* off = eb.CreateLoad(eb.getInt64Ty(), eb.CreateConstInBoundsGEP1_64(eb.getInt64Ty(), offsets, static_cast<uint64_t>(id)));
+  llvm::Value* cap = eb.CreateLoad(eb.getInt64Ty(), eb.CreateConstInBoundsGEP1_64(eb.getInt64Ty(), caps, static_cast<uint64_t>(id)));
+  StackRef st{eb.CreateInBoundsGEP(eb.getInt8Ty(), slice_, off), cap, id, s.type.scalar};
   b_.CreateStore(const_i64(0), st.base);
   stacks_[&s] = st;
   set(s, llvm::Constant::getNullValue(value_type(s.type.scalar)));

@@ -52,6 +52,9 @@ class CpuKernel {
   std::string ir_before_, ir_after_;
 };
 
+// The shapes a kernel compiles in for `state`: its field buffers, ndarrays and index spaces.
+codegen::llvmgen::EmitShapes emit_shapes(const ir::Kernel& k, const State& state);
+
 // A state's buffers packed as native arrays (the kernel's declared element types; u1 as bytes).
 struct DeviceMemory {
   std::vector<std::vector<uint64_t>> fields;  // by field id; empty: no buffer

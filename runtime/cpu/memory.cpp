@@ -138,6 +138,8 @@ void unpack_buffer(const std::vector<uint64_t>& words, ir::ScalarKind k, Buffer&
 
 }  // namespace
 
+codegen::llvmgen::EmitShapes emit_shapes(const ir::Kernel& k, const State& state) { return detail::shapes_of(k, state); }
+
 DeviceMemory pack(const CpuKernel& ck, const State& st) {
   const ir::Kernel& k = ck.kernel();
   const auto& sh = ck.shapes();

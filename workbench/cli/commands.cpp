@@ -76,6 +76,9 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
   req.options.seed = a.seed;
   req.options.f64 = a.f64;
   req.options.max_steps = a.max_steps;
+  auto backend = workbench::backend_from_name(a.backend);
+  if (!backend) throw UserError(fmt::format("--backend={} is not a backend", a.backend), "give interp or cpu");
+  req.backend = *backend;
   return req;
 }
 

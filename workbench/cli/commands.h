@@ -40,6 +40,7 @@ struct RunArgs {
   bool grad = false;  // forward + reverse (gradient_command.cpp)
   bool stack_usage = false;  // with --grad: each stack's deepest depth against its capacity (stderr)
   std::string passes = workbench::kDefaultReversePipeline;  // with grad: makes the reverse kernel
+  std::string backend = "interp";  // interp or cpu (workbench::backend_from_name)
 };
 int cmd_run(const RunArgs& a);
 // The inputs, seeds and options of `run`. Throws UserError for unreadable inputs or bad seeds.

@@ -107,6 +107,9 @@ int main(int argc, char** argv) {
   run->add_flag("--f64", run_args.f64, "compute every f32 value in f64 (for finite differences)");
   run->add_option("--max-steps", run_args.max_steps, "fail after N executed statements and loop iterations (0: no limit)")
       ->capture_default_str();
+  run->add_option("--backend", run_args.backend, "where to run: interp (the reference interpreter) or cpu (LLVM JIT)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"interp", "cpu"}));
   auto* run_grad = run->add_flag("--grad", run_args.grad, "run forward, seed the gradients, then run the reverse kernel");
   run->add_flag("--stack-usage", run_args.stack_usage, "with --grad: print each autodiff stack's deepest depth against its capacity")
       ->needs(run_grad);
@@ -164,9 +167,12 @@ int main(int argc, char** argv) {
   pb::cli::CompileArgs compile_args;
   auto* compile = app.add_subcommand("compile", "Compile a kernel to SPIR-V, SPIR-V assembly, MSL or GLSL, with the optimizer's ID growth");
   auto* compile_passes = add_codegen_options(compile, compile_args.codegen, true);
-  compile->add_option("--target", compile_args.target, "what to write: spirv (binary), spvasm, msl or glsl")
+  compile->add_option("--target", compile_args.target, "what to write: spirv (binary), spvasm, msl, glsl, or llvm (LLVM IR before and after optimization)")
       ->required()
-      ->check(CLI::IsMember({"spirv", "spvasm", "msl", "glsl"}));
+      ->check(CLI::IsMember({"spirv", "spvasm", "msl", "glsl", "llvm"}));
+  compile->add_option("--opt-level", compile_args.opt_level, "with --target=llvm: LLVM's optimization level, 0 to 3")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 3));
   compile->add_flag("--no-optimize", compile_args.no_optimize, "write the emitter's module without running spirv-opt");
   compile->add_option("--spirv-opt-report", compile_args.report, "write every task's optimizer report (JSON) to FILE");
   compile->add_flag("--spirv-opt-table", compile_args.table, "print every task's per-pass ID growth table (stderr)");
