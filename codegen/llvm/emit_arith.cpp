@@ -318,12 +318,38 @@ void TaskEmitter::emit(const ir::BinaryOpStmt& s) {
 // ---- atomics ----
 
 void TaskEmitter::emit(const ir::AtomicOpStmt& s) {
+  if (auto red = reduced_atomics_.find(&s); red != reduced_atomics_.end()) {
+    Reduction& r = reductions_.at(red->second);
+    llvm::Value* acc = b_.CreateLoad(value_type(r.kind), r.acc);
+    llvm::Value* v = value(s.val());
+    llvm::Value* next = binary_value(s.op == ir::AtomicOp::add ? ir::BinaryOp::add : ir::BinaryOp::sub, acc, v, r.kind);
+    b_.CreateStore(next, r.acc);
+    set(s, llvm::Constant::getNullValue(value_type(r.kind)));
+    return;
+  }
   llvm::Value* ptr = value(s.dest());
   ir::ScalarKind k = s.dest()->type.scalar;
   if (k == ir::ScalarKind::unknown) k = s.type.scalar;
   llvm::Value* v = value(s.val());
   if (s.val()->type.scalar != k) v = cast(v, s.val()->type.scalar, k);
   bool fl = ir::is_float(k);
+  const auto* gp = ir::dyn_cast<ir::GlobalPtrStmt>(s.dest());
+  if (gp && own_cell_fields_.count(gp->field) && own_cell_fields_.at(gp->field) && k != ir::ScalarKind::u1 &&
+      !(fl && (s.op == ir::AtomicOp::bit_and || s.op == ir::AtomicOp::bit_or || s.op == ir::AtomicOp::bit_xor))) {
+    // Only this iteration touches the cell: a plain read-modify-write.
+    ir::BinaryOp bop = s.op == ir::AtomicOp::add   ? ir::BinaryOp::add
+                       : s.op == ir::AtomicOp::sub ? ir::BinaryOp::sub
+                       : s.op == ir::AtomicOp::mul ? ir::BinaryOp::mul
+                       : s.op == ir::AtomicOp::max ? ir::BinaryOp::max
+                       : s.op == ir::AtomicOp::min ? ir::BinaryOp::min
+                       : s.op == ir::AtomicOp::bit_and ? ir::BinaryOp::bit_and
+                       : s.op == ir::AtomicOp::bit_or  ? ir::BinaryOp::bit_or
+                                                       : ir::BinaryOp::bit_xor;
+    llvm::Value* old = b_.CreateLoad(value_type(k), ptr);
+    b_.CreateStore(binary_value(bop, old, v, k), ptr);
+    set(s, old);
+    return;
+  }
   using RMW = llvm::AtomicRMWInst::BinOp;
   std::optional<RMW> op;
   switch (s.op) {

@@ -102,6 +102,14 @@ class TaskEmitter {
   void counted_loop(llvm::Value* count, Body body);
   void emit_parallel_body(llvm::Value* t);  // the loop task's body for linear iteration t
   void emit_count_function();
+  // Atomic adds/subs into a 0-d field that nothing else in the task touches, whose old value is
+  // unused: accumulated per chunk and added once after the chunk's loop.
+  void plan_reductions();
+  // Fields whose every access in the task is at the cell of the task's own iteration (indices
+  // are the loop's indices): no other iteration touches the cell, so atomics there need none.
+  void plan_own_cells();
+  void begin_reductions();
+  void end_reductions();
   llvm::Value* task_bound(const ir::OffloadedStmt& o, const ir::TaskBound& b);
   llvm::Value* range_begin_end(llvm::Value** end);  // range task: begin (and end)
 
@@ -145,6 +153,14 @@ class TaskEmitter {
   std::unordered_map<const ir::Stmt*, std::vector<llvm::Value*>> loop_coords_;  // loop -> i64 coordinates
   std::unordered_map<const ir::Stmt*, llvm::Value*> loop_linear_;               // loop task -> linear index
   std::unordered_map<const ir::Stmt*, StackRef> stacks_;
+  struct Reduction {
+    ir::FieldId field = 0;
+    ir::ScalarKind kind = ir::ScalarKind::f32;
+    llvm::AllocaInst* acc = nullptr;
+  };
+  std::unordered_map<ir::FieldId, Reduction> reductions_;
+  std::unordered_map<const ir::Stmt*, ir::FieldId> reduced_atomics_;
+  std::unordered_map<ir::FieldId, bool> own_cell_fields_;
   std::vector<llvm::BasicBlock*> continue_targets_;
   std::vector<llvm::BasicBlock*> while_exits_;
 };
