@@ -29,9 +29,7 @@ EmittedModule::~EmittedModule() = default;
 
 namespace {
 
-int64_t element_bytes(ir::ScalarKind k) {
-  return k == ir::ScalarKind::u1 ? 1 : ir::bit_width(k) / 8;
-}
+int64_t element_bytes(ir::ScalarKind k) { return k == ir::ScalarKind::u1 ? 1 : ir::bit_width(k) / 8; }
 
 std::string task_name(const detail::TaskPlan& t, size_t i) {
   const char* kind = t.kind == TaskKind::serial ? "serial" : t.kind == TaskKind::range_for ? "range_for" : "struct_for";
@@ -48,7 +46,8 @@ EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes) {
   EmittedModule out;
   out.module = std::make_unique<ModuleHandle>();
   out.module->context = std::make_unique<llvm::LLVMContext>();
-  out.module->module = std::make_unique<llvm::Module>(kernel.name.empty() ? "kernel" : kernel.name, *out.module->context);
+  out.module->module =
+      std::make_unique<llvm::Module>(kernel.name.empty() ? "kernel" : kernel.name, *out.module->context);
   KernelInfo& info = out.info;
   info.temps_words = plan.temps_words;
 
@@ -70,7 +69,8 @@ EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes) {
     ti.loop = t.loop;
     auto collect = [&](const ir::Stmt& root) {
       auto add = [&](const ir::Stmt& s) {
-        if (const auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(&s)) ti.stacks.push_back(info.stacks[static_cast<size_t>(ms.stack_ids.at(a))]);
+        if (const auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(&s))
+          ti.stacks.push_back(info.stacks[static_cast<size_t>(ms.stack_ids.at(a))]);
       };
       add(root);
       for (const ir::Block* b : root.blocks())

@@ -97,7 +97,7 @@ struct ReturnSite {
 };
 
 struct KernelInfo {
-  std::vector<TaskInfo> tasks;  // launch order
+  std::vector<TaskInfo> tasks;    // launch order
   std::vector<StackInfo> stacks;  // by stack id
   std::vector<ErrorSite> errors;
   std::vector<PrintSite> prints;

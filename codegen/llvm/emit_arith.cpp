@@ -70,7 +70,8 @@ llvm::Value* TaskEmitter::float_unary(const ir::UnaryOpStmt& s, llvm::Value* x, 
     case ir::UnaryOp::sgn: {
       llvm::Value* pos = b_.CreateFCmpOGT(x, zero);
       llvm::Value* neg = b_.CreateFCmpOLT(x, zero);
-      return b_.CreateSelect(pos, llvm::ConstantFP::get(t, 1.0), b_.CreateSelect(neg, llvm::ConstantFP::get(t, -1.0), zero));
+      return b_.CreateSelect(pos, llvm::ConstantFP::get(t, 1.0),
+                             b_.CreateSelect(neg, llvm::ConstantFP::get(t, -1.0), zero));
     }
     case ir::UnaryOp::floor:
       return intr(llvm::Intrinsic::floor);
@@ -100,8 +101,9 @@ llvm::Value* TaskEmitter::int_unary(const ir::UnaryOpStmt& s, llvm::Value* x, ir
     case ir::UnaryOp::sgn: {
       llvm::Value* one = llvm::ConstantInt::get(x->getType(), 1);
       if (!ir::is_signed(xk)) return b_.CreateSelect(b_.CreateICmpNE(x, zero), one, zero);
-      return b_.CreateSelect(b_.CreateICmpSGT(x, zero), one,
-                             b_.CreateSelect(b_.CreateICmpSLT(x, zero), llvm::ConstantInt::getSigned(x->getType(), -1), zero));
+      return b_.CreateSelect(
+          b_.CreateICmpSGT(x, zero), one,
+          b_.CreateSelect(b_.CreateICmpSLT(x, zero), llvm::ConstantInt::getSigned(x->getType(), -1), zero));
     }
     case ir::UnaryOp::logic_not:
       return from_bool(b_.CreateICmpEQ(x, zero), k);
@@ -150,8 +152,8 @@ llvm::Value* TaskEmitter::int_divide(const ir::BinaryOpStmt& s, llvm::Value* a, 
   llvm::Value* r = b_.CreateSRem(a, d);
   if (s.op == ir::BinaryOp::mod) return b_.CreateSelect(by_zero, zero, r);
   if (s.op == ir::BinaryOp::floordiv) {
-    llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+    llvm::Value* adjust =
+        b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
     q = b_.CreateSelect(adjust, b_.CreateSub(q, one), q);
   }
   return b_.CreateSelect(by_zero, zero, q);
@@ -337,11 +339,11 @@ void TaskEmitter::emit(const ir::AtomicOpStmt& s) {
   if (gp && own_cell_fields_.count(gp->field) && own_cell_fields_.at(gp->field) && k != ir::ScalarKind::u1 &&
       !(fl && (s.op == ir::AtomicOp::bit_and || s.op == ir::AtomicOp::bit_or || s.op == ir::AtomicOp::bit_xor))) {
     // Only this iteration touches the cell: a plain read-modify-write.
-    ir::BinaryOp bop = s.op == ir::AtomicOp::add   ? ir::BinaryOp::add
-                       : s.op == ir::AtomicOp::sub ? ir::BinaryOp::sub
-                       : s.op == ir::AtomicOp::mul ? ir::BinaryOp::mul
-                       : s.op == ir::AtomicOp::max ? ir::BinaryOp::max
-                       : s.op == ir::AtomicOp::min ? ir::BinaryOp::min
+    ir::BinaryOp bop = s.op == ir::AtomicOp::add       ? ir::BinaryOp::add
+                       : s.op == ir::AtomicOp::sub     ? ir::BinaryOp::sub
+                       : s.op == ir::AtomicOp::mul     ? ir::BinaryOp::mul
+                       : s.op == ir::AtomicOp::max     ? ir::BinaryOp::max
+                       : s.op == ir::AtomicOp::min     ? ir::BinaryOp::min
                        : s.op == ir::AtomicOp::bit_and ? ir::BinaryOp::bit_and
                        : s.op == ir::AtomicOp::bit_or  ? ir::BinaryOp::bit_or
                                                        : ir::BinaryOp::bit_xor;
@@ -386,14 +388,14 @@ void TaskEmitter::emit(const ir::AtomicOpStmt& s) {
   // A compare-exchange loop on the cell's bits.
   llvm::Type* mt = memory_type(k);
   llvm::Type* it = b_.getIntNTy(static_cast<unsigned>(mt->getPrimitiveSizeInBits()));
-  ir::BinaryOp bop = s.op == ir::AtomicOp::mul      ? ir::BinaryOp::mul
-                     : s.op == ir::AtomicOp::add    ? ir::BinaryOp::add
-                     : s.op == ir::AtomicOp::sub    ? ir::BinaryOp::sub
-                     : s.op == ir::AtomicOp::max    ? ir::BinaryOp::max
-                     : s.op == ir::AtomicOp::min    ? ir::BinaryOp::min
+  ir::BinaryOp bop = s.op == ir::AtomicOp::mul       ? ir::BinaryOp::mul
+                     : s.op == ir::AtomicOp::add     ? ir::BinaryOp::add
+                     : s.op == ir::AtomicOp::sub     ? ir::BinaryOp::sub
+                     : s.op == ir::AtomicOp::max     ? ir::BinaryOp::max
+                     : s.op == ir::AtomicOp::min     ? ir::BinaryOp::min
                      : s.op == ir::AtomicOp::bit_and ? ir::BinaryOp::bit_and
-                     : s.op == ir::AtomicOp::bit_or ? ir::BinaryOp::bit_or
-                                                    : ir::BinaryOp::bit_xor;
+                     : s.op == ir::AtomicOp::bit_or  ? ir::BinaryOp::bit_or
+                                                     : ir::BinaryOp::bit_xor;
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* loop = new_block("cas");
   llvm::BasicBlock* done = new_block("cas.done");

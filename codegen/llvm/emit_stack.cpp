@@ -37,8 +37,10 @@ void TaskEmitter::emit(const ir::AdStackAllocaStmt& s) {
   llvm::Value* offsets = ctx_word(kCtxStackOffsets);
   llvm::Value* caps = ctx_word(kCtxStackCaps);
   llvm::IRBuilder<> eb(entry_);
-  llvm::Value* off = eb.CreateLoad(eb.getInt64Ty(), eb.CreateConstInBoundsGEP1_64(eb.getInt64Ty(), offsets, static_cast<uint64_t>(id)));
-  llvm::Value* cap = eb.CreateLoad(eb.getInt64Ty(), eb.CreateConstInBoundsGEP1_64(eb.getInt64Ty(), caps, static_cast<uint64_t>(id)));
+  llvm::Value* off = eb.CreateLoad(eb.getInt64Ty(),
+                                   eb.CreateConstInBoundsGEP1_64(eb.getInt64Ty(), offsets, static_cast<uint64_t>(id)));
+  llvm::Value* cap =
+      eb.CreateLoad(eb.getInt64Ty(), eb.CreateConstInBoundsGEP1_64(eb.getInt64Ty(), caps, static_cast<uint64_t>(id)));
   StackRef st{eb.CreateInBoundsGEP(eb.getInt8Ty(), slice_, off), cap, id, s.type.scalar};
   b_.CreateStore(const_i64(0), st.base);
   stacks_[&s] = st;
@@ -168,8 +170,9 @@ void TaskEmitter::emit(const ir::SNodeLookupStmt& s) {
   else if (const auto* lin = ir::dyn_cast<ir::LinearizeStmt>(s.index()))
     shape = lin->strides;
   else
-    throw UserError(fmt::format("the number of cells of SNode '{}' is unknown at `{}`", s.snode, ir::print_stmt(s, m_.kernel)),
-                    fmt::format("declare it in the header (`dense {} : [N]`) or give it in the inputs' \"spaces\"", s.snode));
+    throw UserError(
+        fmt::format("the number of cells of SNode '{}' is unknown at `{}`", s.snode, ir::print_stmt(s, m_.kernel)),
+        fmt::format("declare it in the header (`dense {} : [N]`) or give it in the inputs' \"spaces\"", s.snode));
   int64_t cells = 1;
   for (int64_t e : shape) cells *= e;
   int code = error_site(s, fmt::format("cell out of bounds for SNode '{}' of {} cell(s)", s.snode, cells),
@@ -202,7 +205,8 @@ void TaskEmitter::emit(const ir::GetChStmt& s) {
   cell = b_.CreateSelect(bad, const_i64(0), cell);
   llvm::Value* fields = ctx_word(kCtxFields);
   llvm::IRBuilder<> eb(entry_);
-  llvm::Value* base = eb.CreateLoad(eb.getPtrTy(), eb.CreateConstInBoundsGEP1_64(eb.getPtrTy(), fields, static_cast<uint64_t>(*f)));
+  llvm::Value* base =
+      eb.CreateLoad(eb.getPtrTy(), eb.CreateConstInBoundsGEP1_64(eb.getPtrTy(), fields, static_cast<uint64_t>(*f)));
   set(s, b_.CreateInBoundsGEP(memory_type(s.type.scalar), base, cell));
 }
 
@@ -224,7 +228,8 @@ void TaskEmitter::emit(const ir::BitExtractStmt& s) {
   if (!t->isIntegerTy()) unsupported(s, "bit_extract of a non-integer");
   int width = s.bit_end - s.bit_begin;
   unsigned w = t->getIntegerBitWidth();
-  llvm::APInt mask = width >= static_cast<int>(w) ? llvm::APInt::getAllOnes(w) : llvm::APInt::getLowBitsSet(w, static_cast<unsigned>(width));
+  llvm::APInt mask = width >= static_cast<int>(w) ? llvm::APInt::getAllOnes(w)
+                                                  : llvm::APInt::getLowBitsSet(w, static_cast<unsigned>(width));
   llvm::Value* shifted = b_.CreateLShr(x, llvm::ConstantInt::get(t, static_cast<uint64_t>(s.bit_begin) % w));
   set(s, b_.CreateAnd(shifted, llvm::ConstantInt::get(t, mask)));
 }

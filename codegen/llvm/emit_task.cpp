@@ -184,7 +184,8 @@ llvm::Value* TaskEmitter::task_bound(const ir::OffloadedStmt& o, const ir::TaskB
     case ir::TaskBound::Kind::constant:
       return const_i64(tb.value);
     case ir::TaskBound::Kind::temporary: {
-      llvm::Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), ctx_word(kCtxGlobalTmps), static_cast<uint64_t>(tb.value));
+      llvm::Value* p =
+          b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), ctx_word(kCtxGlobalTmps), static_cast<uint64_t>(tb.value));
       m_.info.global_tmp_bytes = std::max<int64_t>(m_.info.global_tmp_bytes, tb.value + 8);
       return b_.CreateSExt(b_.CreateLoad(b_.getInt32Ty(), p), b_.getInt64Ty());
     }
@@ -224,8 +225,7 @@ void TaskEmitter::emit_parallel_body(llvm::Value* t) {
     loop_linear_[loop] = index;
   } else {
     const auto* sf = ir::dyn_cast<ir::StructForStmt>(loop);
-    const ir::Shape& shape =
-        struct_shape(m_, sf ? sf->space : ir::dyn_cast<ir::OffloadedStmt>(loop)->snode, *loop);
+    const ir::Shape& shape = struct_shape(m_, sf ? sf->space : ir::dyn_cast<ir::OffloadedStmt>(loop)->snode, *loop);
     std::vector<llvm::Value*> coords(shape.size());
     llvm::Value* rest = t;
     for (size_t d = shape.size(); d-- > 0;) {
@@ -271,8 +271,8 @@ void TaskEmitter::emit_count_function() {
 
 void TaskEmitter::run() {
   TaskInfo& info = m_.info.tasks[index_];
-  auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy()},
-                                      false);
+  auto* fty =
+      llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy()}, false);
   fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, info.name, m_.module);
   fn_->addParamAttr(0, llvm::Attribute::NoAlias);
   ctx_ = fn_->getArg(0);
@@ -298,98 +298,6 @@ void TaskEmitter::run() {
   b_.CreateRetVoid();
   llvm::IRBuilder<>(entry_).CreateBr(start);
   if (task_.loop) emit_count_function();
-}
-
-// ---- reductions ----
-
-void TaskEmitter::plan_reductions() {
-  std::unordered_map<ir::FieldId, bool> ok;  // field -> every access is a reducible atomic
-  bool chain = false;
-  for (const ir::Block* b : task_.loop->blocks()) {
-    if (!b) continue;
-    ir::walk(*b, [&](ir::Stmt& s) {
-      if (ir::isa<ir::GetChStmt>(&s)) chain = true;
-      const auto* p = ir::dyn_cast<ir::GlobalPtrStmt>(&s);
-      if (!p) return;
-      ir::ScalarKind fk = m_.kernel.field(p->field).dtype;
-      bool reducible = p->indices().empty() && fk == p->type.scalar && fk != ir::ScalarKind::u1;
-      for (const auto& use : p->uses()) {
-        const auto* a = ir::dyn_cast<ir::AtomicOpStmt>(use.user());
-        reducible = reducible && a && use.slot() == 0 && !a->has_users() &&
-                    (a->op == ir::AtomicOp::add || a->op == ir::AtomicOp::sub) && a->val()->type.scalar == p->type.scalar;
-      }
-      auto [it, fresh] = ok.try_emplace(p->field, reducible);
-      if (!fresh) it->second = it->second && reducible;
-    });
-  }
-  if (chain) return;
-  for (const ir::Stmt* imp : task_.imports)  // a pointer made outside the loop: some other access
-    if (const auto* p = ir::dyn_cast<ir::GlobalPtrStmt>(imp)) ok[p->field] = false;
-  for (const auto& [field, reducible] : ok) {
-    if (!reducible) continue;
-    reductions_[field] = {field, m_.kernel.field(field).dtype, nullptr};
-  }
-  for (const ir::Block* b : task_.loop->blocks())
-    if (b)
-      ir::walk(*b, [&](ir::Stmt& s) {
-        auto* a = ir::dyn_cast<ir::AtomicOpStmt>(&s);
-        if (!a) return;
-        const auto* p = ir::dyn_cast<ir::GlobalPtrStmt>(a->dest());
-        if (p && reductions_.count(p->field)) reduced_atomics_[a] = p->field;
-      });
-}
-
-void TaskEmitter::plan_own_cells() {
-  const ir::Stmt* loop = task_.loop;
-  size_t rank = task_.kind == TaskKind::range_for ? 1 : 0;
-  if (task_.kind == TaskKind::struct_for) {
-    const auto* sf = ir::dyn_cast<ir::StructForStmt>(loop);
-    auto it = m_.shapes.spaces.find(sf ? sf->space : ir::dyn_cast<ir::OffloadedStmt>(loop)->snode);
-    if (it == m_.shapes.spaces.end()) return;
-    rank = it->second.size();
-  }
-  bool chain = false;
-  for (const ir::Block* b : loop->blocks()) {
-    if (!b) continue;
-    ir::walk(*b, [&](ir::Stmt& s) {
-      if (ir::isa<ir::GetChStmt>(&s)) chain = true;
-      const auto* p = ir::dyn_cast<ir::GlobalPtrStmt>(&s);
-      if (!p) return;
-      bool own = p->indices().size() == rank && rank > 0;
-      for (size_t d = 0; own && d < rank; ++d) {
-        const auto* li = ir::dyn_cast<ir::LoopIndexStmt>(p->indices()[d]);
-        own = li && li->loop() == loop && li->axis == static_cast<int>(d);
-      }
-      if (own && task_.kind == TaskKind::struct_for) {  // the field's shape must be the space's
-        auto it = m_.shapes.fields.find(p->field);
-        const auto* sf = ir::dyn_cast<ir::StructForStmt>(loop);
-        own = it != m_.shapes.fields.end() &&
-              it->second == m_.shapes.spaces.at(sf ? sf->space : ir::dyn_cast<ir::OffloadedStmt>(loop)->snode);
-      }
-      auto [it, fresh] = own_cell_fields_.try_emplace(p->field, own);
-      if (!fresh) it->second = it->second && own;
-    });
-  }
-  for (const ir::Stmt* imp : task_.imports)
-    if (const auto* p = ir::dyn_cast<ir::GlobalPtrStmt>(imp)) own_cell_fields_[p->field] = false;
-  if (chain) own_cell_fields_.clear();
-}
-
-void TaskEmitter::begin_reductions() {
-  for (auto& [field, r] : reductions_) {
-    r.acc = entry_alloca(value_type(r.kind), "reduction");
-    b_.CreateStore(llvm::Constant::getNullValue(value_type(r.kind)), r.acc);
-  }
-}
-
-void TaskEmitter::end_reductions() {
-  for (auto& [field, r] : reductions_) {
-    llvm::Value* fields = ctx_word(kCtxFields);
-    llvm::Value* base = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), fields, static_cast<uint64_t>(field)));
-    llvm::Value* total = b_.CreateLoad(value_type(r.kind), r.acc);
-    auto op = ir::is_float(r.kind) ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add;
-    b_.CreateAtomicRMW(op, base, total, llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
-  }
 }
 
 // ---- control flow ----
@@ -516,7 +424,8 @@ void TaskEmitter::emit(const ir::ArgLoadStmt& s) {
   }
   auto [it, fresh] = m_.info.scalar_args.try_emplace(s.arg_index, s.type.scalar);
   if (it->second != s.type.scalar) unsupported(s, "argument loaded with two different types");
-  llvm::Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ctx_word(kCtxArgs), static_cast<uint64_t>(s.arg_index));
+  llvm::Value* p =
+      b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ctx_word(kCtxArgs), static_cast<uint64_t>(s.arg_index));
   set(s, from_memory(b_.CreateLoad(memory_type(s.type.scalar), p), s.type.scalar));
 }
 
@@ -558,11 +467,13 @@ void TaskEmitter::emit(const ir::GlobalPtrStmt& s) {
   if (shape.size() != s.indices().size())
     unsupported(s, fmt::format("field '{}' has shape {} but is indexed with {} index(es)", f.name,
                                ir::shape_to_string(shape), s.indices().size()));
-  int code = error_site(s, fmt::format("index out of bounds for field '{}' of shape {}", f.name, ir::shape_to_string(shape)),
-                        "check the loop bounds and index arithmetic against the shape (header or inputs)");
+  int code =
+      error_site(s, fmt::format("index out of bounds for field '{}' of shape {}", f.name, ir::shape_to_string(shape)),
+                 "check the loop bounds and index arithmetic against the shape (header or inputs)");
   llvm::Value* fields = ctx_word(kCtxFields);
   llvm::IRBuilder<> eb(entry_);
-  llvm::Value* base = eb.CreateLoad(eb.getPtrTy(), eb.CreateConstInBoundsGEP1_64(eb.getPtrTy(), fields, static_cast<uint64_t>(s.field)));
+  llvm::Value* base = eb.CreateLoad(
+      eb.getPtrTy(), eb.CreateConstInBoundsGEP1_64(eb.getPtrTy(), fields, static_cast<uint64_t>(s.field)));
   llvm::Value* off = checked_offset(s.indices(), shape, code);
   set(s, b_.CreateInBoundsGEP(memory_type(s.type.scalar), base, off));
 }
@@ -574,17 +485,19 @@ void TaskEmitter::emit(const ir::ExternalPtrStmt& s) {
   const auto& shapes = s.is_grad ? m_.shapes.ndarray_grads : m_.shapes.ndarrays;
   auto it = shapes.find(arg);
   if (it == shapes.end())
-    throw UserError(fmt::format("{}ndarray argument {} is not given (at `{}`)", s.is_grad ? "the gradient of " : "", arg,
-                                ir::print_stmt(s, m_.kernel)),
+    throw UserError(fmt::format("{}ndarray argument {} is not given (at `{}`)", s.is_grad ? "the gradient of " : "",
+                                arg, ir::print_stmt(s, m_.kernel)),
                     "give an ndarray object (with \"grad\" where the kernel reads it) in the inputs' \"args\"");
   if (it->second.size() != s.indices().size())
     unsupported(s, fmt::format("ndarray argument {} has shape {} but is indexed with {} index(es)", arg,
                                ir::shape_to_string(it->second), s.indices().size()));
-  int code = error_site(s, fmt::format("index out of bounds for ndarray argument {} of shape {}", arg, ir::shape_to_string(it->second)),
-                        "check the loop bounds and index arithmetic against the shape (header or inputs)");
+  int code = error_site(
+      s, fmt::format("index out of bounds for ndarray argument {} of shape {}", arg, ir::shape_to_string(it->second)),
+      "check the loop bounds and index arithmetic against the shape (header or inputs)");
   llvm::Value* arrays = ctx_word(s.is_grad ? kCtxNdarrayGrads : kCtxNdarrays);
   llvm::IRBuilder<> eb(entry_);
-  llvm::Value* p = eb.CreateLoad(eb.getPtrTy(), eb.CreateConstInBoundsGEP1_64(eb.getPtrTy(), arrays, static_cast<uint64_t>(arg)));
+  llvm::Value* p =
+      eb.CreateLoad(eb.getPtrTy(), eb.CreateConstInBoundsGEP1_64(eb.getPtrTy(), arrays, static_cast<uint64_t>(arg)));
   llvm::Value* off = checked_offset(s.indices(), it->second, code);
   set(s, b_.CreateInBoundsGEP(memory_type(s.type.scalar), p, off));
 }

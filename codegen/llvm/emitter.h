@@ -1,6 +1,6 @@
-// Internal to codegen/llvm: emits one task function. The statement handlers are split by kind
-// over emit_task.cpp (control flow, memory), emit_arith.cpp (arithmetic, casts, atomics) and
-// emit_stack.cpp (autodiff stacks, print, assert, return, the offloaded stage).
+// Internal to codegen/llvm: emits one task function. The handlers are split by kind over
+// emit_task.cpp (control flow, memory), emit_parallel.cpp (atomic rewrites), emit_arith.cpp
+// (arithmetic, casts, atomics) and emit_stack.cpp (stacks, print, assert, return, offloaded stage).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -83,12 +83,12 @@ class TaskEmitter {
   void set(const ir::Stmt& s, llvm::Value* v);
   llvm::Value* to_memory(llvm::Value* v, ir::ScalarKind k);
   llvm::Value* from_memory(llvm::Value* v, ir::ScalarKind k);
-  llvm::Value* truthy(const ir::Stmt* s);                            // operand != 0, as i1
-  llvm::Value* from_bool(llvm::Value* b, ir::ScalarKind k);          // i1 -> 0/1 of kind k
-  llvm::Value* to_i64(const ir::Stmt* s);                            // an index operand, sign-/zero-extended
+  llvm::Value* truthy(const ir::Stmt* s);                    // operand != 0, as i1
+  llvm::Value* from_bool(llvm::Value* b, ir::ScalarKind k);  // i1 -> 0/1 of kind k
+  llvm::Value* to_i64(const ir::Stmt* s);                    // an index operand, sign-/zero-extended
   llvm::Value* cast(llvm::Value* v, ir::ScalarKind from, ir::ScalarKind to);
   llvm::Value* const_i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
-  llvm::Value* ctx_word(ContextWord w);                              // loads ctx[w] as a pointer
+  llvm::Value* ctx_word(ContextWord w);  // loads ctx[w] as a pointer
   [[noreturn]] void unsupported(const ir::Stmt& s, const std::string& why);
 
   // ---- control ----

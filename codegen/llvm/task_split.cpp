@@ -60,7 +60,7 @@ KernelPlan plan_tasks(const ir::Kernel& k) {
     if (is_parallel_root(*s)) {
       TaskPlan t;
       t.kind = ir::isa<ir::StructForStmt>(s) || (off && off->task == ir::TaskType::struct_for) ? TaskKind::struct_for
-                                                                                                 : TaskKind::range_for;
+                                                                                               : TaskKind::range_for;
       t.loop = s;
       plan.tasks.push_back(t);
       mark(*s, static_cast<int>(plan.tasks.size() - 1));

@@ -15,9 +15,9 @@ namespace pb::codegen::llvmgen::detail {
 
 struct TaskPlan {
   TaskKind kind = TaskKind::serial;
-  const ir::Stmt* loop = nullptr;              // parallel: RangeFor, StructFor or Offloaded
-  std::vector<const ir::Stmt*> roots;          // serial: the statements run once, in order
-  std::vector<const ir::Stmt*> imports;        // operands first: what the task's entry brings in
+  const ir::Stmt* loop = nullptr;        // parallel: RangeFor, StructFor or Offloaded
+  std::vector<const ir::Stmt*> roots;    // serial: the statements run once, in order
+  std::vector<const ir::Stmt*> imports;  // operands first: what the task's entry brings in
 };
 
 struct KernelPlan {

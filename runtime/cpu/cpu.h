@@ -27,8 +27,8 @@
 namespace pb::runtime::cpu {
 
 struct CpuOptions {
-  int opt_level = 2;            // LLVM's O0..O3
-  bool keep_ir = false;         // keep the LLVM IR text before and after optimization
+  int opt_level = 2;     // LLVM's O0..O3
+  bool keep_ir = false;  // keep the LLVM IR text before and after optimization
 };
 
 // A kernel compiled for the buffer shapes of one state. Launch it with memory of those shapes.
@@ -57,10 +57,10 @@ codegen::llvmgen::EmitShapes emit_shapes(const ir::Kernel& k, const State& state
 
 // A state's buffers packed as native arrays (the kernel's declared element types; u1 as bytes).
 struct DeviceMemory {
-  std::vector<std::vector<uint64_t>> fields;  // by field id; empty: no buffer
+  std::vector<std::vector<uint64_t>> fields;                   // by field id; empty: no buffer
   std::vector<std::vector<uint64_t>> ndarrays, ndarray_grads;  // by argument index
-  std::vector<uint64_t> args;                                   // scalar arguments, one word each
-  std::vector<ir::ScalarKind> arg_kinds;                        // the type each scalar word holds
+  std::vector<uint64_t> args;                                  // scalar arguments, one word each
+  std::vector<ir::ScalarKind> arg_kinds;                       // the type each scalar word holds
   std::vector<void*> field_ptrs, ndarray_ptrs, ndarray_grad_ptrs;
 };
 
@@ -96,10 +96,10 @@ class CpuRuntime {
   // overflow, index out of bounds, failed assert, ...) after the task that hit it.
   LaunchReport launch(CpuKernel& kernel, DeviceMemory& memory);
 
-  int threads() const;                 // worker slices
-  int64_t heap_bytes() const;          // current heap allocation
-  int64_t heap_allocations() const;    // how many times it was (re)allocated
-  int64_t heap_needed_bytes() const;   // threads x the largest stride of the last launch
+  int threads() const;                // worker slices
+  int64_t heap_bytes() const;         // current heap allocation
+  int64_t heap_allocations() const;   // how many times it was (re)allocated
+  int64_t heap_needed_bytes() const;  // threads x the largest stride of the last launch
 
   struct Impl;
 

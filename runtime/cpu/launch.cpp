@@ -47,7 +47,9 @@ extern "C" void pb_cpu_print_callback(void* host_ptr, int32_t site, const uint64
   host->printed += text;
 }
 
-std::string kernel_label(const ir::Kernel& k) { return k.name.empty() ? "kernel" : fmt::format("kernel \"{}\"", k.name); }
+std::string kernel_label(const ir::Kernel& k) {
+  return k.name.empty() ? "kernel" : fmt::format("kernel \"{}\"", k.name);
+}
 
 int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
@@ -125,7 +127,8 @@ int64_t launch_capacity(const ir::AdStackAllocaStmt& a, const CpuKernel& ck, con
   auto read = [&](const std::vector<uint64_t>& words, ir::ScalarKind kind, const ir::Shape& shape,
                   std::span<const int64_t> idx, const std::string& what) -> int64_t {
     if (idx.size() != shape.size())
-      throw UserError(fmt::format("{} has shape {} but is read with {} index(es)", what, ir::shape_to_string(shape), idx.size()));
+      throw UserError(
+          fmt::format("{} has shape {} but is read with {} index(es)", what, ir::shape_to_string(shape), idx.size()));
     int64_t off = 0;
     for (size_t d = 0; d < idx.size(); ++d) {
       if (idx[d] < 0 || idx[d] >= shape[d])
@@ -162,8 +165,9 @@ int64_t launch_capacity(const ir::AdStackAllocaStmt& a, const CpuKernel& ck, con
   try {
     return std::max<int64_t>(ir::evaluate(*a.size, env), 1);
   } catch (const UserError& e) {
-    throw UserError(fmt::format("cannot evaluate the size of {}: {}", stack_text, e.diagnostic().message),
-                    e.diagnostic().remedy.empty() ? "check the inputs the size expression reads" : e.diagnostic().remedy);
+    throw UserError(
+        fmt::format("cannot evaluate the size of {}: {}", stack_text, e.diagnostic().message),
+        e.diagnostic().remedy.empty() ? "check the inputs the size expression reads" : e.diagnostic().remedy);
   }
 }
 
@@ -181,10 +185,17 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
   std::vector<int64_t> offsets(std::max<size_t>(info.stacks.size(), 1), 0), caps(offsets.size(), 0);
   std::vector<int64_t> returned(64, 0);
   std::array<std::atomic<int32_t>, codegen::llvmgen::kNumFlags> flags{};
-  void* ctx[codegen::llvmgen::kNumContextWords] = {
-      m.field_ptrs.data(), m.ndarray_ptrs.data(), m.ndarray_grad_ptrs.data(), m.args.data(), temps.data(),
-      global_tmps.data(),  offsets.data(),        caps.data(),                flags.data(),  returned.data(),
-      &host};
+  void* ctx[codegen::llvmgen::kNumContextWords] = {m.field_ptrs.data(),
+                                                   m.ndarray_ptrs.data(),
+                                                   m.ndarray_grad_ptrs.data(),
+                                                   m.args.data(),
+                                                   temps.data(),
+                                                   global_tmps.data(),
+                                                   offsets.data(),
+                                                   caps.data(),
+                                                   flags.data(),
+                                                   returned.data(),
+                                                   &host};
   auto stack_text = [&](const ir::AdStackAllocaStmt& a) {
     return fmt::format("stack ${} (`{}`) in {}", a.id, ir::print_stmt(a, k), kernel_label(k));
   };
@@ -267,9 +278,10 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
 RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options, const CpuOptions& cpu,
                      CpuRuntime* runtime) {
   if (options.f64 || options.shuffle || options.trace_decisions)
-    throw UserError("the cpu backend runs the kernel as written: f64 mode, shuffling and decision tracing are "
-                    "interpreter options",
-                    "use --backend=interp for gradcheck, --shuffle and decision traces");
+    throw UserError(
+        "the cpu backend runs the kernel as written: f64 mode, shuffling and decision tracing are "
+        "interpreter options",
+        "use --backend=interp for gradcheck, --shuffle and decision traces");
   CpuKernel ck(k, state, cpu);
   std::unique_ptr<CpuRuntime> own;
   if (!runtime) runtime = (own = std::make_unique<CpuRuntime>()).get();

@@ -119,8 +119,8 @@ namespace {
 
 std::vector<uint64_t> pack_buffer(const Buffer& b, ir::ScalarKind k, const ir::Shape& shape, const std::string& what) {
   if (b.shape != shape)
-    throw UserError(fmt::format("{} has shape {} but the kernel was compiled for {}", what, ir::shape_to_string(b.shape),
-                                ir::shape_to_string(shape)),
+    throw UserError(fmt::format("{} has shape {} but the kernel was compiled for {}", what,
+                                ir::shape_to_string(b.shape), ir::shape_to_string(shape)),
                     "compile the kernel again for this state");
   int64_t eb = detail::element_bytes(k);
   std::vector<uint64_t> words(static_cast<size_t>((static_cast<int64_t>(b.size()) * eb + 7) / 8 + 1), 0);
@@ -138,7 +138,9 @@ void unpack_buffer(const std::vector<uint64_t>& words, ir::ScalarKind k, Buffer&
 
 }  // namespace
 
-codegen::llvmgen::EmitShapes emit_shapes(const ir::Kernel& k, const State& state) { return detail::shapes_of(k, state); }
+codegen::llvmgen::EmitShapes emit_shapes(const ir::Kernel& k, const State& state) {
+  return detail::shapes_of(k, state);
+}
 
 DeviceMemory pack(const CpuKernel& ck, const State& st) {
   const ir::Kernel& k = ck.kernel();
@@ -149,7 +151,8 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
     const ir::Field& f = k.field(id);
     auto it = st.fields.find(f.name);
     if (it == st.fields.end())
-      throw UserError(fmt::format("field '{}' has no buffer in the state", f.name), "compile the kernel again for this state");
+      throw UserError(fmt::format("field '{}' has no buffer in the state", f.name),
+                      "compile the kernel again for this state");
     m.fields[static_cast<size_t>(id)] = pack_buffer(it->second, f.dtype, shape, fmt::format("field '{}'", f.name));
   }
   m.ndarrays.resize(st.args.size());
@@ -165,7 +168,8 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
       if (sh.ndarrays.count(idx))
         m.ndarrays[i] = pack_buffer(a.array, kind, sh.ndarrays.at(idx), fmt::format("ndarray argument {}", i));
       if (a.grad && sh.ndarray_grads.count(idx))
-        m.ndarray_grads[i] = pack_buffer(*a.grad, kind, sh.ndarray_grads.at(idx), fmt::format("the gradient of ndarray argument {}", i));
+        m.ndarray_grads[i] =
+            pack_buffer(*a.grad, kind, sh.ndarray_grads.at(idx), fmt::format("the gradient of ndarray argument {}", i));
       continue;
     }
     auto it = ck.info().scalar_args.find(idx);
@@ -205,7 +209,9 @@ void unpack(const CpuKernel& ck, const DeviceMemory& m, State& st) {
   for (size_t i = 0; i < st.args.size() && i < m.ndarrays.size(); ++i) {
     ArgValue& a = st.args[i];
     if (!a.is_ndarray) continue;
-    ir::ScalarKind kind = ck.shapes().ndarray_dtypes.count(static_cast<int>(i)) ? ck.shapes().ndarray_dtypes.at(static_cast<int>(i)) : a.array.dtype;
+    ir::ScalarKind kind = ck.shapes().ndarray_dtypes.count(static_cast<int>(i))
+                              ? ck.shapes().ndarray_dtypes.at(static_cast<int>(i))
+                              : a.array.dtype;
     if (!m.ndarrays[i].empty()) unpack_buffer(m.ndarrays[i], kind, a.array);
     if (a.grad && !m.ndarray_grads[i].empty()) unpack_buffer(m.ndarray_grads[i], kind, *a.grad);
   }

@@ -117,7 +117,8 @@ int main(int argc, char** argv) {
           // cells) at every alloc: O(N^2), so only 1K runs there.
           if (b == Backend::interp && reverse && s == Shape::carried && n > 1000) continue;
           std::string label = fmt::format("{}/{}/{}/{}", name(s), reverse ? "reverse" : "forward", name(b), n);
-          auto* bm = benchmark::RegisterBenchmark(label.c_str(), [=](benchmark::State& bs) { run_case(bs, s, reverse, b, n); });
+          auto* bm = benchmark::RegisterBenchmark(label.c_str(),
+                                                  [=](benchmark::State& bs) { run_case(bs, s, reverse, b, n); });
           bm->Unit(benchmark::kMicrosecond)->UseRealTime();
           bm->ComputeStatistics("min", [](const std::vector<double>& v) { return at(v, 0.0); });
           bm->ComputeStatistics("max", [](const std::vector<double>& v) { return at(v, 1.0); });

@@ -1,6 +1,6 @@
-#include <fmt/format.h>
-
 #include "cpu_bench_kernels.h"
+
+#include <fmt/format.h>
 
 namespace pb::bench {
 

@@ -2,12 +2,13 @@
 // capacity (never a wrong value), the flag resets and a later launch with a larger size succeeds;
 // the heap grows across launches (doubling, or exactly when doubling fails); many more iterations
 // than threads give the interpreter's results (no slice is shared between threads).
+#include "runtime/cpu/cpu.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ir/diagnostic.h"
 #include "ir/parser.h"
-#include "runtime/cpu/cpu.h"
 #include "runtime/interp/interpreter.h"
 #include "workbench/workspace/gradient.h"
 
@@ -198,7 +199,7 @@ kernel {{
   }}
 }}
 )",
-                                                n));
+                                              n));
   std::vector<double> x(n), counts(n);
   for (int i = 0; i < n; ++i) {
     x[static_cast<size_t>(i)] = 0.1 + 0.001 * i;
@@ -265,6 +266,36 @@ kernel {
   State ok = make_state(*k, {{"args", {2}}});
   cpu::run_kernel(*k, ok);
   EXPECT_EQ(ok.fields.at("y").data.at(0).as_i64(), 3);
+}
+
+}  // namespace
+}  // namespace pb::runtime::cpu
+
+namespace pb::runtime::cpu {
+namespace {
+
+// A construct the backend cannot lower is a UserError naming the statement, not a crash.
+TEST(CpuErrors, UnloweredStatementIsAnErrorNamingIt) {
+  auto k = ir::parse_kernel(R"(field x : i32[8]
+kernel {
+  $0 = offloaded range_for(0, 8) grid_dim=0 block_dim=64
+  body {
+    <*i32> $1 = thread local ptr (offset = 4096 B)
+    <i32> $2 = const 1
+    $3 : global store [$1 <- $2]
+  }
+}
+)");
+  State st = make_state(*k, nullptr);
+  try {
+    cpu::run_kernel(*k, st);
+    FAIL() << "thread-local storage at 4096 bytes was lowered";
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("the cpu backend cannot lower `"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("thread local ptr"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("beyond 512 bytes"), std::string::npos) << msg;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 // `passbench compile K --target=llvm`: the LLVM module before and after optimization.
 #include <fmt/format.h>
-
 #include <fmt/ranges.h>
 
 #include <fstream>
@@ -17,9 +16,10 @@ int cmd_compile_llvm(const CompileArgs& a) {
   auto source = workbench::load_source(a.codegen.file, a.codegen.dump);
   std::string pipeline = a.codegen.passes_given ? a.codegen.passes : source.pipeline.value_or("");
   workbench::LlvmCompile c = workbench::compile_llvm(*source.kernel, pipeline, a.opt_level);
-  std::string text = fmt::format("; ---- LLVM IR before optimization ({} task(s): {}) ----\n{}\n"
-                                 "; ---- LLVM IR after optimization (O{}) ----\n{}",
-                                 c.tasks.size(), fmt::join(c.tasks, ", "), c.ir_before, a.opt_level, c.ir_after);
+  std::string text = fmt::format(
+      "; ---- LLVM IR before optimization ({} task(s): {}) ----\n{}\n"
+      "; ---- LLVM IR after optimization (O{}) ----\n{}",
+      c.tasks.size(), fmt::join(c.tasks, ", "), c.ir_before, a.opt_level, c.ir_after);
   if (a.output.empty()) {
     std::cout << text;
   } else {

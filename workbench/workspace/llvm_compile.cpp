@@ -7,7 +7,8 @@
 
 namespace pb::workbench {
 
-LlvmCompile compile_llvm(const ir::Kernel& k, const std::string& pipeline, int opt_level, const nlohmann::json& inputs) {
+LlvmCompile compile_llvm(const ir::Kernel& k, const std::string& pipeline, int opt_level,
+                         const nlohmann::json& inputs) {
   std::unique_ptr<ir::Kernel> after = pipeline.empty() ? k.clone() : make_reverse_kernel(k, pipeline);
   runtime::State state = state_from_inputs(*after, inputs, "");
   codegen::llvmgen::EmittedModule m = codegen::llvmgen::emit(*after, runtime::cpu::emit_shapes(*after, state));

@@ -11,9 +11,9 @@
 namespace pb::workbench {
 
 struct LlvmCompile {
-  std::string ir_before;              // as emitted
-  std::string ir_after;               // after LLVM's pipeline at opt_level
-  std::vector<std::string> tasks;     // task function names, in launch order
+  std::string ir_before;           // as emitted
+  std::string ir_after;            // after LLVM's pipeline at opt_level
+  std::vector<std::string> tasks;  // task function names, in launch order
 };
 
 // `k` after `pipeline` (none when empty), emitted for the shapes of the state `inputs` makes
