@@ -1,6 +1,8 @@
 // Autodiff stacks on the heap slice, print / assert / return, and the offloaded stage's SNode
 // access chain. A stack at `slice + ctx.stack_offsets[id]` is an i64 count, then `capacity`
-// primal slots, then `capacity` adjoint slots (capacity from ctx.stack_caps[id]).
+// primal slots, then `capacity` adjoint slots (capacity from ctx.stack_caps[id]). The count word
+// is reserved: the count itself lives in a local of the task function (a register after mem2reg),
+// so that stores to the slots do not force it back to memory.
 #include <fmt/format.h>
 
 #include "codegen/llvm/emitter.h"
@@ -25,7 +27,7 @@ llvm::Value* TaskEmitter::stack_slot(const StackRef& st, llvm::Value* index, boo
 }
 
 llvm::Value* TaskEmitter::checked_top(const StackRef& st) {
-  llvm::Value* count = b_.CreateLoad(b_.getInt64Ty(), st.base);
+  llvm::Value* count = b_.CreateLoad(b_.getInt64Ty(), st.count);
   llvm::Value* empty = b_.CreateICmpEQ(count, const_i64(0));
   flag_if(empty, kFlagStackUnderflow, st.id + 1);
   return b_.CreateSelect(empty, const_i64(0), b_.CreateSub(count, const_i64(1)));
@@ -41,20 +43,21 @@ void TaskEmitter::emit(const ir::AdStackAllocaStmt& s) {
                                    eb.CreateConstInBoundsGEP1_64(eb.getInt64Ty(), offsets, static_cast<uint64_t>(id)));
   llvm::Value* cap =
       eb.CreateLoad(eb.getInt64Ty(), eb.CreateConstInBoundsGEP1_64(eb.getInt64Ty(), caps, static_cast<uint64_t>(id)));
-  StackRef st{eb.CreateInBoundsGEP(eb.getInt8Ty(), slice_, off), cap, id, s.type.scalar};
-  b_.CreateStore(const_i64(0), st.base);
+  StackRef st{eb.CreateInBoundsGEP(eb.getInt8Ty(), slice_, off), nullptr, cap, id, s.type.scalar};
+  st.count = entry_alloca(b_.getInt64Ty(), "stack.count");
+  b_.CreateStore(const_i64(0), st.count);
   stacks_[&s] = st;
   set(s, llvm::Constant::getNullValue(value_type(s.type.scalar)));
 }
 
 void TaskEmitter::emit(const ir::AdStackPushStmt& s) {
   StackRef st = stack_of(s.stack());
-  llvm::Value* count = b_.CreateLoad(b_.getInt64Ty(), st.base);
+  llvm::Value* count = b_.CreateLoad(b_.getInt64Ty(), st.count);
   llvm::Value* full = b_.CreateICmpSGE(count, st.capacity);
   llvm::BasicBlock* over = new_block("push.overflow");
   llvm::BasicBlock* ok = new_block("push");
   llvm::BasicBlock* done = new_block("push.done");
-  b_.CreateCondBr(full, over, ok);
+  b_.CreateCondBr(full, over, ok, unlikely());
   b_.SetInsertPoint(over);
   set_flag(kFlagStackOverflow, b_.getInt32(static_cast<uint32_t>(st.id + 1)));
   b_.CreateBr(done);
@@ -63,7 +66,7 @@ void TaskEmitter::emit(const ir::AdStackPushStmt& s) {
   if (s.val()->type.scalar != st.kind) v = cast(v, s.val()->type.scalar, st.kind);
   b_.CreateStore(to_memory(v, st.kind), stack_slot(st, count, false));
   b_.CreateStore(llvm::Constant::getNullValue(memory_type(st.kind)), stack_slot(st, count, true));
-  b_.CreateStore(b_.CreateAdd(count, const_i64(1)), st.base);
+  b_.CreateStore(b_.CreateAdd(count, const_i64(1)), st.count);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }
@@ -71,7 +74,7 @@ void TaskEmitter::emit(const ir::AdStackPushStmt& s) {
 void TaskEmitter::emit(const ir::AdStackPopStmt& s) {
   StackRef st = stack_of(s.stack());
   llvm::Value* top = checked_top(st);
-  b_.CreateStore(top, st.base);
+  b_.CreateStore(top, st.count);
 }
 
 void TaskEmitter::emit(const ir::AdStackLoadTopStmt& s) {

@@ -1,5 +1,6 @@
 // Task functions: entry, imports, loops and control flow, locals and global memory.
 #include <fmt/format.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 
 #include "codegen/llvm/emitter.h"
@@ -83,6 +84,8 @@ void TaskEmitter::unsupported(const ir::Stmt& s, const std::string& why) {
                   "run this kernel on the interpreter (--backend=interp), or rewrite the statement");
 }
 
+llvm::MDNode* TaskEmitter::unlikely() { return llvm::MDBuilder(m_.ctx).createBranchWeights(1, 1u << 20); }
+
 llvm::BasicBlock* TaskEmitter::new_block(const char* name) { return llvm::BasicBlock::Create(m_.ctx, name, fn_); }
 
 llvm::AllocaInst* TaskEmitter::entry_alloca(llvm::Type* t, const char* name) {
@@ -106,7 +109,7 @@ void TaskEmitter::set_flag(FlagWord w, llvm::Value* code) {
 void TaskEmitter::flag_if(llvm::Value* bad, FlagWord w, int code) {
   llvm::BasicBlock* yes = new_block("flag");
   llvm::BasicBlock* done = new_block("flag.done");
-  b_.CreateCondBr(bad, yes, done);
+  b_.CreateCondBr(bad, yes, done, unlikely());
   b_.SetInsertPoint(yes);
   set_flag(w, b_.getInt32(static_cast<uint32_t>(code)));
   b_.CreateBr(done);

@@ -96,6 +96,7 @@ class TaskEmitter {
   void emit_stmt(const ir::Stmt& s);
   void emit_import(const ir::Stmt& s);
   llvm::BasicBlock* new_block(const char* name);
+  llvm::MDNode* unlikely();  // branch weights of an error path
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const char* name);
   // Emits `for (i = 0; i < count; ++i) body(i)`; `continue` in the body goes to the latch.
   template <class Body>
@@ -130,7 +131,8 @@ class TaskEmitter {
 
   // ---- stacks (emit_stack.cpp) ----
   struct StackRef {
-    llvm::Value* base = nullptr;  // count word
+    llvm::Value* base = nullptr;   // the stack's first byte in the slice (the reserved count word)
+    llvm::Value* count = nullptr;  // a local: the number of entries
     llvm::Value* capacity = nullptr;
     int id = 0;
     ir::ScalarKind kind = ir::ScalarKind::f32;
