@@ -12,6 +12,8 @@ packages=(
   spirv-tools spirv-headers spirv-cross libspirv-cross-c-shared-dev
   # runtime/vulkan: the loader and headers; lavapipe (a Vulkan device on the CPU) for tests and CI
   libvulkan-dev mesa-vulkan-drivers
+  # codegen/llvm and runtime/cpu: LLVM 19 (its CMake targets need libzstd-dev) and oneTBB
+  llvm-19-dev libzstd-dev libtbb-dev
   # tests and benchmarks (python3: the autodiff fuzzer's smoke test)
   libgtest-dev libbenchmark-dev python3
   # libFuzzer targets under ASan/UBSan (tests/fuzz, scripts/fuzz/libfuzzer.sh)

@@ -84,6 +84,8 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
   req.options.f64 = a.f64;
   req.options.max_steps = a.max_steps;
   req.options.check_global_access = a.check_global_access;
+  // One backend by name; several (or "all") go through cmd_run_backend, which checks the names.
+  if (auto backend = workbench::backend_from_name(a.backend)) req.backend = *backend;
   return req;
 }
 

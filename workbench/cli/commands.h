@@ -44,7 +44,7 @@ struct RunArgs {
   bool dual = false;                    // the tangent kernel with seeded duals (forward mode)
   std::vector<std::string> seed_duals;  // FIELD=VALUE, with dual
   std::string dual_passes = "forward_ad";  // with dual: makes the tangent kernel
-  std::string backend = "interp";  // --backend: interp, vulkan, all, or a comma list (backend_command.cpp)
+  std::string backend = "interp";  // --backend: interp, cpu, vulkan, all, or a comma list (backend_command.cpp)
   std::string device;              // --device: a substring of the Vulkan device's name
   double rtol_f32 = 1e-5, rtol_f64 = 1e-12;  // the comparison table's tolerances
   bool time = false;                         // --time: each launch's kernel and launch time (stderr)

@@ -173,6 +173,7 @@ void write_outputs(const workbench::KernelCompile& c, const CompileArgs& a) {
 }  // namespace
 
 int cmd_compile(const CompileArgs& a) {
+  if (a.target == "llvm") return cmd_compile_llvm(a);
   auto [kernel, pipeline] = load(a.codegen);
   workbench::CompileRequest request = make_request(a.codegen, pipeline, true);
   request.optimize = !a.no_optimize;

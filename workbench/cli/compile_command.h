@@ -30,8 +30,11 @@ struct CompileArgs {
   std::string report;  // --spirv-opt-report FILE.json
   bool table = false;  // --spirv-opt-table
   std::string output;  // -o: a file, or a directory (one file per task); empty: stdout
+  int opt_level = 2;   // --target=llvm: O0..O3
 };
 int cmd_compile(const CompileArgs& a);
+// --target=llvm: the kernel's LLVM module before and after optimization (llvm_compile_command.cpp).
+int cmd_compile_llvm(const CompileArgs& a);
 
 struct CompareArgs {
   CodegenArgs codegen;

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   run->add_option("--passes", run_args.passes, "with --grad: the pipeline that makes the reverse kernel")
       ->capture_default_str()
       ->needs(run_grad);
-  run->add_option("--backend", run_args.backend, "interp, vulkan, or all (a table against the interpreter; exit 1 beyond tolerance)")
+  run->add_option("--backend", run_args.backend, "interp (the reference interpreter), cpu (LLVM JIT), vulkan, or all / a comma list (a table against the interpreter; exit 1 beyond tolerance)")
       ->capture_default_str();
   run->add_flag("--time", run_args.time, "print each launch's kernel time (Vulkan: timestamp queries) and launch time to stderr");
   run->add_option("--device", run_args.device, "Vulkan: a substring of the device name (default: the first device)");
@@ -212,9 +212,12 @@ int main(int argc, char** argv) {
   pb::cli::CompileArgs compile_args;
   auto* compile = app.add_subcommand("compile", "Compile a kernel to SPIR-V, SPIR-V assembly, MSL or GLSL, with the optimizer's ID growth");
   auto* compile_passes = add_codegen_options(compile, compile_args.codegen, true);
-  compile->add_option("--target", compile_args.target, "what to write: spirv (binary), spvasm, msl or glsl")
+  compile->add_option("--target", compile_args.target, "what to write: spirv (binary), spvasm, msl, glsl, or llvm (LLVM IR before and after optimization)")
       ->required()
-      ->check(CLI::IsMember({"spirv", "spvasm", "msl", "glsl"}));
+      ->check(CLI::IsMember({"spirv", "spvasm", "msl", "glsl", "llvm"}));
+  compile->add_option("--opt-level", compile_args.opt_level, "with --target=llvm: LLVM's optimization level, 0 to 3")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 3));
   compile->add_flag("--no-optimize", compile_args.no_optimize, "write the emitter's module without running spirv-opt");
   compile->add_option("--spirv-opt-report", compile_args.report, "write every task's optimizer report (JSON) to FILE");
   compile->add_flag("--spirv-opt-table", compile_args.table, "print every task's per-pass ID growth table (stderr)");
@@ -248,7 +251,7 @@ int main(int argc, char** argv) {
     c->add_flag("-q,--quiet", fixture_args.quiet, "print only failures (and updates) and the summary");
     if (c == check) {
       c->add_option("--backend", fixture_args.backend,
-                    "run each fixture with inputs on these backends (vulkan, all) and compare with the interpreter");
+                    "run each fixture with inputs on these backends (cpu, vulkan, all) and compare with the interpreter");
       c->add_option("--device", fixture_args.device, "Vulkan: a substring of the device name");
       c->add_option("--rtol-f32", fixture_args.rtol_f32, "with --backend: relative tolerance for f32")->capture_default_str();
       c->add_option("--rtol-f64", fixture_args.rtol_f64, "with --backend: relative tolerance for f64")->capture_default_str();

@@ -121,30 +121,18 @@ KnownDifference known_difference(const nlohmann::json& fixture, Backend b) {
   return k;
 }
 
-std::string_view backend_name(Backend b) {
-  switch (b) {
-    case Backend::interp:
-      return "interp";
-    case Backend::vulkan:
-      return "vulkan";
-  }
-  return "?";
-}
-
 std::vector<Backend> parse_backends(std::string_view text) {
-  if (text == "all") return {Backend::interp, Backend::vulkan};
+  if (text == "all") return {Backend::interp, Backend::cpu, Backend::vulkan};
   std::vector<Backend> out;
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = std::min(text.find(',', start), text.size());
     std::string_view name = text.substr(start, comma - start);
-    if (name == "interp")
-      out.push_back(Backend::interp);
-    else if (name == "vulkan")
-      out.push_back(Backend::vulkan);
-    else
+    std::optional<Backend> b = backend_from_name(name);
+    if (!b)
       throw UserError(fmt::format("--backend: unknown backend '{}'", name),
-                      "choose interp, vulkan, all, or several separated by commas");
+                      "choose interp, cpu, vulkan, all, or several separated by commas");
+    out.push_back(*b);
     start = comma + 1;
   }
   return out;
@@ -158,6 +146,13 @@ LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, c
       case Backend::interp: {
         auto start = std::chrono::steady_clock::now();
         runtime::run_kernel(k, state, o.interp);
+        t.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        t.kernel_ms = t.launch_ms;
+        return t;
+      }
+      case Backend::cpu: {
+        auto start = std::chrono::steady_clock::now();
+        run_on_backend(Backend::cpu, k, state, o.interp);
         t.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         t.kernel_ms = t.launch_ms;
         return t;

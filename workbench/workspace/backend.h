@@ -1,6 +1,6 @@
 // Running kernels on a chosen backend and comparing backends with the reference interpreter.
-// One switch (run_state_on) dispatches a kernel and a state to the interpreter or to Vulkan
-// (runtime/vulkan); `run --backend`, the comparison table and `fixture check --backend` all go
+// One switch (run_state_on) dispatches a kernel and a state to the interpreter, the LLVM CPU JIT
+// (runtime/cpu) or Vulkan (runtime/vulkan); `run --backend`, the comparison table and `fixture check --backend` all go
 // through it, so a new backend is one enum value and one case there.
 #pragma once
 
@@ -17,10 +17,9 @@
 
 namespace pb::workbench {
 
-enum class Backend { interp, vulkan };
-
-std::string_view backend_name(Backend b);
-// "interp", "vulkan"; "all" gives every backend. Throws UserError naming the choices.
+// Backend and backend_name are in run.h.
+// "interp", "cpu", "vulkan", or several separated by commas; "all" gives every backend. Throws
+// UserError naming the choices.
 std::vector<Backend> parse_backends(std::string_view text);
 
 struct BackendOptions {

@@ -22,9 +22,9 @@ using Seeds = std::vector<std::pair<std::string, double>>;
 
 // Runs `k` on `state`; a run-time error becomes a RunFailure whose message starts with `what`.
 runtime::RunResult run_step(const ir::Kernel& k, runtime::State& state, const runtime::RunOptions& options,
-                            const std::string& what) {
+                            const std::string& what, Backend backend = Backend::interp) {
   try {
-    return runtime::run_kernel(k, state, options);
+    return run_on_backend(backend, k, state, options);
   } catch (const UserError& e) {
     Diagnostic d = e.diagnostic();
     d.message = what + ": " + d.message;
@@ -39,10 +39,10 @@ struct TwoRuns {
 };
 
 TwoRuns forward_then_reverse(const ir::Kernel& forward, const ir::Kernel& reverse, runtime::State& state,
-                             const Seeds& seeds, const runtime::RunOptions& options) {
-  std::string printed = run_step(forward, state, options, "in the forward run").printed;
+                             const Seeds& seeds, const runtime::RunOptions& options, Backend backend) {
+  std::string printed = run_step(forward, state, options, "in the forward run", backend).printed;
   seed_gradients(forward, state, seeds);
-  runtime::RunResult r = run_step(reverse, state, options, "in the reverse kernel");
+  runtime::RunResult r = run_step(reverse, state, options, "in the reverse kernel", backend);
   return {printed + r.printed, std::move(r)};
 }
 
@@ -146,7 +146,7 @@ GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& 
   auto reverse = make_reverse_kernel(forward, pipeline, req.kernel_name);
   runtime::State state = state_from_inputs(forward, req.inputs, req.inputs_name);
   GradientOutput out;
-  TwoRuns runs = forward_then_reverse(forward, *reverse, state, req.seed_grads, req.options);
+  TwoRuns runs = forward_then_reverse(forward, *reverse, state, req.seed_grads, req.options, req.backend);
   out.printed = std::move(runs.printed);
   out.values = runtime::state_to_json(forward, state);
   out.reverse_text = ir::print_kernel(*reverse);

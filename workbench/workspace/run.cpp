@@ -1,5 +1,9 @@
 #include "workbench/workspace/run.h"
 
+#include "workbench/workspace/backend.h"
+
+#include "runtime/cpu/cpu.h"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -85,12 +89,51 @@ runtime::State state_from_inputs(const ir::Kernel& k, const nlohmann::json& inpu
   }
 }
 
+std::optional<Backend> backend_from_name(std::string_view name) {
+  if (name == "interp") return Backend::interp;
+  if (name == "cpu") return Backend::cpu;
+  if (name == "vulkan") return Backend::vulkan;
+  return std::nullopt;
+}
+
+std::string_view backend_name(Backend b) {
+  switch (b) {
+    case Backend::interp:
+      return "interp";
+    case Backend::cpu:
+      return "cpu";
+    case Backend::vulkan:
+      return "vulkan";
+  }
+  return "?";
+}
+
+runtime::RunResult run_on_backend(Backend backend, const ir::Kernel& k, runtime::State& state,
+                                  const runtime::RunOptions& options) {
+  switch (backend) {
+    case Backend::interp:
+      return runtime::run_kernel(k, state, options);
+    case Backend::cpu: {
+      runtime::RunOptions cpu_options = options;
+      cpu_options.max_steps = 0;  // the JIT has no step budget
+      return runtime::cpu::run_kernel(k, state, cpu_options);
+    }
+    case Backend::vulkan: {
+      BackendOptions o;
+      o.interp = options;
+      run_state_on(Backend::vulkan, k, state, o);
+      return {};
+    }
+  }
+  return {};
+}
+
 RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req) {
   runtime::State state = state_from_inputs(k, req.inputs, req.inputs_name);
   seed_gradients(k, state, req.seed_grads);
   runtime::RunResult result;
   try {
-    result = runtime::run_kernel(k, state, req.options);
+    result = run_on_backend(req.backend, k, state, req.options);
   } catch (const RunFailure&) {
     throw;
   } catch (const UserError& e) {

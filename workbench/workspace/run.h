@@ -3,6 +3,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,12 +16,22 @@
 
 namespace pb::workbench {
 
+// Where a kernel runs: the reference interpreter (the default), the LLVM CPU JIT or Vulkan.
+enum class Backend { interp, cpu, vulkan };
+// "interp", "cpu" or "vulkan"; nullopt for anything else.
+std::optional<Backend> backend_from_name(std::string_view name);
+std::string_view backend_name(Backend b);
+// Runs `k` on `state` on `backend`: the one place a backend is chosen. Throws UserError.
+runtime::RunResult run_on_backend(Backend backend, const ir::Kernel& k, runtime::State& state,
+                                  const runtime::RunOptions& options);
+
 struct RunRequest {
   nlohmann::json inputs = nlohmann::json::object();
   std::string inputs_name;  // the inputs file, named in errors about the inputs
   std::string kernel_name = "FILE";  // the kernel's file, named in remedies
   std::vector<std::pair<std::string, double>> seed_grads;  // FIELD=VALUE: every element of FIELD's gradient
   runtime::RunOptions options;
+  Backend backend = Backend::interp;
 };
 
 struct RunOutput {
@@ -61,6 +73,7 @@ void seed_gradients(const ir::Kernel& k, runtime::State& state,
 // runtime::make_state, with a UserError about the inputs prefixed by `inputs_name` (when given).
 runtime::State state_from_inputs(const ir::Kernel& k, const nlohmann::json& inputs, const std::string& inputs_name);
 
+// Runs on req.backend (the interpreter unless asked otherwise).
 // Throws UserError for bad inputs and RunFailure for run-time errors.
 RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req);
 

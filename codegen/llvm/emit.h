@@ -1,0 +1,132 @@
+// The LLVM backend's entry point: passbench IR in, one LLVM module out with one function per task
+// of the kernel, plus the metadata a host needs to launch them (plain data, no LLVM types here).
+//
+// Tasks: each top-level range for / struct for (and each offloaded range_for / struct_for) is a
+// parallel task; each maximal run of other root statements (and each offloaded serial task) is a
+// serial task. A task function is `void NAME(ptr ctx, i64 begin, i64 end, ptr heap_slice)` and runs
+// the iterations [begin, end) of its linear range (serial tasks: [0, 1)); a parallel task also has
+// `i64 NAME_count(ptr ctx)`, its iteration count at launch. `ctx` is a TaskContext (below).
+// Values crossing tasks are recomputed at the task's entry when pure, else stored to ctx.temps.
+//
+// Run-time problems never write out of bounds: they set a flag word and the host reports them
+// after the launch (see FlagWord). Shapes are compiled in (EmitShapes), so a launch must use
+// buffers of those shapes.
+//
+// Errors: a construct that cannot be lowered is a UserError naming the statement; an LLVM module
+// that fails LLVM's verifier is an InternalError.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/kernel.h"
+
+namespace pb::codegen::llvmgen {
+
+// What a task function reads through its `ctx` argument: an array of 8-byte words.
+enum ContextWord : int {
+  kCtxFields = 0,        // void*[field id]: field buffers (u1 stored as one byte)
+  kCtxNdarrays = 1,      // void*[arg index]
+  kCtxNdarrayGrads = 2,  // void*[arg index]
+  kCtxArgs = 3,          // uint64_t[arg index]: scalar arguments, stored in their IR type at the word
+  kCtxTemps = 4,         // uint64_t[]: values and locals shared between tasks (KernelInfo::temps_words)
+  kCtxGlobalTmps = 5,    // bytes: the offloaded stage's global temporaries
+  kCtxStackOffsets = 6,  // int64_t[stack id]: byte offset of the stack in a heap slice
+  kCtxStackCaps = 7,     // int64_t[stack id]: the stack's capacity (entries)
+  kCtxFlags = 8,         // int32_t[kNumFlags]
+  kCtxReturned = 9,      // uint64_t[]: values of the last `return`
+  kCtxHost = 10,         // opaque, passed to host callbacks (print)
+  kNumContextWords = 11,
+};
+
+// Flag words: zero before a launch; non-zero afterwards names what went wrong.
+enum FlagWord : int {
+  kFlagStackOverflow = 0,   // stack id + 1 of an overflowing push
+  kFlagStackUnderflow = 1,  // stack id + 1 of a pop / load top / acc adj on an empty stack
+  kFlagError = 2,           // ErrorSite index + 1 (division by zero, index out of bounds, ...)
+  kFlagReturn = 3,          // ReturnSite index + 1 of the last return executed
+  kNumFlags = 4,
+};
+
+// Shapes the module compiles in: every field buffer, ndarray (and its gradient) and index space.
+struct EmitShapes {
+  std::map<ir::FieldId, ir::Shape> fields;  // fields without a buffer are absent
+  std::map<int, ir::Shape> ndarrays;        // by argument index
+  std::map<int, ir::Shape> ndarray_grads;
+  std::map<std::string, ir::Shape> spaces;  // struct-for domains and SNode cell counts, by name
+  std::map<int, ir::ScalarKind> ndarray_dtypes;
+};
+
+struct EmitOptions {
+  int opt_level = 2;  // 0..3, LLVM's new pass manager pipelines
+};
+
+enum class TaskKind : uint8_t { serial, range_for, struct_for };
+
+struct StackInfo {
+  int stack_id = 0;  // kernel-wide, pre-order
+  const ir::AdStackAllocaStmt* alloc = nullptr;
+  ir::ScalarKind element = ir::ScalarKind::f32;
+  int64_t element_bytes = 4;  // as stored (u1: 1)
+};
+
+struct TaskInfo {
+  std::string name;  // the function's name
+  TaskKind kind = TaskKind::serial;
+  const ir::Stmt* loop = nullptr;  // parallel tasks: the loop or offloaded statement
+  std::vector<StackInfo> stacks;   // stacks allocated in the task, pre-order
+};
+
+struct ErrorSite {
+  const ir::Stmt* stmt = nullptr;
+  std::string message;
+  std::string remedy;
+};
+
+struct PrintSite {
+  const ir::PrintStmt* stmt = nullptr;
+  std::vector<ir::ScalarKind> value_kinds;  // per value item, in order
+};
+
+struct ReturnSite {
+  std::vector<ir::ScalarKind> kinds;
+};
+
+struct KernelInfo {
+  std::vector<TaskInfo> tasks;    // launch order
+  std::vector<StackInfo> stacks;  // by stack id
+  std::vector<ErrorSite> errors;
+  std::vector<PrintSite> prints;
+  std::vector<ReturnSite> returns;
+  std::map<int, ir::ScalarKind> scalar_args;  // argument index -> the type its argloads read
+  uint32_t temps_words = 0;
+  int64_t global_tmp_bytes = 0;
+};
+
+// An LLVM module with its context (opaque here; codegen/llvm/module_impl.h has the LLVM types).
+struct ModuleHandle;
+struct EmittedModule {
+  EmittedModule();
+  EmittedModule(EmittedModule&&) noexcept;
+  EmittedModule& operator=(EmittedModule&&) noexcept;
+  ~EmittedModule();
+  std::unique_ptr<ModuleHandle> module;
+  KernelInfo info;
+};
+
+// Emits the module (unoptimized). `kernel` must outlive the result (KernelInfo points into it).
+EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes);
+// Runs LLVM's default pipeline at `opt_level` (0..3) on the module, for the host CPU (sets the
+// module's target triple and data layout).
+void optimize(EmittedModule& m, int opt_level);
+// The module as LLVM IR text.
+std::string module_text(const EmittedModule& m);
+
+// The name of the host callback print statements call: void(ptr host, i32 print site, ptr values).
+inline constexpr const char* kPrintCallback = "pb_cpu_print";
+
+}  // namespace pb::codegen::llvmgen

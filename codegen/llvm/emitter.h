@@ -1,0 +1,170 @@
+// Internal to codegen/llvm: emits one task function. The handlers are split by kind over
+// emit_task.cpp (control flow, memory), emit_parallel.cpp (atomic rewrites), emit_arith.cpp
+// (arithmetic, casts, atomics) and emit_stack.cpp (stacks, print, assert, return, offloaded stage).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/llvm/emit.h"
+#include "codegen/llvm/task_split.h"
+#include "ir/kernel.h"
+
+namespace pb::codegen::llvmgen::detail {
+
+// State shared by every task of one module.
+struct ModuleState {
+  const ir::Kernel& kernel;
+  const EmitShapes& shapes;
+  const KernelPlan& plan;
+  KernelInfo& info;
+  llvm::LLVMContext& ctx;
+  llvm::Module& module;
+  std::unordered_map<const ir::Stmt*, int> stack_ids;
+};
+
+class TaskEmitter {
+ public:
+  TaskEmitter(ModuleState& m, const TaskPlan& task, size_t index);
+  // Emits the task function (and a parallel task's count function).
+  void run();
+
+  // ---- per kind (visited through ir::visit) ----
+  void emit(const ir::ConstStmt&);
+  void emit(const ir::ArgLoadStmt&);
+  void emit(const ir::AllocaStmt&);
+  void emit(const ir::LocalLoadStmt&);
+  void emit(const ir::LocalStoreStmt&);
+  void emit(const ir::GlobalPtrStmt&);
+  void emit(const ir::ExternalPtrStmt&);
+  void emit(const ir::GlobalLoadStmt&);
+  void emit(const ir::GlobalStoreStmt&);
+  void emit(const ir::AtomicOpStmt&);
+  void emit(const ir::UnaryOpStmt&);
+  void emit(const ir::BinaryOpStmt&);
+  void emit(const ir::TernaryOpStmt&);
+  void emit(const ir::IfStmt&);
+  void emit(const ir::RangeForStmt&);
+  void emit(const ir::StructForStmt&);
+  void emit(const ir::LoopIndexStmt&);
+  void emit(const ir::WhileStmt&);
+  void emit(const ir::WhileControlStmt&);
+  void emit(const ir::ContinueStmt&);
+  void emit(const ir::AdStackAllocaStmt&);
+  void emit(const ir::AdStackPushStmt&);
+  void emit(const ir::AdStackPopStmt&);
+  void emit(const ir::AdStackLoadTopStmt&);
+  void emit(const ir::AdStackLoadTopAdjStmt&);
+  void emit(const ir::AdStackAccAdjointStmt&);
+  void emit(const ir::PrintStmt&);
+  void emit(const ir::AssertStmt&);
+  void emit(const ir::OffloadedStmt&);
+  void emit(const ir::GlobalTemporaryStmt&);
+  void emit(const ir::ThreadLocalPtrStmt&);
+  void emit(const ir::GetRootStmt&);
+  void emit(const ir::SNodeLookupStmt&);
+  void emit(const ir::GetChStmt&);
+  void emit(const ir::LinearizeStmt&);
+  void emit(const ir::IntegerOffsetStmt&);
+  void emit(const ir::BitExtractStmt&);
+  void emit(const ir::LoopLinearIndexStmt&);
+  void emit(const ir::ReturnStmt&);
+
+ private:
+  friend struct StackOps;
+  // ---- types and values ----
+  llvm::Type* value_type(ir::ScalarKind k);   // u1 -> i1
+  llvm::Type* memory_type(ir::ScalarKind k);  // u1 -> i8
+  llvm::Value* value(const ir::Stmt* s);      // the computed value of an operand
+  void set(const ir::Stmt& s, llvm::Value* v);
+  llvm::Value* to_memory(llvm::Value* v, ir::ScalarKind k);
+  llvm::Value* from_memory(llvm::Value* v, ir::ScalarKind k);
+  llvm::Value* truthy(const ir::Stmt* s);                    // operand != 0, as i1
+  llvm::Value* from_bool(llvm::Value* b, ir::ScalarKind k);  // i1 -> 0/1 of kind k
+  llvm::Value* to_i64(const ir::Stmt* s);                    // an index operand, sign-/zero-extended
+  llvm::Value* cast(llvm::Value* v, ir::ScalarKind from, ir::ScalarKind to);
+  llvm::Value* const_i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
+  llvm::Value* ctx_word(ContextWord w);  // loads ctx[w] as a pointer
+  [[noreturn]] void unsupported(const ir::Stmt& s, const std::string& why);
+
+  // ---- control ----
+  void emit_block(const ir::Block& b);
+  void emit_stmt(const ir::Stmt& s);
+  void emit_import(const ir::Stmt& s);
+  llvm::BasicBlock* new_block(const char* name);
+  llvm::MDNode* unlikely();  // branch weights of an error path
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, const char* name);
+  // Emits `for (i = 0; i < count; ++i) body(i)`; `continue` in the body goes to the latch.
+  template <class Body>
+  void counted_loop(llvm::Value* count, Body body);
+  void emit_parallel_body(llvm::Value* t);  // the loop task's body for linear iteration t
+  void emit_count_function();
+  // Atomic adds/subs into a 0-d field that nothing else in the task touches, whose old value is
+  // unused: accumulated per chunk and added once after the chunk's loop.
+  void plan_reductions();
+  // Fields whose every access in the task is at the cell of the task's own iteration (indices
+  // are the loop's indices): no other iteration touches the cell, so atomics there need none.
+  void plan_own_cells();
+  void begin_reductions();
+  void end_reductions();
+  llvm::Value* task_bound(const ir::OffloadedStmt& o, const ir::TaskBound& b);
+  llvm::Value* range_begin_end(llvm::Value** end);  // range task: begin (and end)
+
+  // ---- errors ----
+  int error_site(const ir::Stmt& s, std::string message, std::string remedy);
+  void set_flag(FlagWord w, llvm::Value* code);  // an atomic store of code into ctx flags[w]
+  void flag_if(llvm::Value* bad, FlagWord w, int code);
+  // Row-major offset of `indices` in `shape`, bounds-checked: out of bounds flags `code`, offset 0.
+  llvm::Value* checked_offset(std::span<const ir::Stmt* const> indices, const ir::Shape& shape, int code);
+
+  // ---- arithmetic helpers (emit_arith.cpp) ----
+  llvm::Value* float_unary(const ir::UnaryOpStmt& s, llvm::Value* x, ir::ScalarKind k);
+  llvm::Value* int_unary(const ir::UnaryOpStmt& s, llvm::Value* x, ir::ScalarKind k);
+  llvm::Value* int_divide(const ir::BinaryOpStmt& s, llvm::Value* a, llvm::Value* b, ir::ScalarKind k);
+  llvm::Value* int_pow(const ir::BinaryOpStmt& s, llvm::Value* a, llvm::Value* b, ir::ScalarKind k);
+  llvm::Value* binary_value(ir::BinaryOp op, llvm::Value* a, llvm::Value* b, ir::ScalarKind k);
+  llvm::Value* libm(const char* name, std::vector<llvm::Value*> args);
+
+  // ---- stacks (emit_stack.cpp) ----
+  struct StackRef {
+    llvm::Value* base = nullptr;   // the stack's first byte in the slice (the reserved count word)
+    llvm::Value* count = nullptr;  // a local: the number of entries
+    llvm::Value* capacity = nullptr;
+    int id = 0;
+    ir::ScalarKind kind = ir::ScalarKind::f32;
+  };
+  StackRef& stack_of(const ir::Stmt* alloc);
+  llvm::Value* stack_slot(const StackRef& st, llvm::Value* index, bool adjoint);
+  // The top index (count - 1) after checking the stack is not empty (else flags underflow, 0).
+  llvm::Value* checked_top(const StackRef& st);
+
+  ModuleState& m_;
+  const TaskPlan& task_;
+  size_t index_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  llvm::Value* ctx_ = nullptr;
+  llvm::Value* slice_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;
+  llvm::Value* tls_ = nullptr;
+  std::unordered_map<const ir::Stmt*, llvm::Value*> values_;
+  std::unordered_map<const ir::Stmt*, std::vector<llvm::Value*>> loop_coords_;  // loop -> i64 coordinates
+  std::unordered_map<const ir::Stmt*, llvm::Value*> loop_linear_;               // loop task -> linear index
+  std::unordered_map<const ir::Stmt*, StackRef> stacks_;
+  struct Reduction {
+    ir::FieldId field = 0;
+    ir::ScalarKind kind = ir::ScalarKind::f32;
+    llvm::AllocaInst* acc = nullptr;
+  };
+  std::unordered_map<ir::FieldId, Reduction> reductions_;
+  std::unordered_map<const ir::Stmt*, ir::FieldId> reduced_atomics_;
+  std::unordered_map<ir::FieldId, bool> own_cell_fields_;
+  std::vector<llvm::BasicBlock*> continue_targets_;
+  std::vector<llvm::BasicBlock*> while_exits_;
+};
+
+}  // namespace pb::codegen::llvmgen::detail

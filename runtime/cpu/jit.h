@@ -1,0 +1,25 @@
+// Internal to runtime/cpu: a module JIT-compiled with ORC LLJIT (the only LLVM-including file
+// of runtime/cpu is jit.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "codegen/llvm/emit.h"
+
+namespace pb::runtime::cpu::detail {
+
+using TaskFn = void (*)(void* ctx, int64_t begin, int64_t end, void* slice);
+using CountFn = int64_t (*)(void* ctx);
+
+struct JitCode {
+  virtual ~JitCode() = default;
+  std::vector<TaskFn> tasks;    // by task index
+  std::vector<CountFn> counts;  // by task index; null for serial tasks
+};
+
+// Takes the module; `print` is the address of the host print callback.
+std::unique_ptr<JitCode> jit_compile(codegen::llvmgen::EmittedModule&& m, void* print);
+
+}  // namespace pb::runtime::cpu::detail

@@ -1,0 +1,304 @@
+// Compiling a CpuKernel, launching its tasks (oneTBB for parallel ones), the adstack heap, and
+// turning the flag words into errors.
+#include <fmt/format.h>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
+#include "runtime/cpu/cpu_impl.h"
+#include "runtime/interp/interp_ops.h"
+
+namespace pb::runtime::cpu {
+
+using codegen::llvmgen::KernelInfo;
+using codegen::llvmgen::TaskKind;
+
+namespace {
+
+// What a running launch's print callback appends to.
+struct Host {
+  const KernelInfo* info = nullptr;
+  std::mutex mu;
+  std::string printed;
+};
+
+extern "C" void pb_cpu_print_callback(void* host_ptr, int32_t site, const uint64_t* values) {
+  auto* host = static_cast<Host*>(host_ptr);
+  const auto& p = host->info->prints.at(static_cast<size_t>(site));
+  std::string text;
+  size_t v = 0;
+  for (const auto& item : p.stmt->items) {
+    if (const auto* t = std::get_if<std::string>(&item)) {
+      text += *t;
+    } else {
+      text += detail::load_value(&values[v], p.value_kinds[v]).to_string();
+      ++v;
+    }
+  }
+  std::lock_guard lock(host->mu);
+  host->printed += text;
+}
+
+std::string kernel_label(const ir::Kernel& k) {
+  return k.name.empty() ? "kernel" : fmt::format("kernel \"{}\"", k.name);
+}
+
+int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+// ---- CpuKernel ----
+
+CpuKernel::CpuKernel(const ir::Kernel& k, const State& shapes_from, const CpuOptions& o)
+    : kernel_(&k), impl_(std::make_unique<Impl>()) {
+  impl_->shapes = detail::shapes_of(k, shapes_from);
+  codegen::llvmgen::EmittedModule m = codegen::llvmgen::emit(k, impl_->shapes);
+  if (o.keep_ir) ir_before_ = codegen::llvmgen::module_text(m);
+  codegen::llvmgen::optimize(m, o.opt_level);
+  if (o.keep_ir) ir_after_ = codegen::llvmgen::module_text(m);
+  impl_->info = m.info;
+  impl_->code = detail::jit_compile(std::move(m), reinterpret_cast<void*>(&pb_cpu_print_callback));
+}
+CpuKernel::CpuKernel(CpuKernel&&) noexcept = default;
+CpuKernel::~CpuKernel() = default;
+const KernelInfo& CpuKernel::info() const { return impl_->info; }
+const codegen::llvmgen::EmitShapes& CpuKernel::shapes() const { return impl_->shapes; }
+
+// ---- CpuRuntime ----
+
+struct CpuRuntime::Impl {
+  std::unique_ptr<tbb::task_arena> arena;
+  int threads = 1;
+  int64_t max_heap_bytes = 0;
+  char* heap = nullptr;
+  int64_t heap_bytes = 0;
+  int64_t allocations = 0;
+  int64_t needed = 0;
+
+  char* try_allocate(int64_t bytes) {
+    if (max_heap_bytes > 0 && bytes > max_heap_bytes) return nullptr;
+    return static_cast<char*>(std::aligned_alloc(64, static_cast<size_t>(align_up(bytes, 64))));
+  }
+  // Grows the heap to at least `bytes`: doubling, or exactly `bytes` when doubling fails.
+  void reserve(int64_t bytes, const std::string& what) {
+    needed = std::max(needed, bytes);
+    if (bytes <= heap_bytes) return;
+    int64_t want = std::max(bytes, heap_bytes * 2);
+    char* p = try_allocate(want);
+    if (!p && want != bytes) p = try_allocate(want = bytes);
+    if (!p)
+      throw UserError(fmt::format("cannot allocate the adstack heap of {} bytes for {}", bytes, what),
+                      "lower the stacks' sizes (ad_stack_size) or run with fewer threads");
+    std::free(heap);
+    heap = p;
+    heap_bytes = want;
+    ++allocations;
+  }
+  ~Impl() { std::free(heap); }
+};
+
+CpuRuntime::CpuRuntime(int threads, int64_t max_heap_bytes) : impl_(std::make_unique<Impl>()) {
+  impl_->arena = threads > 0 ? std::make_unique<tbb::task_arena>(threads) : std::make_unique<tbb::task_arena>();
+  impl_->arena->initialize();
+  impl_->threads = impl_->arena->max_concurrency();
+  impl_->max_heap_bytes = max_heap_bytes;
+}
+CpuRuntime::~CpuRuntime() = default;
+int CpuRuntime::threads() const { return impl_->threads; }
+int64_t CpuRuntime::heap_bytes() const { return impl_->heap_bytes; }
+int64_t CpuRuntime::heap_allocations() const { return impl_->allocations; }
+int64_t CpuRuntime::heap_needed_bytes() const { return impl_->needed; }
+
+namespace {
+
+// The capacity of a stack at launch: max_size, or the size expression against current values.
+int64_t launch_capacity(const ir::AdStackAllocaStmt& a, const CpuKernel& ck, const DeviceMemory& m,
+                        const std::string& stack_text) {
+  if (a.max_size > 0 || !a.size) return a.max_size;
+  const ir::Kernel& k = ck.kernel();
+  auto read = [&](const std::vector<uint64_t>& words, ir::ScalarKind kind, const ir::Shape& shape,
+                  std::span<const int64_t> idx, const std::string& what) -> int64_t {
+    if (idx.size() != shape.size())
+      throw UserError(
+          fmt::format("{} has shape {} but is read with {} index(es)", what, ir::shape_to_string(shape), idx.size()));
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      if (idx[d] < 0 || idx[d] >= shape[d])
+        throw UserError(fmt::format("index {} is out of bounds for axis {} of {} of shape {}", idx[d], d, what,
+                                    ir::shape_to_string(shape)),
+                        "the size bounds a loop index by more than the kernel reaches; give this kernel a fixed "
+                        "size (reverse_ad{ad_stack_size=N})");
+      off = off * shape[d] + idx[d];
+    }
+    const char* bytes = reinterpret_cast<const char*>(words.data());
+    return detail::load_value(bytes + off * detail::element_bytes(kind), kind).as_i64();
+  };
+  ir::SizeEnv env;
+  env.arg = [&](int index) -> int64_t {
+    if (index < 0 || static_cast<size_t>(index) >= m.args.size() ||
+        m.arg_kinds[static_cast<size_t>(index)] == ir::ScalarKind::unknown)
+      throw UserError(fmt::format("argument {} is not given as a scalar", index), "add it to the inputs' \"args\"");
+    return detail::load_value(&m.args[static_cast<size_t>(index)], m.arg_kinds[static_cast<size_t>(index)]).as_i64();
+  };
+  env.field = [&](const std::string& name, std::span<const int64_t> idx) -> int64_t {
+    auto id = k.find_field(name);
+    if (!id || m.fields[static_cast<size_t>(*id)].empty())
+      throw UserError(fmt::format("field '{}' has no data in the state", name), "give the field a shape and data");
+    return read(m.fields[static_cast<size_t>(*id)], k.field(*id).dtype, ck.shapes().fields.at(*id), idx,
+                fmt::format("field '{}'", name));
+  };
+  env.ndarray = [&](int index, std::span<const int64_t> idx) -> int64_t {
+    auto it = ck.shapes().ndarrays.find(index);
+    if (it == ck.shapes().ndarrays.end())
+      throw UserError(fmt::format("argument {} is not given as an ndarray", index), "add it to the inputs' \"args\"");
+    return read(m.ndarrays[static_cast<size_t>(index)], ck.shapes().ndarray_dtypes.at(index), it->second, idx,
+                fmt::format("ndarray argument {}", index));
+  };
+  try {
+    return std::max<int64_t>(ir::evaluate(*a.size, env), 1);
+  } catch (const UserError& e) {
+    throw UserError(
+        fmt::format("cannot evaluate the size of {}: {}", stack_text, e.diagnostic().message),
+        e.diagnostic().remedy.empty() ? "check the inputs the size expression reads" : e.diagnostic().remedy);
+  }
+}
+
+}  // namespace
+
+LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
+  const ir::Kernel& k = ck.kernel();
+  const KernelInfo& info = ck.info();
+  CpuKernel::Impl& code = ck.impl();
+  LaunchReport report;
+  Host host;
+  host.info = &info;
+  std::vector<uint64_t> temps(std::max<uint32_t>(info.temps_words, 1), 0);
+  std::vector<uint64_t> global_tmps(static_cast<size_t>(std::max<int64_t>(info.global_tmp_bytes, 8) / 8 + 1), 0);
+  std::vector<int64_t> offsets(std::max<size_t>(info.stacks.size(), 1), 0), caps(offsets.size(), 0);
+  std::vector<int64_t> returned(64, 0);
+  std::array<std::atomic<int32_t>, codegen::llvmgen::kNumFlags> flags{};
+  void* ctx[codegen::llvmgen::kNumContextWords] = {m.field_ptrs.data(),
+                                                   m.ndarray_ptrs.data(),
+                                                   m.ndarray_grad_ptrs.data(),
+                                                   m.args.data(),
+                                                   temps.data(),
+                                                   global_tmps.data(),
+                                                   offsets.data(),
+                                                   caps.data(),
+                                                   flags.data(),
+                                                   returned.data(),
+                                                   &host};
+  auto stack_text = [&](const ir::AdStackAllocaStmt& a) {
+    return fmt::format("stack ${} (`{}`) in {}", a.id, ir::print_stmt(a, k), kernel_label(k));
+  };
+  for (size_t t = 0; t < info.tasks.size(); ++t) {
+    const auto& task = info.tasks[t];
+    TaskLaunch tl{task.name, 1, 0};
+    int64_t stride = 0;
+    for (const auto& st : task.stacks) {
+      int64_t cap = launch_capacity(*st.alloc, ck, m, stack_text(*st.alloc));
+      if (cap == 0)
+        throw UserError(fmt::format("stack ${} has no size (max_size=0): run determine_ad_stack_size or give a fixed "
+                                    "ad_stack_size (`{}` in {})",
+                                    st.alloc->id, ir::print_stmt(*st.alloc, k), kernel_label(k)),
+                        "run the determine_ad_stack_size pass before running the kernel, or compile with a fixed "
+                        "ad_stack_size");
+      caps[static_cast<size_t>(st.stack_id)] = cap;
+      offsets[static_cast<size_t>(st.stack_id)] = stride;
+      report.stack_capacity[st.alloc->id] = cap;
+      stride += align_up(8 + 2 * cap * st.element_bytes, 16);
+    }
+    stride = align_up(stride, 64);
+    tl.heap_stride_bytes = stride;
+    if (stride > 0) impl_->reserve(stride * impl_->threads, fmt::format("{} task {}", kernel_label(k), task.name));
+    char* heap = impl_->heap;
+    if (task.kind == TaskKind::serial) {
+      code.code->tasks[t](ctx, 0, 1, heap);
+    } else {
+      int64_t n = code.code->counts[t](ctx);
+      tl.iterations = n;
+      if (n > 0) {
+        // Few large chunks: about four per thread.
+        int64_t grain = std::max<int64_t>(1, n / (int64_t{4} * impl_->threads));
+        auto fn = code.code->tasks[t];
+        impl_->arena->execute([&] {
+          tbb::parallel_for(
+              tbb::blocked_range<int64_t>(0, n, static_cast<size_t>(grain)),
+              [&](const tbb::blocked_range<int64_t>& r) {
+                int slot = tbb::this_task_arena::current_thread_index();
+                fn(ctx, r.begin(), r.end(), heap + static_cast<int64_t>(slot) * stride);
+              },
+              tbb::simple_partitioner());
+        });
+      }
+    }
+    report.tasks.push_back(tl);
+    if (int32_t s = flags[codegen::llvmgen::kFlagStackOverflow].load(); s > 0) {
+      const auto& st = info.stacks[static_cast<size_t>(s - 1)];
+      const ir::AdStackAllocaStmt& a = *st.alloc;
+      int64_t cap = caps[static_cast<size_t>(s - 1)];
+      throw UserError(
+          fmt::format("autodiff stack overflow: {}, task {}: a push exceeded its capacity of {} ({})", stack_text(a),
+                      task.name, cap,
+                      a.size ? fmt::format("max_size=0, size {} evaluated to {} at launch", ir::to_string(*a.size), cap)
+                             : fmt::format("max_size={}", a.max_size)),
+          "raise ad_stack_size, or leave the stack adaptive (max_size=0) and run determine_ad_stack_size; if the "
+          "stack was sized by that pass, its bound is wrong");
+    }
+    if (int32_t s = flags[codegen::llvmgen::kFlagStackUnderflow].load(); s > 0) {
+      const auto& a = *info.stacks[static_cast<size_t>(s - 1)].alloc;
+      throw UserError(fmt::format("autodiff stack underflow: a pop, load top or acc adj on the empty {}, task {}",
+                                  stack_text(a), task.name),
+                      "every pop, load top and acc adj needs an earlier matching push after the stack alloc; check "
+                      "the pairing of forward pushes and reverse pops");
+    }
+    if (int32_t e = flags[codegen::llvmgen::kFlagError].load(); e > 0) {
+      const auto& site = info.errors[static_cast<size_t>(e - 1)];
+      throw UserError(fmt::format("{} at `{}` in {}, task {}", site.message, ir::print_stmt(*site.stmt, k),
+                                  kernel_label(k), task.name),
+                      site.remedy);
+    }
+  }
+  report.printed = std::move(host.printed);
+  if (int32_t r = flags[codegen::llvmgen::kFlagReturn].load(); r > 0) {
+    const auto& kinds = info.returns[static_cast<size_t>(r - 1)].kinds;
+    for (size_t i = 0; i < kinds.size(); ++i) report.returned.push_back(detail::load_value(&returned[i], kinds[i]));
+  }
+  return report;
+}
+
+RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options, const CpuOptions& cpu,
+                     CpuRuntime* runtime) {
+  if (options.f64 || options.shuffle || options.trace_decisions)
+    throw UserError(
+        "the cpu backend runs the kernel as written: f64 mode, shuffling and decision tracing are "
+        "interpreter options",
+        "use --backend=interp for gradcheck, --shuffle and decision traces");
+  CpuKernel ck(k, state, cpu);
+  std::unique_ptr<CpuRuntime> own;
+  if (!runtime) runtime = (own = std::make_unique<CpuRuntime>()).get();
+  DeviceMemory m = pack(ck, state);
+  RunResult result;
+  LaunchReport report;
+  try {
+    report = runtime->launch(ck, m);
+  } catch (const UserError&) {
+    unpack(ck, m, state);
+    throw;
+  }
+  unpack(ck, m, state);
+  result.printed = std::move(report.printed);
+  result.returned = std::move(report.returned);
+  result.stack_capacity = std::move(report.stack_capacity);
+  return result;
+}
+
+}  // namespace pb::runtime::cpu

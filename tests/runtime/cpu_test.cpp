@@ -1,0 +1,302 @@
+// The LLVM CPU backend's run time: adstack overflow is an error naming kernel, task, stack and
+// capacity (never a wrong value), the flag resets and a later launch with a larger size succeeds;
+// the heap grows across launches (doubling, or exactly when doubling fails); many more iterations
+// than threads give the interpreter's results (no slice is shared between threads).
+#include "runtime/cpu/cpu.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "ir/diagnostic.h"
+#include "ir/parser.h"
+#include "runtime/interp/interpreter.h"
+#include "workbench/workspace/gradient.h"
+
+namespace pb::runtime::cpu {
+namespace {
+
+// Each of N iterations pushes arg(0) values onto a stack whose capacity is arg(1), then stores
+// the sum of what it pops into y.
+std::string stack_kernel(int n) {
+  return fmt::format(R"(field x : f32[{0}]
+field y : f32[{0}]
+arg 0 : i32
+arg 1 : i32
+kernel "pushes" {{
+  <i32> $0 = const 0
+  <i32> $1 = argload[0]
+  <i32> $2 = const {0}
+  $3 : for in range($0, $2) block_dim=adaptive {{
+    <i32> $4 = loop $3 index 0
+    <*f32> $5 = global ptr [x], index [$4] activate=true
+    <f32> $6 = global load $5
+    <f32> $7 = stack alloc (max_size=0, size=arg(1))
+    $8 : for in range($0, $1) block_dim=adaptive {{
+      <i32> $9 = loop $8 index 0
+      <f32> $10 = cast_value<f32> $9
+      <f32> $11 = mul $6 $10
+      <f32> $12 : stack push $7, val = $11
+    }}
+    <*f32> $13 = alloca
+    $14 : for in range($0, $1) block_dim=adaptive {{
+      <f32> $15 = stack load top $7
+      <f32> $16 : stack pop $7
+      <f32> $17 = local load [$13]
+      <f32> $18 = add $17 $15
+      <f32> $19 : local store [$13 <- $18]
+    }}
+    <f32> $20 = local load [$13]
+    <*f32> $21 = global ptr [y], index [$4] activate=true
+    $22 : global store [$21 <- $20]
+  }}
+}}
+)",
+                     n);
+}
+
+nlohmann::json stack_inputs(int n, int pushes, int capacity) {
+  std::vector<double> x(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) x[static_cast<size_t>(i)] = 0.5 + 0.25 * (i % 7);
+  return {{"fields", {{"x", {{"data", x}}}}}, {"args", {pushes, capacity}}};
+}
+
+// Runs `k` on the interpreter and on `rt` (through a kernel compiled for the state) and expects
+// every element of every field to match; returns how many were compared.
+size_t expect_same(const ir::Kernel& k, const nlohmann::json& inputs, CpuRuntime& rt) {
+  State a = make_state(k, inputs), b = make_state(k, inputs);
+  runtime::run_kernel(k, a);
+  CpuKernel ck(k, b);
+  DeviceMemory m = pack(ck, b);
+  rt.launch(ck, m);
+  unpack(ck, m, b);
+  size_t compared = 0;
+  for (const auto& [name, buf] : a.fields) {
+    const Buffer& other = b.fields.at(name);
+    EXPECT_EQ(buf.size(), other.size());
+    for (size_t i = 0; i < buf.size() && i < other.size(); ++i, ++compared) {
+      double x = buf.data[i].as_f64(), y = other.data[i].as_f64();
+      EXPECT_NEAR(x, y, 1e-5 * std::max(std::fabs(x), std::fabs(y))) << name << "[" << i << "]";
+    }
+  }
+  return compared;
+}
+
+TEST(CpuAdstack, OverflowIsAnErrorAndALaterLargerLaunchSucceeds) {
+  auto k = ir::parse_kernel(stack_kernel(64));
+  CpuRuntime rt;
+  State st = make_state(*k, stack_inputs(64, 5, 2));
+  CpuKernel ck(*k, st);
+  DeviceMemory m = pack(ck, st);
+  try {
+    rt.launch(ck, m);
+    FAIL() << "an overflowing push did not fail the launch";
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("autodiff stack overflow"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("kernel \"pushes\""), std::string::npos) << msg;
+    EXPECT_NE(msg.find("task task1_range_for"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("stack $7"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("capacity of 2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("raise ad_stack_size"), std::string::npos) << msg;
+  }
+  // The interpreter fails too (never a wrong value on one side only).
+  State si = make_state(*k, stack_inputs(64, 5, 2));
+  EXPECT_THROW(runtime::run_kernel(*k, si), UserError);
+  // Same runtime, same compiled kernel, a capacity that fits: the flag was reset.
+  EXPECT_GT(expect_same(*k, stack_inputs(64, 5, 5), rt), 0u);
+  State s2 = make_state(*k, stack_inputs(64, 5, 5));
+  DeviceMemory m2 = pack(ck, s2);
+  EXPECT_NO_THROW(rt.launch(ck, m2));
+}
+
+TEST(CpuAdstack, HeapGrowsAcrossLaunchesByDoubling) {
+  auto k = ir::parse_kernel(stack_kernel(32));
+  CpuRuntime rt;
+  int64_t last_bytes = 0, last_allocations = 0;
+  for (int cap : {1, 2, 3, 40, 41, 1000}) {
+    EXPECT_GT(expect_same(*k, stack_inputs(32, cap, cap), rt), 0u);
+    // One slice per thread of the task's stride: 8-byte count + cap (primal, adjoint) f32 pairs.
+    int64_t stride = (8 + 2 * cap * 4 + 15) / 16 * 16;
+    stride = (stride + 63) / 64 * 64;
+    EXPECT_EQ(rt.heap_needed_bytes() >= stride * rt.threads(), true);
+    EXPECT_GE(rt.heap_bytes(), stride * rt.threads());
+    EXPECT_LE(rt.heap_bytes(), 2 * std::max(rt.heap_needed_bytes(), last_bytes));
+    EXPECT_GE(rt.heap_bytes(), last_bytes);  // never shrinks
+    EXPECT_GE(rt.heap_allocations(), last_allocations);
+    last_bytes = rt.heap_bytes();
+    last_allocations = rt.heap_allocations();
+  }
+  EXPECT_GE(last_allocations, 2) << "the heap never grew";
+}
+
+// Heap bytes per worker slice of stack_kernel with capacity `cap`: an 8-byte count and `cap`
+// (primal, adjoint) f32 pairs, 16-byte aligned, the stride 64-byte aligned.
+int64_t slice_bytes(int64_t cap) { return ((8 + 2 * cap * 4 + 15) / 16 * 16 + 63) / 64 * 64; }
+
+TEST(CpuAdstack, ExactSizeRetryWhenDoublingFails) {
+  auto k = ir::parse_kernel(stack_kernel(8));
+  CpuRuntime plain(2, 0);
+  expect_same(*k, stack_inputs(8, 10, 10), plain);
+  EXPECT_EQ(plain.heap_bytes(), 2 * slice_bytes(10));
+  expect_same(*k, stack_inputs(8, 20, 20), plain);
+  EXPECT_EQ(plain.heap_bytes(), 2 * (2 * slice_bytes(10))) << "did not grow by doubling";
+  // With a limit between the exact need and the doubled size, the exact retry succeeds.
+  int64_t need = 2 * slice_bytes(20);
+  ASSERT_GT(2 * 2 * slice_bytes(10), need + 32);
+  CpuRuntime limited(2, need + 32);
+  expect_same(*k, stack_inputs(8, 10, 10), limited);
+  EXPECT_EQ(limited.heap_bytes(), 2 * slice_bytes(10));
+  EXPECT_GT(expect_same(*k, stack_inputs(8, 20, 20), limited), 0u);
+  EXPECT_EQ(limited.heap_bytes(), need) << "not retried at exactly the required size";
+  // Beyond the limit even exactly: a clear error, not a crash.
+  State st = make_state(*k, stack_inputs(8, 400, 400));
+  CpuKernel ck(*k, st);
+  DeviceMemory m = pack(ck, st);
+  try {
+    limited.launch(ck, m);
+    FAIL() << "a heap beyond the limit was allocated";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot allocate the adstack heap"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CpuAdstack, ManyMoreIterationsThanThreadsMatchTheInterpreter) {
+  CpuRuntime rt;
+  auto k = ir::parse_kernel(stack_kernel(10000));
+  EXPECT_EQ(expect_same(*k, stack_inputs(10000, 7, 7), rt), 20000u);
+}
+
+// The reverse kernel of a loop-carried dynamic loop (stacks sized by a size expression over a
+// field) over 5000 iterations: forward + reverse on both backends.
+TEST(CpuAdstack, ReverseLoopCarriedKernelMatchesTheInterpreter) {
+  const int n = 5000;
+  auto forward = ir::parse_kernel(fmt::format(R"(field x : f32[{0}] grad x_grad
+field n : i32[{0}]
+field y : f32[{0}] grad y_grad
+kernel {{
+  <i32> $0 = const 0
+  <i32> $1 = const {0}
+  <f32> $2 = const 0.5
+  <f32> $3 = const 1.5
+  $4 : for in range($0, $1) block_dim=adaptive {{
+    <i32> $5 = loop $4 index 0
+    <*f32> $6 = global ptr [x], index [$5] activate=true
+    <f32> $7 = global load $6
+    <*f32> $8 = alloca
+    <f32> $9 : local store [$8 <- $7]
+    <*i32> $10 = global ptr [n], index [$5] activate=true
+    <i32> $11 = global load $10
+    $12 : for in range($0, $11) block_dim=adaptive {{
+      <f32> $13 = local load [$8]
+      <f32> $14 = sin $13
+      <f32> $15 = mul $14 $2
+      <f32> $16 = add $15 $3
+      <f32> $17 : local store [$8 <- $16]
+    }}
+    <f32> $18 = local load [$8]
+    <*f32> $19 = global ptr [y], index [$5] activate=true
+    $20 : global store [$19 <- $18]
+  }}
+}}
+)",
+                                              n));
+  std::vector<double> x(n), counts(n);
+  for (int i = 0; i < n; ++i) {
+    x[static_cast<size_t>(i)] = 0.1 + 0.001 * i;
+    counts[static_cast<size_t>(i)] = i % 13;
+  }
+  workbench::RunRequest req;
+  req.inputs = {{"fields", {{"x", {{"data", x}}}, {"n", {{"data", counts}}}}}};
+  req.seed_grads = {{"y", 1.0}};
+  auto a = workbench::run_with_gradients(*forward, "reverse_ad", req);
+  req.backend = workbench::Backend::cpu;
+  auto b = workbench::run_with_gradients(*forward, "reverse_ad", req);
+  const auto& ga = a.values["fields"]["x"]["grad"];
+  const auto& gb = b.values["fields"]["x"]["grad"];
+  ASSERT_EQ(ga.size(), static_cast<size_t>(n));
+  ASSERT_EQ(gb.size(), static_cast<size_t>(n));
+  size_t nonzero = 0;
+  for (size_t i = 0; i < ga.size(); ++i) {
+    double p = ga[i].get<double>(), q = gb[i].get<double>();
+    nonzero += p != 0;
+    EXPECT_NEAR(p, q, 1e-5 * std::max(std::fabs(p), std::fabs(q))) << "x_grad[" << i << "]";
+  }
+  EXPECT_GT(nonzero, 0u);
+}
+
+TEST(CpuErrors, OutOfBoundsIndexIsAnErrorNamingTheStatement) {
+  auto k = ir::parse_kernel(R"(field x : f32[4]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 5
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = const 1
+    $6 : global store [$4 <- $5]
+  }
+}
+)");
+  State st = make_state(*k, nullptr);
+  try {
+    cpu::run_kernel(*k, st);
+    FAIL() << "an out-of-bounds store ran";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("index out of bounds for field 'x'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CpuErrors, IntegerDivisionByZeroIsAnError) {
+  auto k = ir::parse_kernel(R"(field y : i32[]
+kernel {
+  <i32> $0 = argload[0]
+  <i32> $1 = const 7
+  <i32> $2 = div $1 $0
+  <*i32> $3 = global ptr [y], index [] activate=true
+  $4 : global store [$3 <- $2]
+}
+)");
+  State st = make_state(*k, {{"args", {0}}});
+  try {
+    cpu::run_kernel(*k, st);
+    FAIL() << "a division by zero ran";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("integer division by zero"), std::string::npos) << e.what();
+  }
+  State ok = make_state(*k, {{"args", {2}}});
+  cpu::run_kernel(*k, ok);
+  EXPECT_EQ(ok.fields.at("y").data.at(0).as_i64(), 3);
+}
+
+}  // namespace
+}  // namespace pb::runtime::cpu
+
+namespace pb::runtime::cpu {
+namespace {
+
+// A construct the backend cannot lower is a UserError naming the statement, not a crash.
+TEST(CpuErrors, UnloweredStatementIsAnErrorNamingIt) {
+  auto k = ir::parse_kernel(R"(field x : i32[8]
+kernel {
+  $0 = offloaded range_for(0, 8) grid_dim=0 block_dim=64
+  body {
+    <*i32> $1 = thread local ptr (offset = 4096 B)
+    <i32> $2 = const 1
+    $3 : global store [$1 <- $2]
+  }
+}
+)");
+  State st = make_state(*k, nullptr);
+  try {
+    cpu::run_kernel(*k, st);
+    FAIL() << "thread-local storage at 4096 bytes was lowered";
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("the cpu backend cannot lower `"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("thread local ptr"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("beyond 512 bytes"), std::string::npos) << msg;
+  }
+}
+
+}  // namespace
+}  // namespace pb::runtime::cpu

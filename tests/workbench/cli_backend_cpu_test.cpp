@@ -1,0 +1,60 @@
+// `run --backend=cpu` and `compile --target=llvm` as a user runs them.
+#include <gtest/gtest.h>
+
+#include "cli_helpers.h"
+
+namespace pb::test {
+namespace {
+
+const std::string kKernel = std::string(PASSBENCH_SOURCE_DIR) + "/fixtures/autodiff_stacks/carried_unary_log_f32.chi";
+const char* kInputs = R"({"fields": {"x": {"data": [0.2, 0.9, 1.5, 3.0]}, "n": {"data": [0, 1, 3, 6]}}})";
+
+TEST(CliBackend, CpuGradientsEqualTheInterpreters) {
+  std::string inputs = write_temp("log_inputs.json", kInputs);
+  auto interp = run_cli("run " + kKernel + " --inputs " + inputs + " --grad --seed-grad y=1");
+  auto cpu = run_cli("run " + kKernel + " --inputs " + inputs + " --grad --seed-grad y=1 --backend=cpu");
+  ASSERT_EQ(interp.exit_code, 0) << interp.err;
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_NE(cpu.out.find("\"grad\""), std::string::npos) << cpu.out;
+  EXPECT_EQ(interp.out, cpu.out);
+}
+
+TEST(CliBackend, UnknownBackendIsRefused) {
+  auto r = run_cli("run " + kKernel + " --backend=gpu");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--backend"), std::string::npos) << r.err;
+}
+
+TEST(CliBackend, CompileLlvmPrintsIrBeforeAndAfterOptimization) {
+  auto r = run_cli("compile " + kKernel + " --target=llvm --passes=reverse_ad --opt-level=3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t before = r.out.find("; ---- LLVM IR before optimization");
+  size_t after = r.out.find("; ---- LLVM IR after optimization (O3)");
+  ASSERT_NE(before, std::string::npos) << r.out;
+  ASSERT_NE(after, std::string::npos) << r.out;
+  EXPECT_LT(before, after);
+  EXPECT_NE(r.out.find("define void @task1_range_for(", before), std::string::npos);
+  EXPECT_NE(r.out.find("define void @task1_range_for(", after), std::string::npos);
+  EXPECT_NE(r.out.find("target triple", after), std::string::npos);
+}
+
+TEST(CliBackend, CpuRunTimeErrorIsACleanFailure) {
+  std::string k = write_temp("oob.chi", R"(field x : f32[4]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 5
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = const 1
+    $6 : global store [$4 <- $5]
+  }
+}
+)");
+  auto r = run_cli("run " + k + " --backend=cpu");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("index out of bounds for field 'x'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pb::test
