@@ -40,7 +40,8 @@ enum ContextWord : int {
   kCtxFlags = 8,         // int32_t[kNumFlags]
   kCtxReturned = 9,      // uint64_t[]: values of the last `return`
   kCtxHost = 10,         // opaque, passed to host callbacks (print)
-  kNumContextWords = 11,
+  kCtxNdarrayDuals = 11, // void*[arg index]: tangent arrays (`external_ptr ... is_dual=true`)
+  kNumContextWords = 12,
 };
 
 // Flag words: zero before a launch; non-zero afterwards names what went wrong.
@@ -57,6 +58,7 @@ struct EmitShapes {
   std::map<ir::FieldId, ir::Shape> fields;  // fields without a buffer are absent
   std::map<int, ir::Shape> ndarrays;        // by argument index
   std::map<int, ir::Shape> ndarray_grads;
+  std::map<int, ir::Shape> ndarray_duals;
   std::map<std::string, ir::Shape> spaces;  // struct-for domains and SNode cell counts, by name
   std::map<int, ir::ScalarKind> ndarray_dtypes;
 };

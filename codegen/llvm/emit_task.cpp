@@ -485,11 +485,12 @@ void TaskEmitter::emit(const ir::ExternalPtrStmt& s) {
   const auto* base = ir::dyn_cast<ir::ArgLoadStmt>(s.base());
   if (!base) unsupported(s, "the base is not an argload");
   int arg = base->arg_index;
-  const auto& shapes = s.is_grad ? m_.shapes.ndarray_grads : m_.shapes.ndarrays;
+  const auto& shapes = s.is_grad ? m_.shapes.ndarray_grads : s.is_dual ? m_.shapes.ndarray_duals : m_.shapes.ndarrays;
   auto it = shapes.find(arg);
   if (it == shapes.end())
-    throw UserError(fmt::format("{}ndarray argument {} is not given (at `{}`)", s.is_grad ? "the gradient of " : "",
-                                arg, ir::print_stmt(s, m_.kernel)),
+    throw UserError(fmt::format("{}ndarray argument {} is not given (at `{}`)",
+                                s.is_grad ? "the gradient of " : s.is_dual ? "the dual of " : "", arg,
+                                ir::print_stmt(s, m_.kernel)),
                     "give an ndarray object (with \"grad\" where the kernel reads it) in the inputs' \"args\"");
   if (it->second.size() != s.indices().size())
     unsupported(s, fmt::format("ndarray argument {} has shape {} but is indexed with {} index(es)", arg,
@@ -497,7 +498,7 @@ void TaskEmitter::emit(const ir::ExternalPtrStmt& s) {
   int code = error_site(
       s, fmt::format("index out of bounds for ndarray argument {} of shape {}", arg, ir::shape_to_string(it->second)),
       "check the loop bounds and index arithmetic against the shape (header or inputs)");
-  llvm::Value* arrays = ctx_word(s.is_grad ? kCtxNdarrayGrads : kCtxNdarrays);
+  llvm::Value* arrays = ctx_word(s.is_grad ? kCtxNdarrayGrads : s.is_dual ? kCtxNdarrayDuals : kCtxNdarrays);
   llvm::IRBuilder<> eb(entry_);
   llvm::Value* p =
       eb.CreateLoad(eb.getPtrTy(), eb.CreateConstInBoundsGEP1_64(eb.getPtrTy(), arrays, static_cast<uint64_t>(arg)));

@@ -195,7 +195,8 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
                                                    caps.data(),
                                                    flags.data(),
                                                    returned.data(),
-                                                   &host};
+                                                   &host,
+                                                   m.ndarray_dual_ptrs.data()};
   auto stack_text = [&](const ir::AdStackAllocaStmt& a) {
     return fmt::format("stack ${} (`{}`) in {}", a.id, ir::print_stmt(a, k), kernel_label(k));
   };

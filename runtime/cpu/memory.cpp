@@ -100,6 +100,7 @@ codegen::llvmgen::EmitShapes shapes_of(const ir::Kernel& k, const State& st) {
     if (!st.args[i].is_ndarray) continue;
     sh.ndarrays[static_cast<int>(i)] = st.args[i].array.shape;
     if (st.args[i].grad) sh.ndarray_grads[static_cast<int>(i)] = st.args[i].grad->shape;
+    if (st.args[i].dual) sh.ndarray_duals[static_cast<int>(i)] = st.args[i].dual->shape;
   }
   auto add_space = [&](const std::string& name) {
     if (!sh.spaces.count(name)) sh.spaces[name] = space_shape(k, st, name);
@@ -157,6 +158,7 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
   }
   m.ndarrays.resize(st.args.size());
   m.ndarray_grads.resize(st.args.size());
+  m.ndarray_duals.resize(st.args.size());
   m.args.assign(std::max<size_t>(st.args.size(), 1), 0);
   m.arg_kinds.assign(m.args.size(), ir::ScalarKind::unknown);
   for (size_t i = 0; i < st.args.size(); ++i) {
@@ -170,6 +172,9 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
       if (a.grad && sh.ndarray_grads.count(idx))
         m.ndarray_grads[i] =
             pack_buffer(*a.grad, kind, sh.ndarray_grads.at(idx), fmt::format("the gradient of ndarray argument {}", i));
+      if (a.dual && sh.ndarray_duals.count(idx))
+        m.ndarray_duals[i] =
+            pack_buffer(*a.dual, kind, sh.ndarray_duals.at(idx), fmt::format("the dual of ndarray argument {}", i));
       continue;
     }
     auto it = ck.info().scalar_args.find(idx);
@@ -194,9 +199,11 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
   m.field_ptrs = ptrs(m.fields);
   m.ndarray_ptrs = ptrs(m.ndarrays);
   m.ndarray_grad_ptrs = ptrs(m.ndarray_grads);
+  m.ndarray_dual_ptrs = ptrs(m.ndarray_duals);
   if (m.field_ptrs.empty()) m.field_ptrs.push_back(nullptr);
   if (m.ndarray_ptrs.empty()) m.ndarray_ptrs.push_back(nullptr);
   if (m.ndarray_grad_ptrs.empty()) m.ndarray_grad_ptrs.push_back(nullptr);
+  if (m.ndarray_dual_ptrs.empty()) m.ndarray_dual_ptrs.push_back(nullptr);
   return m;
 }
 
@@ -214,6 +221,7 @@ void unpack(const CpuKernel& ck, const DeviceMemory& m, State& st) {
                               : a.array.dtype;
     if (!m.ndarrays[i].empty()) unpack_buffer(m.ndarrays[i], kind, a.array);
     if (a.grad && !m.ndarray_grads[i].empty()) unpack_buffer(m.ndarray_grads[i], kind, *a.grad);
+    if (a.dual && !m.ndarray_duals[i].empty()) unpack_buffer(m.ndarray_duals[i], kind, *a.dual);
   }
 }
 

@@ -98,8 +98,9 @@ State inputs(const ir::Kernel& k, int size, int modulus) {
   return s;
 }
 
-// Every float field within 2e-5 relative of the interpreter's, every int field equal; returns
-// the elements compared.
+// Every float field within 1e-4 relative of the interpreter's (GLSL.std.450 transcendentals are
+// not correctly rounded: NVIDIA's sin gave 2.5e-5 on a gradient here; docs/backends.md), every
+// int field equal; returns the elements compared.
 size_t expect_same(const State& want, const State& got, const std::string& where) {
   size_t compared = 0;
   for (const auto& [name, buf] : want.fields)
@@ -108,7 +109,7 @@ size_t expect_same(const State& want, const State& got, const std::string& where
       const ir::Value& b = got.fields.at(name).data[i];
       if (ir::is_float(a.kind())) {
         double x = a.as_f64(), y = b.as_f64();
-        EXPECT_LE(std::fabs(x - y), 2e-5 * std::max({1.0, std::fabs(x), std::fabs(y)}))
+        EXPECT_LE(std::fabs(x - y), 1e-4 * std::max({1.0, std::fabs(x), std::fabs(y)}))
             << name << "[" << i << "]: interpreter " << x << ", Vulkan " << y << " (" << where << ")";
       } else {
         EXPECT_EQ(a.bits(), b.bits()) << name << "[" << i << "] (" << where << ")";

@@ -24,12 +24,14 @@ namespace pb::workbench {
 
 namespace {
 
-// One Vulkan runtime per device filter for the whole process (opening a device is slow).
+// One Vulkan runtime per device filter for the whole process (opening a device is slow). Never
+// destroyed: a device torn down by a static destructor at exit can run after the driver's own
+// teardown (NVIDIA's driver then crashes the exiting process); the OS reclaims it instead.
 runtime::vulkan::Runtime& vulkan_runtime(const std::string& device) {
   static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<runtime::vulkan::Runtime>> opened;
+  static auto* opened = new std::map<std::string, std::unique_ptr<runtime::vulkan::Runtime>>();
   std::lock_guard lock(mutex);
-  auto& slot = opened[device];
+  auto& slot = (*opened)[device];
   if (!slot) slot = std::make_unique<runtime::vulkan::Runtime>(device);
   return *slot;
 }
