@@ -134,15 +134,19 @@ std::string Cursor::read_until(std::string_view stops, std::string_view what) {
 
 namespace {
 
-// Offset of the first byte of `s` that is not part of well-formed UTF-8, or npos.
+// Offset of the first byte of `s` that is not part of well-formed UTF-8 (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF, as JSON writers require), or npos.
 size_t invalid_utf8_at(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     auto b = static_cast<unsigned char>(s[i]);
-    size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xe ? 3 : (b >> 3) == 0x1e ? 4 : 0;
+    size_t n = b < 0x80 ? 1 : (b >= 0xc2 && b <= 0xdf) ? 2 : (b >= 0xe0 && b <= 0xef) ? 3 : (b >= 0xf0 && b <= 0xf4) ? 4 : 0;
     if (n == 0 || i + n > s.size()) return i;
     for (size_t k = 1; k < n; ++k)
       if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return i;
+    auto b1 = static_cast<unsigned char>(s[i + (n > 1 ? 1 : 0)]);
+    if ((b == 0xe0 && b1 < 0xa0) || (b == 0xed && b1 > 0x9f) || (b == 0xf0 && b1 < 0x90) || (b == 0xf4 && b1 > 0x8f))
+      return i;
     i += n;
   }
   return std::string_view::npos;

@@ -172,7 +172,14 @@ VkPipeline Runtime::pipeline_for(const Layout& layout, const std::vector<uint32_
   VkResult r = vkCreateComputePipelines(device_.handle(), VK_NULL_HANDLE, 1, &cci, nullptr, &p->pipeline);
   if (r != VK_SUCCESS) {
     vkDestroyShaderModule(device_.handle(), p->module, nullptr);
-    check(r, "vkCreateComputePipelines");
+    if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY) check(r, "vkCreateComputePipelines");
+    // The module passed spirv-val, so the driver's compiler refused it (NVIDIA 580 does so for
+    // large function-storage adstacks; docs/backends.md).
+    throw UserError(fmt::format("Vulkan: the driver of \"{}\" could not compile task {} (vkCreateComputePipelines: "
+                                "VkResult {})",
+                                device_.info().name, entry, static_cast<int>(r)),
+                    "compile with another adstack lowering (storage=heap keeps the stacks out of the "
+                    "invocation's own memory), or run on --backend=interp or cpu");
   }
   VkPipeline out = p->pipeline;
   pipelines_.emplace(std::move(key), std::move(p));

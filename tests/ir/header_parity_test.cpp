@@ -210,5 +210,19 @@ TEST(HeaderParity, ATaskAttributeItsLineCannotCarryIsRefusedByBothReaders) {
   EXPECT_NO_THROW(parse_kernel("kernel {\n  $0 = offloaded range_for(0, 4) grid_dim=1 block_dim=8 loop_name=f\n  body {\n  }\n}\n", "h.chi"));
 }
 
+// Found by a 16-core text_fuzz campaign: an overlong UTF-8 form (0xC0 0x9B) in a kernel name was
+// accepted, then its JSON could not be written. Overlong forms, surrogates and bytes above
+// U+10FFFF are refused where they are read, like any other byte that is not UTF-8.
+TEST(HeaderParity, OverlongUtf8AndSurrogatesAreRefusedWhereRead) {
+  for (std::string bad : {std::string("\xc0\x9b"), std::string("\xe0\x80\x80"), std::string("\xed\xa0\x80"),
+                          std::string("\xf4\x90\x80\x80"), std::string("\xf5\x80\x80\x80")}) {
+    std::string t = text_error("kernel k" + bad + " {\n}\n");
+    EXPECT_TRUE(has(t, "h.chi:1:9")) << t;
+    EXPECT_TRUE(has(t, "is not UTF-8")) << t;
+  }
+  auto k = parse_kernel("kernel k\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 {\n}\n", "h.chi");
+  EXPECT_EQ(from_json(json::parse(to_json(*k).dump()))->name, k->name);
+}
+
 }  // namespace
 }  // namespace pb::ir
