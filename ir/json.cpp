@@ -204,6 +204,28 @@ T get_or(const json& j, const char* key, T fallback, const std::string& path) {
   return get<T>(j, key, path);
 }
 
+// A name the text form prints bare (SNodes, index spaces): the name rule of ir/kernel.h.
+std::string name_of(const json& j, const char* key, const std::string& path) {
+  auto v = get<std::string>(j, key, path);
+  if (auto p = name_problem(v)) bad(path + "." + key, *p);
+  return v;
+}
+
+// A token the text form prints bare and reads back up to one of `stops` (or the line's end), with
+// blanks around it dropped: refused when it could not come back unchanged.
+void check_token(const std::string& v, std::string_view stops, const std::string& where) {
+  bool edges = !v.empty() && (v.front() == ' ' || v.front() == '\t' || v.back() == ' ' || v.back() == '\t');
+  if (v.empty() || edges || v.find_first_of("\n\r#") != std::string::npos || v.find_first_of(stops) != std::string::npos)
+    bad(where, fmt::format("\"{}\" does not print back (it is empty, or holds a line break, '#' or one of \"{}\")", v, stops));
+}
+
+// `loop_name=` reads a word (letters, digits, `_`, `.`).
+void check_loop_name(const std::string& v, const std::string& path) {
+  for (char c : v)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.')
+      bad(path + ".loop_name", fmt::format("\"{}\" is not a word (letters, digits, '_', '.')", v));
+}
+
 struct Reader {
   Kernel& k;
   std::unordered_map<int, Stmt*> ids;
@@ -275,10 +297,12 @@ struct Reader {
     if (used != ops.size()) bad(path, "offloaded has operands that no bound uses");
     t->grid_dim = static_cast<int>(get_int(j, "grid_dim", path, 0, INT32_MAX));
     t->block_dim = static_cast<int>(get_int(j, "block_dim", path, 0, INT32_MAX));
-    t->snode = get_or<std::string>(j, "snode", "", path);
-    t->parent_snode = get_or<std::string>(j, "parent_snode", "", path);
+    t->snode = j.contains("snode") ? name_of(j, "snode", path) : "";
+    t->parent_snode = j.contains("parent_snode") ? name_of(j, "parent_snode", path) : "";
     t->bls = get_or<std::string>(j, "bls", "none", path);
+    check_token(t->bls, " \t{", path + ".bls");
     t->loop_name = get_or<std::string>(j, "loop_name", "", path);
+    check_loop_name(t->loop_name, path);
     t->gdw_level = j.contains("gdw_level") ? static_cast<int>(get_int(j, "gdw_level", path, -1, INT32_MAX)) : -1;
     // JSON carries exactly what the text form of this task type prints, so both read the same kernels.
     if (const char* what = t->uncarried_attribute())
@@ -371,9 +395,10 @@ struct Reader {
       f->reversed = get_or<bool>(j, "reversed", false, path);
       f->block_dim = j.contains("block_dim") ? static_cast<int>(get_int(j, "block_dim", path, 0, INT32_MAX)) : 0;
       f->loop_name = get_or<std::string>(j, "loop_name", "", path);
+      check_loop_name(f->loop_name, path);
       s = std::move(f);
     } else if (kind == "struct_for") {
-      auto f = std::make_unique<StructForStmt>(get<std::string>(j, "space", path));
+      auto f = std::make_unique<StructForStmt>(name_of(j, "space", path));
       f->none_marker = get_or<bool>(j, "none_marker", false, path);
       f->block_dim = j.contains("block_dim") ? static_cast<int>(get_int(j, "block_dim", path, 0, INT32_MAX)) : 0;
       s = std::move(f);
@@ -438,14 +463,20 @@ struct Reader {
       if (!type.pointer) bad(path, "thread_local_ptr needs a pointer type");
       s = std::make_unique<ThreadLocalPtrStmt>(type, get_int(j, "offset", path, 0, INT32_MAX));
     } else if (kind == "get_root") {
-      s = std::make_unique<GetRootStmt>(get_or<std::string>(j, "form", "", path));
+      auto form = get_or<std::string>(j, "form", "", path);
+      if (!form.empty() && form != "nullptr" && form.front() != '[')
+        bad(path + ".form", "get_root's form is \"\", \"nullptr\" or \"[S0root][root]\"");
+      if (!form.empty()) check_token(form, "", path + ".form");
+      s = std::make_unique<GetRootStmt>(form);
     } else if (kind == "snode_lookup") {
       need(2);
-      s = std::make_unique<SNodeLookupStmt>(get<std::string>(j, "snode", path), get<std::string>(j, "snode_type", path),
+      auto snode_type = get<std::string>(j, "snode_type", path);
+      check_token(snode_type, "]", path + ".snode_type");
+      s = std::make_unique<SNodeLookupStmt>(name_of(j, "snode", path), snode_type,
                                             ops[0], ops[1], get_or<bool>(j, "activate", false, path));
     } else if (kind == "get_ch") {
       need(1);
-      s = std::make_unique<GetChStmt>(get<std::string>(j, "from", path), get<std::string>(j, "to", path), ops[0]);
+      s = std::make_unique<GetChStmt>(name_of(j, "from", path), name_of(j, "to", path), ops[0]);
     } else if (kind == "linearize") {
       auto strides = get_int_list(j, "strides", path, 1, INT32_MAX);
       s = std::make_unique<LinearizeStmt>(ops, strides);

@@ -4,6 +4,8 @@
 // prints, reads back and prints the same.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <string>
 
 #include "ir/diagnostic.h"
@@ -222,6 +224,37 @@ TEST(HeaderParity, OverlongUtf8AndSurrogatesAreRefusedWhereRead) {
   }
   auto k = parse_kernel("kernel k\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 {\n}\n", "h.chi");
   EXPECT_EQ(from_json(json::parse(to_json(*k).dump()))->name, k->name);
+}
+
+// Found by the json_kernel_fuzz campaign: an SNode name in a JSON get_ch ("S0ro&t") printed text
+// that does not parse back. JSON applies the text reader's rules to every name and bare token.
+TEST(HeaderParity, SNodeNamesAndBareTokensFollowTheTextRulesInJson) {
+  std::string text =
+      "kernel {\n  $0 = offloaded struct_for(S1) grid_dim=0 block_dim=0 bls=none loop_name=f\n  body {\n"
+      "    <*gen> $1 = get root\n    <i32> $2 = const 0\n"
+      "    <*gen> $3 = [S0root][root]::lookup($1, $2) activate = false\n"
+      "    <*gen> $4 = get child [S0root->S1] $3\n  }\n}\n";
+  auto k = parse_kernel(text, "h.chi");
+  json good = json::parse(to_json(*k).dump());
+  EXPECT_EQ(print_kernel(*from_json(good)), print_kernel(*k));
+  auto with = [&](const char* kind, const char* key, json value) {
+    json j = good;
+    std::function<void(json&)> edit = [&](json& block) {
+      for (json& st : block) {
+        if (st["kind"] == kind) st[key] = value;
+        if (st.contains("body")) edit(st["body"]);
+      }
+    };
+    edit(j["body"]);
+    return json_error(j);
+  };
+  EXPECT_TRUE(has(with("get_ch", "from", "S0ro&t"), "holds '&'")) << with("get_ch", "from", "S0ro&t");
+  EXPECT_TRUE(has(with("snode_lookup", "snode", "a b"), "holds ' '"));
+  EXPECT_TRUE(has(with("snode_lookup", "snode_type", "ro]ot"), "does not print back"));
+  EXPECT_TRUE(has(with("offloaded", "snode", "S-1"), "holds '-'"));
+  EXPECT_TRUE(has(with("offloaded", "bls", "a b"), "does not print back"));
+  EXPECT_TRUE(has(with("offloaded", "loop_name", "f g"), "is not a word"));
+  EXPECT_TRUE(has(with("get_root", "form", "x"), "get_root's form"));
 }
 
 }  // namespace
