@@ -1,3 +1,4 @@
+// The reader half of ir/json.h (the writer is ir/json_write.cpp).
 #include "ir/json.h"
 
 #include <fmt/format.h>
@@ -13,151 +14,6 @@ namespace pb::ir {
 using nlohmann::json;
 
 namespace {
-
-// The JSON keys of an offloaded task's blocks, in OffloadedStmt::blocks() order.
-constexpr const char* kTaskBlockKeys[] = {"tls_prologue", "bls_prologue", "body", "bls_epilogue", "tls_epilogue"};
-
-json refs(std::span<Stmt* const> ops) {
-  json a = json::array();
-  for (const Stmt* s : ops) a.push_back(s ? s->id : -1);
-  return a;
-}
-
-struct Writer {
-  const Kernel& k;
-
-  json block(const Block& b) const {
-    json a = json::array();
-    for (const Stmt* s : b) a.push_back(stmt(*s));
-    return a;
-  }
-
-  json stmt(const Stmt& s) const {
-    json j;
-    j["id"] = s.id;
-    j["kind"] = std::string(kind_name(s.kind()));
-    if (s.type.known()) j["type"] = to_string(s.type);
-    if (s.num_operands()) j["operands"] = refs(s.operands());
-    visit(s, [&](const auto& x) { attributes(x, j); });
-    return j;
-  }
-
-  void attributes(const ConstStmt& s, json& j) const { j["value"] = s.value.to_string(); }
-  void attributes(const ArgLoadStmt& s, json& j) const { j["arg"] = s.arg_index; }
-  void attributes(const GlobalPtrStmt& s, json& j) const {
-    j["field"] = k.field(s.field).name;
-    j["activate"] = s.activate;
-  }
-  void attributes(const ExternalPtrStmt& s, json& j) const {
-    if (!s.element_shape.empty()) j["element_shape"] = s.element_shape;
-    j["layout"] = s.layout;
-    j["is_grad"] = s.is_grad;
-    if (s.is_dual) j["is_dual"] = true;
-  }
-  void attributes(const GlobalLoadStmt& s, json& j) const {
-    if (s.is_volatile) j["volatile"] = true;
-  }
-  void attributes(const AtomicOpStmt& s, json& j) const { j["op"] = std::string(op_name(s.op)); }
-  void attributes(const UnaryOpStmt& s, json& j) const { j["op"] = std::string(op_name(s.op)); }
-  void attributes(const BinaryOpStmt& s, json& j) const { j["op"] = std::string(op_name(s.op)); }
-  void attributes(const IfStmt& s, json& j) const {
-    j["then"] = block(*s.true_block);
-    if (s.false_block) j["else"] = block(*s.false_block);
-  }
-  void attributes(const RangeForStmt& s, json& j) const {
-    j["reversed"] = s.reversed;
-    j["block_dim"] = s.block_dim;
-    if (!s.loop_name.empty()) j["loop_name"] = s.loop_name;
-    j["body"] = block(*s.body);
-  }
-  void attributes(const StructForStmt& s, json& j) const {
-    j["space"] = s.space;
-    j["none_marker"] = s.none_marker;
-    j["block_dim"] = s.block_dim;
-    j["body"] = block(*s.body);
-  }
-  void attributes(const LoopIndexStmt& s, json& j) const { j["axis"] = s.axis; }
-  void attributes(const WhileStmt& s, json& j) const { j["body"] = block(*s.body); }
-  void attributes(const AdStackAllocaStmt& s, json& j) const {
-    j["max_size"] = s.max_size;
-    if (s.size) j["size"] = to_string(*s.size);
-  }
-  void attributes(const PrintStmt& s, json& j) const {
-    json items = json::array();
-    for (const auto& it : s.items) {
-      if (const auto* t = std::get_if<std::string>(&it))
-        items.push_back({{"text", *t}});
-      else
-        items.push_back({{"operand", std::get<size_t>(it)}});
-    }
-    j["items"] = items;
-  }
-  void attributes(const AssertStmt& s, json& j) const { j["message"] = s.message; }
-  void attributes(const OffloadedStmt& s, json& j) const {
-    j["task"] = std::string(task_type_name(s.task));
-    auto bound = [](const TaskBound& b) -> json {
-      switch (b.kind) {
-        case TaskBound::Kind::constant:
-          return {{"const", b.value}};
-        case TaskBound::Kind::temporary:
-          return {{"tmp_offset", b.value}};
-        case TaskBound::Kind::operand:
-          return {{"operand", b.value}};
-      }
-      return nullptr;
-    };
-    if (s.task == TaskType::range_for) {
-      j["begin"] = bound(s.begin);
-      j["end"] = bound(s.end);
-    }
-    j["grid_dim"] = s.grid_dim;
-    j["block_dim"] = s.block_dim;
-    if (!s.snode.empty()) j["snode"] = s.snode;
-    if (!s.parent_snode.empty()) j["parent_snode"] = s.parent_snode;
-    if (s.task == TaskType::struct_for) j["bls"] = s.bls;
-    if (!s.loop_name.empty()) j["loop_name"] = s.loop_name;
-    if (s.gdw_level >= 0) j["gdw_level"] = s.gdw_level;
-    auto blocks = s.blocks();
-    for (size_t i = 0; i < blocks.size(); ++i)
-      if (blocks[i]) j[kTaskBlockKeys[i]] = block(*blocks[i]);
-  }
-  void attributes(const GlobalTemporaryStmt& s, json& j) const { j["offset"] = s.offset; }
-  void attributes(const ThreadLocalPtrStmt& s, json& j) const { j["offset"] = s.offset; }
-  void attributes(const GetRootStmt& s, json& j) const {
-    if (!s.form.empty()) j["form"] = s.form;
-  }
-  void attributes(const SNodeLookupStmt& s, json& j) const {
-    j["snode"] = s.snode;
-    j["snode_type"] = s.snode_type;
-    j["activate"] = s.activate;
-  }
-  void attributes(const GetChStmt& s, json& j) const {
-    j["from"] = s.from;
-    j["to"] = s.to;
-  }
-  void attributes(const LinearizeStmt& s, json& j) const { j["strides"] = s.strides; }
-  void attributes(const IntegerOffsetStmt& s, json& j) const { j["offset"] = s.offset; }
-  void attributes(const BitExtractStmt& s, json& j) const {
-    j["bit_begin"] = s.bit_begin;
-    j["bit_end"] = s.bit_end;
-    if (s.legacy) j["legacy"] = true;
-  }
-  // Kinds with no attributes beyond id, type and operands.
-  void attributes(const AllocaStmt&, json&) const {}
-  void attributes(const LocalLoadStmt&, json&) const {}
-  void attributes(const LocalStoreStmt&, json&) const {}
-  void attributes(const GlobalStoreStmt&, json&) const {}
-  void attributes(const TernaryOpStmt&, json&) const {}
-  void attributes(const WhileControlStmt&, json&) const {}
-  void attributes(const ContinueStmt&, json&) const {}
-  void attributes(const AdStackPushStmt&, json&) const {}
-  void attributes(const AdStackPopStmt&, json&) const {}
-  void attributes(const AdStackLoadTopStmt&, json&) const {}
-  void attributes(const AdStackLoadTopAdjStmt&, json&) const {}
-  void attributes(const AdStackAccAdjointStmt&, json&) const {}
-  void attributes(const LoopLinearIndexStmt&, json&) const {}
-  void attributes(const ReturnStmt&, json&) const {}
-};
 
 [[noreturn]] void bad(const std::string& path, const std::string& msg) {
   throw UserError(fmt::format("invalid kernel JSON at {}: {}", path, msg));
@@ -179,7 +35,8 @@ int64_t get_int(const json& j, const char* key, const std::string& path, int64_t
   if (!j.is_object() || !j.contains(key)) bad(path, fmt::format("missing \"{}\"", key));
   const json& v = j.at(key);
   if (!v.is_number_integer()) bad(path + "." + key, fmt::format("{} is not an integer", v.dump()));
-  if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(hi) : (v.get<int64_t>() < lo || v.get<int64_t>() > hi))
+  if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(hi)
+                             : (v.get<int64_t>() < lo || v.get<int64_t>() > hi))
     bad(path + "." + key, fmt::format("{} is outside {}..{}", v.dump(), lo, hi));
   return v.get<int64_t>();
 }
@@ -215,8 +72,10 @@ std::string name_of(const json& j, const char* key, const std::string& path) {
 // blanks around it dropped: refused when it could not come back unchanged.
 void check_token(const std::string& v, std::string_view stops, const std::string& where) {
   bool edges = !v.empty() && (v.front() == ' ' || v.front() == '\t' || v.back() == ' ' || v.back() == '\t');
-  if (v.empty() || edges || v.find_first_of("\n\r#") != std::string::npos || v.find_first_of(stops) != std::string::npos)
-    bad(where, fmt::format("\"{}\" does not print back (it is empty, or holds a line break, '#' or one of \"{}\")", v, stops));
+  if (v.empty() || edges || v.find_first_of("\n\r#") != std::string::npos ||
+      v.find_first_of(stops) != std::string::npos)
+    bad(where,
+        fmt::format("\"{}\" does not print back (it is empty, or holds a line break, '#' or one of \"{}\")", v, stops));
 }
 
 // `loop_name=` reads a word (letters, digits, `_`, `.`).
@@ -239,8 +98,8 @@ struct Reader {
   void block(const json& a, Block& b, const std::string& path, int depth = 0) {
     if (!a.is_array()) bad(path, "a block must be an array of statements");
     if (depth > kMaxNestingDepth)
-      bad(path, fmt::format("blocks nest more than {} deep; no kernel a compiler emits nests this deep",
-                            kMaxNestingDepth));
+      bad(path,
+          fmt::format("blocks nest more than {} deep; no kernel a compiler emits nests this deep", kMaxNestingDepth));
     for (size_t i = 0; i < a.size(); ++i) {
       std::string p = fmt::format("{}[{}]", path, i);
       auto s = stmt(a[i], p);
@@ -321,7 +180,8 @@ struct Reader {
     }
     std::vector<Stmt*> ops;
     if (j.contains("operands")) {
-      for (int64_t o : get_int_list(j, "operands", path, 0, kMaxStmtId)) ops.push_back(ref(static_cast<int>(o), path + ".operands"));
+      for (int64_t o : get_int_list(j, "operands", path, 0, kMaxStmtId))
+        ops.push_back(ref(static_cast<int>(o), path + ".operands"));
     }
     auto need = [&](size_t n) {
       if (ops.size() != n) bad(path, fmt::format("{} takes {} operand(s), got {}", kind, n, ops.size()));
@@ -472,8 +332,8 @@ struct Reader {
       need(2);
       auto snode_type = get<std::string>(j, "snode_type", path);
       check_token(snode_type, "]", path + ".snode_type");
-      s = std::make_unique<SNodeLookupStmt>(name_of(j, "snode", path), snode_type,
-                                            ops[0], ops[1], get_or<bool>(j, "activate", false, path));
+      s = std::make_unique<SNodeLookupStmt>(name_of(j, "snode", path), snode_type, ops[0], ops[1],
+                                            get_or<bool>(j, "activate", false, path));
     } else if (kind == "get_ch") {
       need(1);
       s = std::make_unique<GetChStmt>(name_of(j, "from", path), name_of(j, "to", path), ops[0]);
@@ -506,35 +366,7 @@ struct Reader {
   }
 };
 
-json shape_json(const std::optional<Shape>& s) { return s ? json(*s) : json(nullptr); }
-
 }  // namespace
-
-json to_json(const Kernel& k) {
-  json j;
-  j["format"] = "passbench-ir";
-  j["version"] = 1;
-  if (!k.name.empty()) j["name"] = k.name;
-  json fields = json::array();
-  for (const Field& f : k.fields()) {
-    json fj = {{"name", f.name}, {"dtype", std::string(scalar_name(f.dtype))}, {"shape", shape_json(f.shape)}, {"declared", f.declared}};
-    if (f.grad) fj["grad"] = k.field(*f.grad).name;
-    if (f.dual) fj["dual"] = k.field(*f.dual).name;
-    if (f.primal) fj["primal"] = k.field(*f.primal).name;
-    if (!f.space.empty()) fj["space"] = f.space;
-    fields.push_back(fj);
-  }
-  j["fields"] = fields;
-  json spaces = json::array();
-  for (const IndexSpace& s : k.spaces) spaces.push_back({{"name", s.name}, {"shape", shape_json(s.shape)}, {"declared", s.declared}});
-  j["spaces"] = spaces;
-  json args = json::array();
-  for (const ArgDecl& a : k.args)
-    args.push_back({{"index", a.index}, {"dtype", std::string(scalar_name(a.dtype))}, {"ndarray", a.ndarray}, {"ndim", a.ndim}});
-  j["args"] = args;
-  j["body"] = Writer{k}.block(k.root());
-  return j;
-}
 
 std::unique_ptr<Kernel> from_json(const json& j) {
   if (!j.is_object()) bad("$", "expected an object");
@@ -543,10 +375,12 @@ std::unique_ptr<Kernel> from_json(const json& j) {
   k->name = get_or<std::string>(j, "name", "", "$");
   auto shape_of = [](const json& s) -> std::optional<Shape> {
     if (s.is_null()) return std::nullopt;
-    if (!s.is_array() || s.size() > static_cast<size_t>(kMaxRank)) bad("$", fmt::format("shape {} is not a list of at most {} extents", s.dump(), kMaxRank));
+    if (!s.is_array() || s.size() > static_cast<size_t>(kMaxRank))
+      bad("$", fmt::format("shape {} is not a list of at most {} extents", s.dump(), kMaxRank));
     Shape shape;
     for (const json& e : s) {
-      if (!e.is_number_integer() || e.get<int64_t>() < 1) bad("$", fmt::format("shape {} has an extent that is not a positive integer", s.dump()));
+      if (!e.is_number_integer() || e.get<int64_t>() < 1)
+        bad("$", fmt::format("shape {} has an extent that is not a positive integer", s.dump()));
       shape.push_back(e.get<int64_t>());
     }
     return shape;

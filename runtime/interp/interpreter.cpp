@@ -8,10 +8,9 @@
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
-#include "ir/printer.h"
-#include "ir/verifier.h"
-#include "ir/visitor.h"
 #include "ir/eval.h"
+#include "ir/printer.h"
+#include "ir/visitor.h"
 #include "runtime/interp/access_check.h"
 #include "runtime/interp/decision_trace.h"
 #include "runtime/interp/interp_ops.h"
@@ -41,7 +40,7 @@ class Interpreter {
       : k_(k), st_(st), opt_(o), trace_(o.trace_decisions) {}
 
   RunResult run() {
-    check_verifies();
+    detail::check_runnable(k_, kernel_label());
     prog_ = detail::compile(k_, st_, opt_.f64);
     bind_memory();
     values_.assign(prog_.num_slots, Value{});
@@ -65,55 +64,16 @@ class Interpreter {
 
   std::string kernel_label() const { return k_.name.empty() ? "kernel" : fmt::format("kernel \"{}\"", k_.name); }
 
-  void check_verifies() const {
-    auto errors = ir::verify(k_);
-    if (errors.empty()) return;
-    std::string msg = fmt::format("{} does not verify, so it cannot run:", kernel_label());
-    for (size_t i = 0; i < errors.size() && i < 5; ++i) msg += "\n  " + errors[i].format();
-    if (errors.size() > 5) msg += fmt::format("\n  ... and {} more", errors.size() - 5);
-    throw UserError(msg, "fix the IR (run the verifier on it) before running it");
-  }
-
-  // Brings every buffer to the working kind of its declared element type (f32 <-> f64).
-  void convert(Buffer& b, ScalarKind declared, const std::string& what) const {
-    ScalarKind want = detail::work_kind(declared, opt_.f64);
-    bool float_pair = ir::is_float(b.dtype) && declared == ScalarKind::f32;
-    if (b.dtype != want && b.dtype != declared && !float_pair)
-      throw UserError(fmt::format("{} holds {} data but the kernel declares it {}", what, ir::scalar_name(b.dtype),
-                                  ir::scalar_name(declared)),
-                      "build the state with make_state, or give the buffer the declared element type");
-    if (b.data.size() != static_cast<size_t>(num_elements(b.shape)))
-      throw UserError(fmt::format("{} has {} element(s) but its shape {} needs {}", what, b.data.size(),
-                                  ir::shape_to_string(b.shape), num_elements(b.shape)),
-                      "build the state with make_state");
-    if (b.dtype == want) return;
-    for (Value& v : b.data) v = v.cast_to(want);
-    b.dtype = want;
-  }
-
   void bind_memory() {
     field_bufs_.assign(k_.fields().size(), nullptr);
     for (size_t i = 0; i < k_.fields().size(); ++i) {
       const ir::Field& f = k_.fields()[i];
       auto it = st_.fields.find(f.name);
       if (it == st_.fields.end()) continue;
-      convert(it->second, f.dtype, fmt::format("field '{}'", f.name));
+      detail::convert_buffer(it->second, f.dtype, opt_.f64, fmt::format("field '{}'", f.name));
       field_bufs_[i] = &it->second;
     }
-    std::map<int, ScalarKind> loaded;  // undeclared ndarray arguments: the argload's element type
-    ir::walk(k_.root(), [&](ir::Stmt& s) {
-      if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s); a && a->type.pointer) loaded[a->arg_index] = a->type.scalar;
-    });
-    for (size_t i = 0; i < st_.args.size(); ++i) {
-      ArgValue& a = st_.args[i];
-      const ir::ArgDecl* decl = k_.find_arg(static_cast<int>(i));
-      auto load = loaded.find(static_cast<int>(i));
-      if (!a.is_ndarray || (!decl && load == loaded.end())) continue;
-      ScalarKind declared = decl ? decl->dtype : load->second;
-      convert(a.array, declared, fmt::format("ndarray argument {}", i));
-      if (a.grad) convert(*a.grad, declared, fmt::format("the gradient of ndarray argument {}", i));
-      if (a.dual) convert(*a.dual, declared, fmt::format("the dual of ndarray argument {}", i));
-    }
+    detail::convert_ndarrays(k_, st_, opt_.f64);
   }
 
   // ---- errors ----
@@ -275,7 +235,11 @@ class Interpreter {
       fail(op, fmt::format("ndarray argument {} has no dual array", index), "give \"dual\" for it in the inputs");
     Buffer& b = s.is_grad ? *a.grad : s.is_dual ? *a.dual : a.array;
     auto what = [&] {
-      return fmt::format("{}ndarray argument {}", s.is_grad ? "the gradient of " : s.is_dual ? "the dual of " : "", index);
+      return fmt::format("{}ndarray argument {}",
+                         s.is_grad   ? "the gradient of "
+                         : s.is_dual ? "the dual of "
+                                     : "",
+                         index);
     };
     ptrs_[op.slot] = &b.data[offset(op, 1, b.shape, what)];
     defined_[op.slot] = 1;
@@ -525,7 +489,9 @@ class Interpreter {
   Flow exec(const ir::SNodeLookupStmt& s, const Op& op) {
     int64_t cells = num_elements(op.shape), i = in(op, 1).as_i64();
     if (i < 0 || i >= cells)
-      fail(op, fmt::format("cell {} is out of bounds for SNode '{}' of {} cell(s) {}", i, s.snode, cells, ir::shape_to_string(op.shape)),
+      fail(op,
+           fmt::format("cell {} is out of bounds for SNode '{}' of {} cell(s) {}", i, s.snode, cells,
+                       ir::shape_to_string(op.shape)),
            "check the linearized index against the SNode's shape (header or inputs)");
     set(op, Value::from_int(ScalarKind::i64, in(op, 0).as_i64() * cells + i));
     return Flow::next;
@@ -603,17 +569,17 @@ class Interpreter {
   RunOptions opt_;
   detail::DecisionTrace trace_;
   detail::Program prog_;
-  std::vector<Buffer*> field_bufs_;  // by field id; null when the state has no buffer
+  std::vector<Buffer*> field_bufs_;     // by field id; null when the state has no buffer
   detail::GlobalAccessTracker access_;  // with check_global_access
-  std::vector<uint8_t> tracked_;         // by pointer slot: accesses through it are tracked
-  int64_t iteration_ = -1;               // of the running top-level loop; -1 outside
-  std::vector<Value> values_;        // by slot; an alloca's slot holds its variable
-  std::vector<char> defined_;        // by slot: computed in this run
-  std::vector<Value*> ptrs_;         // by slot: the cell a pointer statement addresses
-  std::vector<int64_t> coords_;      // loop coordinates
+  std::vector<uint8_t> tracked_;        // by pointer slot: accesses through it are tracked
+  int64_t iteration_ = -1;              // of the running top-level loop; -1 outside
+  std::vector<Value> values_;           // by slot; an alloca's slot holds its variable
+  std::vector<char> defined_;           // by slot: computed in this run
+  std::vector<Value*> ptrs_;            // by slot: the cell a pointer statement addresses
+  std::vector<int64_t> coords_;         // loop coordinates
   std::vector<Stack> stacks_;
-  std::map<int64_t, Value> temps_;   // global temporaries by byte offset
-  std::map<int64_t, Value> tls_;     // thread-local storage by byte offset
+  std::map<int64_t, Value> temps_;  // global temporaries by byte offset
+  std::map<int64_t, Value> tls_;    // thread-local storage by byte offset
   std::mt19937_64 rng_;
   uint64_t steps_ = 0;
   RunResult result_;

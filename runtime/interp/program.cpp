@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <unordered_map>
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/verifier.h"
 #include "ir/visitor.h"
 
 namespace pb::runtime::detail {
@@ -48,7 +50,8 @@ class Compiler {
     ir::visit(s, [&](const auto& x) { resolve(x, op); });
     if (const auto* t = ir::dyn_cast<ir::OffloadedStmt>(&s)) {
       if (t->bls_prologue || t->bls_epilogue)
-        throw UserError(fmt::format("`{}` has block-local storage blocks, which the interpreter does not run", ir::print_stmt(s, k_)),
+        throw UserError(fmt::format("`{}` has block-local storage blocks, which the interpreter does not run",
+                                    ir::print_stmt(s, k_)),
                         "dump the kernel with block-local storage off (no bls prologue/epilogue)");
       if (t->tls_prologue) op.prologue = compile_block(*t->tls_prologue);
       if (t->body) op.body = compile_block(*t->body);
@@ -135,8 +138,9 @@ class Compiler {
     } else if (const auto* lin = ir::dyn_cast<ir::LinearizeStmt>(s.index())) {
       op.shape = lin->strides;
     } else {
-      throw UserError(fmt::format("the number of cells of SNode '{}' is unknown at `{}`", s.snode, ir::print_stmt(s, k_)),
-                      fmt::format("declare it in the header (`dense {} : [N]`) or give it in the inputs' \"spaces\"", s.snode));
+      throw UserError(
+          fmt::format("the number of cells of SNode '{}' is unknown at `{}`", s.snode, ir::print_stmt(s, k_)),
+          fmt::format("declare it in the header (`dense {} : [N]`) or give it in the inputs' \"spaces\"", s.snode));
     }
   }
   void resolve(const ir::GetChStmt& s, Op& op) {
@@ -168,5 +172,47 @@ class Compiler {
 }  // namespace
 
 Program compile(const ir::Kernel& k, const State& state, bool f64) { return Compiler(k, state, f64).run(); }
+
+void check_runnable(const ir::Kernel& k, const std::string& label) {
+  auto errors = ir::verify(k);
+  if (errors.empty()) return;
+  std::string msg = fmt::format("{} does not verify, so it cannot run:", label);
+  for (size_t i = 0; i < errors.size() && i < 5; ++i) msg += "\n  " + errors[i].format();
+  if (errors.size() > 5) msg += fmt::format("\n  ... and {} more", errors.size() - 5);
+  throw UserError(msg, "fix the IR (run the verifier on it) before running it");
+}
+
+void convert_buffer(Buffer& b, ir::ScalarKind declared, bool f64, const std::string& what) {
+  ir::ScalarKind want = work_kind(declared, f64);
+  bool float_pair = ir::is_float(b.dtype) && declared == ir::ScalarKind::f32;
+  if (b.dtype != want && b.dtype != declared && !float_pair)
+    throw UserError(fmt::format("{} holds {} data but the kernel declares it {}", what, ir::scalar_name(b.dtype),
+                                ir::scalar_name(declared)),
+                    "build the state with make_state, or give the buffer the declared element type");
+  if (b.data.size() != static_cast<size_t>(num_elements(b.shape)))
+    throw UserError(fmt::format("{} has {} element(s) but its shape {} needs {}", what, b.data.size(),
+                                ir::shape_to_string(b.shape), num_elements(b.shape)),
+                    "build the state with make_state");
+  if (b.dtype == want) return;
+  for (ir::Value& v : b.data) v = v.cast_to(want);
+  b.dtype = want;
+}
+
+void convert_ndarrays(const ir::Kernel& k, State& st, bool f64) {
+  std::map<int, ir::ScalarKind> loaded;  // undeclared ndarray arguments: the argload's element type
+  ir::walk(k.root(), [&](ir::Stmt& s) {
+    if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s); a && a->type.pointer) loaded[a->arg_index] = a->type.scalar;
+  });
+  for (size_t i = 0; i < st.args.size(); ++i) {
+    ArgValue& a = st.args[i];
+    const ir::ArgDecl* decl = k.find_arg(static_cast<int>(i));
+    auto load = loaded.find(static_cast<int>(i));
+    if (!a.is_ndarray || (!decl && load == loaded.end())) continue;
+    ir::ScalarKind declared = decl ? decl->dtype : load->second;
+    convert_buffer(a.array, declared, f64, fmt::format("ndarray argument {}", i));
+    if (a.grad) convert_buffer(*a.grad, declared, f64, fmt::format("the gradient of ndarray argument {}", i));
+    if (a.dual) convert_buffer(*a.dual, declared, f64, fmt::format("the dual of ndarray argument {}", i));
+  }
+}
 
 }  // namespace pb::runtime::detail

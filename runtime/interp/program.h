@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/kernel.h"
@@ -14,6 +15,14 @@ namespace pb::runtime::detail {
 inline ir::ScalarKind work_kind(ir::ScalarKind k, bool f64) {
   return f64 && k == ir::ScalarKind::f32 ? ir::ScalarKind::f64 : k;
 }
+
+// Throws UserError listing the first verifier errors when `k` (named `label`) does not verify.
+void check_runnable(const ir::Kernel& k, const std::string& label);
+// Brings a buffer to the working kind of its declared element type (f32 <-> f64 in f64 mode);
+// throws UserError naming `what` when its type or size does not fit the declaration.
+void convert_buffer(Buffer& b, ir::ScalarKind declared, bool f64, const std::string& what);
+// convert_buffer for every ndarray argument the kernel declares or loads (and its gradient and dual).
+void convert_ndarrays(const ir::Kernel& k, State& st, bool f64);
 
 struct Op {
   const ir::Stmt* stmt = nullptr;

@@ -28,8 +28,8 @@ int64_t stack_capacity(const ir::AdStackAllocaStmt& s, const ir::Kernel& k, cons
     int64_t off = 0;
     for (size_t d = 0; d < idx.size(); ++d) {
       if (idx[d] >= b.shape[d])
-        throw UserError(fmt::format("index {} is out of bounds for axis {} of ndarray argument {} of shape {}", idx[d], d,
-                                    index, ir::shape_to_string(b.shape)),
+        throw UserError(fmt::format("index {} is out of bounds for axis {} of ndarray argument {} of shape {}", idx[d],
+                                    d, index, ir::shape_to_string(b.shape)),
                         "the size bounds a loop index by more than the kernel reaches; give this kernel a fixed "
                         "size (reverse_ad{ad_stack_size=N})");
       off = off * b.shape[d] + idx[d];

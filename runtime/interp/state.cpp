@@ -20,8 +20,8 @@ Buffer Buffer::zeros(ir::ScalarKind dtype, ir::Shape shape, const std::string& w
   overflow = overflow || __builtin_mul_overflow(count, static_cast<int64_t>(sizeof(ir::Value)), &bytes);
   if (overflow || bytes > kMaxStateBytes)
     throw UserError(fmt::format("{} of shape {} needs {} bytes, more than the interpreter's limit of {} GiB", what,
-                                ir::shape_to_string(shape), overflow ? std::string("more than 2^63") : std::to_string(bytes),
-                                kMaxStateBytes >> 30),
+                                ir::shape_to_string(shape),
+                                overflow ? std::string("more than 2^63") : std::to_string(bytes), kMaxStateBytes >> 30),
                     "give it a smaller shape (in the header or the inputs)");
   Buffer b;
   b.dtype = dtype;

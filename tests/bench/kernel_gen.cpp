@@ -1,5 +1,7 @@
 #include "kernel_gen.h"
 
+#include <fmt/format.h>
+
 #include <random>
 
 #include "ir/builder.h"
@@ -83,6 +85,39 @@ std::unique_ptr<Kernel> generate_kernel(KernelShape shape, size_t statements, ui
     for (int c = 0; c < 8 && g.emitted < statements; ++c) g.chunk(i);
   }
   return k;
+}
+
+std::string carried_loop_kernel(int64_t n, double scale, double shift) {
+  return fmt::format(R"(field x : f32[{0}] grad x_grad
+field n : i32[{0}]
+field y : f32[{0}] grad y_grad
+kernel "carried" {{
+  <i32> $0 = const 0
+  <i32> $1 = const {0}
+  <f32> $2 = const {1}
+  <f32> $3 = const {2}
+  $4 : for in range($0, $1) block_dim=adaptive {{
+    <i32> $5 = loop $4 index 0
+    <*f32> $6 = global ptr [x], index [$5] activate=true
+    <f32> $7 = global load $6
+    <*f32> $8 = alloca
+    <f32> $9 : local store [$8 <- $7]
+    <*i32> $10 = global ptr [n], index [$5] activate=true
+    <i32> $11 = global load $10
+    $12 : for in range($0, $11) block_dim=adaptive {{
+      <f32> $13 = local load [$8]
+      <f32> $14 = sin $13
+      <f32> $15 = mul $14 $2
+      <f32> $16 = add $15 $3
+      <f32> $17 : local store [$8 <- $16]
+    }}
+    <f32> $18 = local load [$8]
+    <*f32> $19 = global ptr [y], index [$5] activate=true
+    $20 : global store [$19 <- $18]
+  }}
+}}
+)",
+                     n, scale, shift);
 }
 
 }  // namespace pb::bench

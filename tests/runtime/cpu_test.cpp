@@ -9,6 +9,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/parser.h"
+#include "kernel_gen.h"
 #include "runtime/interp/interpreter.h"
 #include "workbench/workspace/gradient.h"
 
@@ -170,36 +171,7 @@ TEST(CpuAdstack, ManyMoreIterationsThanThreadsMatchTheInterpreter) {
 // field) over 5000 iterations: forward + reverse on both backends.
 TEST(CpuAdstack, ReverseLoopCarriedKernelMatchesTheInterpreter) {
   const int n = 5000;
-  auto forward = ir::parse_kernel(fmt::format(R"(field x : f32[{0}] grad x_grad
-field n : i32[{0}]
-field y : f32[{0}] grad y_grad
-kernel {{
-  <i32> $0 = const 0
-  <i32> $1 = const {0}
-  <f32> $2 = const 0.5
-  <f32> $3 = const 1.5
-  $4 : for in range($0, $1) block_dim=adaptive {{
-    <i32> $5 = loop $4 index 0
-    <*f32> $6 = global ptr [x], index [$5] activate=true
-    <f32> $7 = global load $6
-    <*f32> $8 = alloca
-    <f32> $9 : local store [$8 <- $7]
-    <*i32> $10 = global ptr [n], index [$5] activate=true
-    <i32> $11 = global load $10
-    $12 : for in range($0, $11) block_dim=adaptive {{
-      <f32> $13 = local load [$8]
-      <f32> $14 = sin $13
-      <f32> $15 = mul $14 $2
-      <f32> $16 = add $15 $3
-      <f32> $17 : local store [$8 <- $16]
-    }}
-    <f32> $18 = local load [$8]
-    <*f32> $19 = global ptr [y], index [$5] activate=true
-    $20 : global store [$19 <- $18]
-  }}
-}}
-)",
-                                              n));
+  auto forward = ir::parse_kernel(bench::carried_loop_kernel(n, 0.5, 1.5), "carried.chi");
   std::vector<double> x(n), counts(n);
   for (int i = 0; i < n; ++i) {
     x[static_cast<size_t>(i)] = 0.1 + 0.001 * i;

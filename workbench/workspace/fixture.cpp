@@ -30,24 +30,6 @@ using ordered_json = nlohmann::ordered_json;
 
 namespace pb::workbench {
 
-std::vector<std::string> expand_fixture_paths(const std::vector<std::string>& paths) {
-  std::vector<std::string> out;
-  for (const auto& p : paths) {
-    if (fs::is_directory(p)) {
-      std::vector<std::string> found;
-      for (const auto& e : fs::recursive_directory_iterator(p)) {
-        std::string name = e.path().filename().string();
-        if (e.is_regular_file() && name.size() > 13 && name.ends_with(".fixture.json")) found.push_back(e.path().string());
-      }
-      std::sort(found.begin(), found.end());
-      out.insert(out.end(), found.begin(), found.end());
-    } else {
-      out.push_back(p);
-    }
-  }
-  return out;
-}
-
 namespace {
 
 // What replaying a fixture produced, stage by stage.

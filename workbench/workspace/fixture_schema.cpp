@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <initializer_list>
 #include <string_view>
 #include <vector>
 
 #include "ir/diagnostic.h"
+#include "workbench/workspace/fixture.h"
 
 namespace pb::workbench {
 
@@ -75,9 +77,10 @@ class SchemaCheck {
 
 void check_fixture_schema(const nlohmann::ordered_json& fx, const std::string& path) {
   SchemaCheck c(path);
-  c.object(fx, "",
-           {"description", "kernel", "kernel_text", "inputs", "inputs_file", "run", "pipeline", "grad", "gradcheck", "dual",
-            "jvpcheck", "adjointcheck", "global_access", "compile", "backends", "expect", "expect_unexercised_stacks"});
+  c.object(
+      fx, "",
+      {"description", "kernel", "kernel_text", "inputs", "inputs_file", "run", "pipeline", "grad", "gradcheck", "dual",
+       "jvpcheck", "adjointcheck", "global_access", "compile", "backends", "expect", "expect_unexercised_stacks"});
   if (fx.contains("backends")) {
     c.object(fx["backends"], "backends", {"vulkan", "cpu"});
     for (const auto& [name, known] : fx["backends"].items()) {
@@ -110,13 +113,34 @@ void check_fixture_schema(const nlohmann::ordered_json& fx, const std::string& p
     c.object(fx["compile"], "compile", {"lowering", "max_id_bound", "intermediate_dce", "compact_ids"});
   if (!fx.contains("expect")) return;
   const auto& e = fx["expect"];
-  c.object(e, "expect", {"ir", "ir_after", "stats", "verify", "values", "printed", "error", "tolerance", "metrics",
-                         "global_access"});
+  c.object(
+      e, "expect",
+      {"ir", "ir_after", "stats", "verify", "values", "printed", "error", "tolerance", "metrics", "global_access"});
   if (e.contains("error")) {
     c.object(e["error"], "expect.error", {"stage", "contains", "pass"});
     c.required(e["error"], "expect.error", "stage");
   }
   if (e.contains("tolerance")) c.object(e["tolerance"], "expect.tolerance", {"rel", "abs"});
+}
+
+// Fixture discovery (declared in fixture.h): directories expand to their *.fixture.json files.
+std::vector<std::string> expand_fixture_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    if (std::filesystem::is_directory(p)) {
+      std::vector<std::string> found;
+      for (const auto& e : std::filesystem::recursive_directory_iterator(p)) {
+        std::string name = e.path().filename().string();
+        if (e.is_regular_file() && name.size() > 13 && name.ends_with(".fixture.json"))
+          found.push_back(e.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      out.insert(out.end(), found.begin(), found.end());
+    } else {
+      out.push_back(p);
+    }
+  }
+  return out;
 }
 
 }  // namespace pb::workbench
