@@ -164,6 +164,9 @@ struct Reader {
     check_loop_name(t->loop_name, path);
     t->gdw_level = j.contains("gdw_level") ? static_cast<int>(get_int(j, "gdw_level", path, -1, INT32_MAX)) : -1;
     // JSON carries exactly what the text form of this task type prints, so both read the same kernels.
+    if (*task != TaskType::serial && *task != TaskType::range_for && t->snode.empty())
+      bad(path, fmt::format("a {} task needs \"snode\"", name));
+    if (*task == TaskType::listgen && t->parent_snode.empty()) bad(path, "a listgen task needs \"parent_snode\"");
     if (const char* what = t->uncarried_attribute())
       bad(path, fmt::format("a {} task has no {} (its printed line cannot carry one)", name, what));
     return t;

@@ -257,5 +257,17 @@ TEST(HeaderParity, SNodeNamesAndBareTokensFollowTheTextRulesInJson) {
   EXPECT_TRUE(has(with("get_root", "form", "x"), "get_root's form"));
 }
 
+// Found by json_kernel_fuzz in CI: a listgen task without its parent SNode printed
+// `offloaded listgen ->S2`, which does not parse. Tasks that walk an SNode need it in JSON too.
+TEST(HeaderParity, ATaskWithoutItsSNodeIsRefusedInJson) {
+  json j = document(json::array());
+  j["body"] = {{{"id", 0}, {"kind", "offloaded"}, {"task", "listgen"}, {"grid_dim", 0}, {"block_dim", 0}, {"snode", "S2"}}};
+  EXPECT_TRUE(has(json_error(j), "a listgen task needs \"parent_snode\"")) << json_error(j);
+  j["body"][0]["parent_snode"] = "S1";
+  EXPECT_NO_THROW(from_json(j));
+  j["body"][0].erase("snode");
+  EXPECT_TRUE(has(json_error(j), "a listgen task needs \"snode\"")) << json_error(j);
+}
+
 }  // namespace
 }  // namespace pb::ir
