@@ -16,8 +16,7 @@ class InternalError : public std::logic_error {
 
 }  // namespace pb
 
-#define PB_ASSERT(cond, msg)                                                           \
-  do {                                                                                 \
-    if (!(cond)) ::pb::internal_error(__FILE__, __LINE__, std::string("assertion `") + \
-                                                              #cond "` failed: " + (msg)); \
+#define PB_ASSERT(cond, msg)                                                                                        \
+  do {                                                                                                              \
+    if (!(cond)) ::pb::internal_error(__FILE__, __LINE__, std::string("assertion `") + #cond "` failed: " + (msg)); \
   } while (0)

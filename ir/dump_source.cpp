@@ -85,9 +85,9 @@ bool starts_statement(std::string_view t) {
     return trim(t.substr(i)).starts_with(":");
   }
   static constexpr std::string_view kWords[] = {
-      "kernel", "body", "tls",   "bls", "bls_epilogue", "tls_epilogue", "print", "decorate", "field", "dense",
-      "arg",    "if",   "while", "for", "function",     "func",         "break", "continue", "else", "prologue",
-      "epilogue"};
+      "kernel",   "body",  "tls",   "bls",      "bls_epilogue", "tls_epilogue", "print",
+      "decorate", "field", "dense", "arg",      "if",           "while",        "for",
+      "function", "func",  "break", "continue", "else",         "prologue",     "epilogue"};
   for (std::string_view w : kWords)
     if (starts_with_word(t, w)) return true;
   return false;

@@ -11,7 +11,6 @@
 namespace pb::ir {
 namespace {
 
-
 // An integer value of kind `k` from the low bits of `bits`.
 Value int_value(ScalarKind k, uint64_t bits) {
   switch (k) {
@@ -31,9 +30,7 @@ Value int_value(ScalarKind k, uint64_t bits) {
   return {};
 }
 
-Value bool_value(ScalarKind k, bool b) {
-  return is_float(k) ? Value::from_int(k, b ? 1 : 0) : int_value(k, b ? 1 : 0);
-}
+Value bool_value(ScalarKind k, bool b) { return is_float(k) ? Value::from_int(k, b ? 1 : 0) : int_value(k, b ? 1 : 0); }
 
 uint64_t width_mask(int width) { return width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1; }
 
@@ -248,8 +245,7 @@ Value int_unary(UnaryOp op, const Value& x, ScalarKind result) {
     case UnaryOp::cast_bits:
       PB_ASSERT(false, "casts are evaluated by the interpreter");
     default:
-      throw EvalError{fmt::format("{} needs a floating-point operand", op_name(op)),
-                      "cast the operand to f32 or f64"};
+      throw EvalError{fmt::format("{} needs a floating-point operand", op_name(op)), "cast the operand to f32 or f64"};
   }
 }
 

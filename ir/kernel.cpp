@@ -1,14 +1,13 @@
 #include "ir/kernel.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <set>
 #include <utility>
 #include <vector>
-
-#include <cstdint>
-
-#include <fmt/format.h>
 
 #include "ir/assert.h"
 #include "ir/visitor.h"
@@ -218,7 +217,8 @@ std::optional<std::string> header_problem(const Kernel& k) {
     if (auto p = name_problem(sp.name)) return "index space: " + *p;
     if (!space_names.insert(sp.name).second) return fmt::format("index space '{}' is declared twice", sp.name);
     if (!sp.declared && sp.shape)
-      return fmt::format("index space '{}' is not declared but has a shape (the header prints only declared ones)", sp.name);
+      return fmt::format("index space '{}' is not declared but has a shape (the header prints only declared ones)",
+                         sp.name);
   }
   const auto& fields = k.fields();
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -234,14 +234,17 @@ std::optional<std::string> header_problem(const Kernel& k) {
       const Field& comp = k.field(*c);
       if (f.primal) return fmt::format("field '{}' is a companion and has a {} companion of its own", f.name, what);
       if (comp.primal != id || *c == id)
-        return fmt::format("field '{}' names '{}' as its {} field, but '{}' does not name it as its primal", f.name, comp.name, what, comp.name);
+        return fmt::format("field '{}' names '{}' as its {} field, but '{}' does not name it as its primal", f.name,
+                           comp.name, what, comp.name);
       if (comp.dtype != f.dtype || comp.shape != f.shape || comp.space != f.space || comp.declared != f.declared)
-        return fmt::format("{} field '{}' differs from its primal '{}' in type, shape, space or declaration", what, comp.name, f.name);
+        return fmt::format("{} field '{}' differs from its primal '{}' in type, shape, space or declaration", what,
+                           comp.name, f.name);
     }
     if (f.primal) {
       const Field& p = k.field(*f.primal);
       if (p.grad != id && p.dual != id)
-        return fmt::format("field '{}' names '{}' as its primal, but '{}' does not name it as a companion", f.name, p.name, p.name);
+        return fmt::format("field '{}' names '{}' as its primal, but '{}' does not name it as a companion", f.name,
+                           p.name, p.name);
     }
   }
   std::set<int> arg_indices;
@@ -249,8 +252,9 @@ std::optional<std::string> header_problem(const Kernel& k) {
     if (!arg_indices.insert(a.index).second) return fmt::format("argument {} is declared twice", a.index);
     // A scalar argument has no rank; the text form cannot say one, so a rank would not survive printing.
     if (!a.ndarray && a.ndim != 0)
-      return fmt::format("argument {} is a scalar but declares {} dimensions; give it \"ndarray\": true or drop \"ndim\"",
-                         a.index, a.ndim);
+      return fmt::format(
+          "argument {} is a scalar but declares {} dimensions; give it \"ndarray\": true or drop \"ndim\"", a.index,
+          a.ndim);
   }
   return std::nullopt;
 }

@@ -117,8 +117,8 @@ std::optional<std::string> name_problem(std::string_view name);
 inline constexpr const char* kNameRemedy = "names are letters, digits and `_ . < >`; rename it";
 
 // What the text header can express, checked on a kernel built another way (JSON, the builder):
-// valid unique names; a shape only on declared fields and spaces; each grad/dual companion is linked both ways to one primal with its type,
-// shape and space, and has no companions of its own; fields live in declared spaces; argument
+// valid unique names; a shape only on declared fields and spaces; each grad/dual companion is linked both ways to one
+// primal with its type, shape and space, and has no companions of its own; fields live in declared spaces; argument
 // indices are unique. Returns the first problem, or nullopt.
 std::optional<std::string> header_problem(const Kernel& k);
 

@@ -1,9 +1,9 @@
 #include "ir/lexer.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
-
-#include <fmt/format.h>
 
 namespace pb::ir {
 
@@ -140,7 +140,11 @@ size_t invalid_utf8_at(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     auto b = static_cast<unsigned char>(s[i]);
-    size_t n = b < 0x80 ? 1 : (b >= 0xc2 && b <= 0xdf) ? 2 : (b >= 0xe0 && b <= 0xef) ? 3 : (b >= 0xf0 && b <= 0xf4) ? 4 : 0;
+    size_t n = b < 0x80                   ? 1
+               : (b >= 0xc2 && b <= 0xdf) ? 2
+               : (b >= 0xe0 && b <= 0xef) ? 3
+               : (b >= 0xf0 && b <= 0xf4) ? 4
+                                          : 0;
     if (n == 0 || i + n > s.size()) return i;
     for (size_t k = 1; k < n; ++k)
       if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return i;

@@ -14,26 +14,26 @@ namespace pb::ir {
 //   linear: the adjoint formula reads no operand (neg, add, sub, casts between float types; a
 //         cast to an integer has no real result, so nothing flows through it);
 //   nonlinear: the formula reads operands, which reverse mode must keep for the reverse pass.
-#define PB_UNARY_OPS(X)                       \
-  X(neg, "neg", linear)                       \
-  X(sqrt, "sqrt", nonlinear)                  \
-  X(rsqrt, "rsqrt", nonlinear)                \
-  X(sin, "sin", nonlinear)                    \
-  X(cos, "cos", nonlinear)                    \
-  X(tan, "tan", nonlinear)                    \
-  X(tanh, "tanh", nonlinear)                  \
-  X(asin, "asin", nonlinear)                  \
-  X(acos, "acos", nonlinear)                  \
-  X(exp, "exp", nonlinear)                    \
-  X(log, "log", nonlinear)                    \
-  X(abs, "abs", nonlinear)                    \
-  X(sgn, "sgn", none)                         \
-  X(floor, "floor", none)                     \
-  X(ceil, "ceil", none)                       \
-  X(round, "round", none)                     \
-  X(logic_not, "logic_not", none)             \
-  X(bit_not, "bit_not", none)                 \
-  X(cast_value, "cast_value", linear)         \
+#define PB_UNARY_OPS(X)               \
+  X(neg, "neg", linear)               \
+  X(sqrt, "sqrt", nonlinear)          \
+  X(rsqrt, "rsqrt", nonlinear)        \
+  X(sin, "sin", nonlinear)            \
+  X(cos, "cos", nonlinear)            \
+  X(tan, "tan", nonlinear)            \
+  X(tanh, "tanh", nonlinear)          \
+  X(asin, "asin", nonlinear)          \
+  X(acos, "acos", nonlinear)          \
+  X(exp, "exp", nonlinear)            \
+  X(log, "log", nonlinear)            \
+  X(abs, "abs", nonlinear)            \
+  X(sgn, "sgn", none)                 \
+  X(floor, "floor", none)             \
+  X(ceil, "ceil", none)               \
+  X(round, "round", none)             \
+  X(logic_not, "logic_not", none)     \
+  X(bit_not, "bit_not", none)         \
+  X(cast_value, "cast_value", linear) \
   X(cast_bits, "reinterpret_cast_bits", none)
 
 #define PB_BINARY_OPS(X)              \

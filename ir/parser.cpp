@@ -69,7 +69,8 @@ void Parser::parse_field_decl() {
   size_t type_pos = cur_.pos();
   std::string dtype = cur_.read_word();
   auto kind = scalar_from_name(dtype);
-  if (!kind) cur_.fail_at(type_pos, fmt::format("unknown field type '{}'", dtype), "use one of u1 i32 i64 u32 u64 f32 f64");
+  if (!kind)
+    cur_.fail_at(type_pos, fmt::format("unknown field type '{}'", dtype), "use one of u1 i32 i64 u32 u64 f32 f64");
   f.dtype = *kind;
   f.shape = parse_shape();
   std::string grad, dual;
@@ -88,7 +89,9 @@ void Parser::parse_field_decl() {
       cur_.skip_blanks();
       size_t space_pos = cur_.pos();
       f.space = cur_.read_until(" \t", "an index space name");
-      if (!k_.find_space(f.space)) cur_.fail_at(space_pos, fmt::format("index space '{}' is not declared", f.space), "declare it first: `dense NAME : [N]`");
+      if (!k_.find_space(f.space))
+        cur_.fail_at(space_pos, fmt::format("index space '{}' is not declared", f.space),
+                     "declare it first: `dense NAME : [N]`");
     } else {
       break;
     }
@@ -98,7 +101,8 @@ void Parser::parse_field_decl() {
   FieldId id = k_.add_field(std::move(f));
   auto companion = [&](const std::string& name, bool is_grad) {
     if (name.empty()) return;
-    if (k_.find_field(name)) cur_.fail_at(pos, fmt::format("companion field '{}' of '{}' is declared twice", name, copy.name));
+    if (k_.find_field(name))
+      cur_.fail_at(pos, fmt::format("companion field '{}' of '{}' is declared twice", name, copy.name));
     Field c = copy;
     c.name = name;
     c.grad.reset();
@@ -157,8 +161,9 @@ void Parser::parse_header_line() {
     return;
   }
   std::string word = cur_.read_word();
-  cur_.fail_at(pos, word.empty() ? "expected `kernel {` or a header line (field, dense, arg)"
-                                 : fmt::format("unknown header line '{}'", word),
+  cur_.fail_at(pos,
+               word.empty() ? "expected `kernel {` or a header line (field, dense, arg)"
+                            : fmt::format("unknown header line '{}'", word),
                "a file is optional `field`/`dense`/`arg` lines followed by `kernel {`");
 }
 

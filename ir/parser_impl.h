@@ -46,9 +46,9 @@ class Parser {
 
   Cursor cur_;
   Kernel& k_;
-  int depth_ = 0;
-  bool legacy_task_brace_ = false;
-  std::vector<Stmt*> open_loops_;  // for loops and loop tasks around the statement being read  // the last offloaded line ended in `{` (Taichi <= 0.6)  // blocks open around the statement being read
+  int depth_ = 0;                   // blocks open around the statement being read
+  bool legacy_task_brace_ = false;  // the last offloaded line ended in `{` (Taichi <= 0.6)
+  std::vector<Stmt*> open_loops_;   // for loops and loop tasks around the statement being read
   std::unordered_map<int, Stmt*> ids_;
   std::vector<Stmt*> unnamed_;  // prints carry no number; they get fresh ones after the whole file
 };

@@ -33,7 +33,8 @@ std::unique_ptr<Stmt> Parser::parse_lowered(const std::string& word, DataType hi
     cur_.expect("B");
     cur_.expect(")");
     if (hint.gen || !hint.known())
-      cur_.fail_at(word_pos, "a global temporary needs a pointer type hint", "write it as `<*i32> $N = global tmp var (offset = 0 B)`");
+      cur_.fail_at(word_pos, "a global temporary needs a pointer type hint",
+                   "write it as `<*i32> $N = global tmp var (offset = 0 B)`");
     return std::make_unique<GlobalTemporaryStmt>(DataType::pointer_to(hint.scalar), offset);  // older dumps hint <i32>
   }
   if (word == "thread") {
@@ -46,7 +47,8 @@ std::unique_ptr<Stmt> Parser::parse_lowered(const std::string& word, DataType hi
     cur_.expect("B");
     cur_.expect(")");
     if (hint.gen || !hint.known())
-      cur_.fail_at(word_pos, "a thread local ptr needs a pointer type hint", "write it as `<*i32> $N = thread local ptr (offset = 0 B)`");
+      cur_.fail_at(word_pos, "a thread local ptr needs a pointer type hint",
+                   "write it as `<*i32> $N = thread local ptr (offset = 0 B)`");
     return std::make_unique<ThreadLocalPtrStmt>(DataType::pointer_to(hint.scalar), offset);  // older dumps hint <i32>
   }
   if (word == "get") {
@@ -232,8 +234,9 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
     t->snode = cur_.read_until(" \t{", "the SNode");
     check_name(t->snode, at);
   } else {
-    cur_.fail_at(type_pos, fmt::format("unknown offloaded task type '{}'", type),
-                 "task types are serial (nothing printed), range_for, struct_for, listgen, garbage collect, clear_list");
+    cur_.fail_at(
+        type_pos, fmt::format("unknown offloaded task type '{}'", type),
+        "task types are serial (nothing printed), range_for, struct_for, listgen, garbage collect, clear_list");
   }
   for (;;) {
     cur_.skip_blanks();
@@ -257,7 +260,8 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
     }
   }
   if (const char* what = t->uncarried_attribute())
-    cur_.fail_at(type_pos, fmt::format("a {} task has no {}", type == "garbage" ? "garbage collect" : type, what), kTaskRemedy);
+    cur_.fail_at(type_pos, fmt::format("a {} task has no {}", type == "garbage" ? "garbage collect" : type, what),
+                 kTaskRemedy);
   legacy_task_brace_ = cur_.try_consume("{");
   return t;
 }

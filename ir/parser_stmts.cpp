@@ -1,7 +1,7 @@
 // Statement lines of the text form. See docs/ir-format.md for the grammar.
-#include <cctype>
-
 #include <fmt/format.h>
+
+#include <cctype>
 
 #include "ir/parser_impl.h"
 #include "ir/type_rules.h"
@@ -12,10 +12,26 @@ namespace pb::ir::detail {
 namespace {
 // Words that start statements passbench does not model yet (tensor, SNode, mesh, offload...).
 bool is_known_unsupported(const std::string& w) {
-  static const char* const words[] = {"shift",         "get_root", "snode", "get_ch",
-                                      "rand",      "mesh",          "bls",      "block_local", "matrix", "kernel_return",
-                                      "call",      "func",          "ref",      "global_temp", "thread_local", "decorate",
-                                      "clear_list", "list_gen",     "internal_func_call", "external_tensor_shape"};
+  static const char* const words[] = {"shift",
+                                      "get_root",
+                                      "snode",
+                                      "get_ch",
+                                      "rand",
+                                      "mesh",
+                                      "bls",
+                                      "block_local",
+                                      "matrix",
+                                      "kernel_return",
+                                      "call",
+                                      "func",
+                                      "ref",
+                                      "global_temp",
+                                      "thread_local",
+                                      "decorate",
+                                      "clear_list",
+                                      "list_gen",
+                                      "internal_func_call",
+                                      "external_tensor_shape"};
   for (const char* x : words)
     if (w.rfind(x, 0) == 0) return true;
   return false;
@@ -34,7 +50,8 @@ Stmt* Parser::ref() {
   int id = cur_.read_ref();
   auto it = ids_.find(id);
   if (it == ids_.end())
-    cur_.fail_at(pos, fmt::format("undefined statement ${}", id), "statements must be defined before they are used, in text order");
+    cur_.fail_at(pos, fmt::format("undefined statement ${}", id),
+                 "statements must be defined before they are used, in text order");
   return it->second;
 }
 
@@ -70,7 +87,8 @@ DataType Parser::parse_type_name(const std::string& raw, size_t pos) {
   if (t == "gen" && legacy_pointer) return DataType::gen_pointer();  // Taichi 0.6: `<gen*x1>`
   auto dt = parse_type(t);
   if (!dt) {
-    if (!t.empty() && t[0] == '^') cur_.fail_at(pos, fmt::format("unsupported type '{}': bit pointers are out of scope", raw));
+    if (!t.empty() && t[0] == '^')
+      cur_.fail_at(pos, fmt::format("unsupported type '{}': bit pointers are out of scope", raw));
     cur_.fail_at(pos, fmt::format("unknown type '{}'", raw), "types are u1 i32 i64 u32 u64 f32 f64 and pointers *T");
   }
   if (legacy_pointer) dt->pointer = true;
@@ -104,7 +122,8 @@ FieldId Parser::field_for(const std::string& name, DataType hint, size_t pos) {
     }
   }
   if (dtype == ScalarKind::unknown)
-    cur_.fail_at(pos, fmt::format("type of field '{}' is unknown", name), "declare it in the header: `field NAME : f32[N]`");
+    cur_.fail_at(pos, fmt::format("type of field '{}' is unknown", name),
+                 "declare it in the header: `field NAME : f32[N]`");
   Field f;
   f.name = name;
   f.dtype = dtype;
@@ -126,10 +145,13 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
     std::string word = cur_.read_word();
     if (!word.empty() && is_known_unsupported(word)) unsupported(word, id_pos);
     cur_.fail_at(id_pos, "expected a statement (`$N = ...` or `$N : ...`)",
-                 word == "for" ? "this is the Taichi 0.5 loop syntax, which passbench does not read; dump with Taichi >= 0.6" : "");
+                 word == "for"
+                     ? "this is the Taichi 0.5 loop syntax, which passbench does not read; dump with Taichi >= 0.6"
+                     : "");
   }
   int id = cur_.read_ref();
-  if (ids_.count(id)) cur_.fail_at(id_pos, fmt::format("statement ${} is defined twice", id), "statement numbers must be unique");
+  if (ids_.count(id))
+    cur_.fail_at(id_pos, fmt::format("statement ${} is defined twice", id), "statement numbers must be unique");
   cur_.skip_blanks();
   bool separator = cur_.try_consume("=") || cur_.try_consume(":");
   if (!separator && !cur_.try_keyword("continue")) cur_.fail("expected '=' or ':' after the statement number");
@@ -158,7 +180,8 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
   if (!s) s = parse_effect(word, hint, word_pos);
   if (!s) {
     if (is_known_unsupported(word)) unsupported(word, word_pos);
-    cur_.fail_at(word_pos, fmt::format("unknown statement '{}'", word), "see docs/ir-format.md for the statements passbench reads");
+    cur_.fail_at(word_pos, fmt::format("unknown statement '{}'", word),
+                 "see docs/ir-format.md for the statements passbench reads");
   }
   s->id = id;
   ids_[id] = s.get();
@@ -184,7 +207,8 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
 std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint, size_t word_pos) {
   if (word == "const") {
     if (hint.known() && !hint.is_value())
-      cur_.fail_at(word_pos, fmt::format("a constant has a scalar type, not <{}>", to_string(hint)), "write its scalar type: `<f32> $N = const 0`");
+      cur_.fail_at(word_pos, fmt::format("a constant has a scalar type, not <{}>", to_string(hint)),
+                   "write its scalar type: `<f32> $N = const 0`");
     bool bracket = cur_.try_consume("[");
     cur_.skip_blanks();
     size_t pos = cur_.pos();
@@ -285,7 +309,9 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
     size_t pos = cur_.pos();
     std::string opname = cur_.read_word();
     auto op = atomic_op_from_name(opname);
-    if (!op) cur_.fail_at(pos, fmt::format("unknown atomic op '{}'", opname), "atomic ops are add sub mul min max bit_and bit_or bit_xor");
+    if (!op)
+      cur_.fail_at(pos, fmt::format("unknown atomic op '{}'", opname),
+                   "atomic ops are add sub mul min max bit_and bit_or bit_xor");
     cur_.expect("(");
     Stmt* dest = ref();
     cur_.expect(",");
@@ -350,7 +376,8 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
     auto s = std::make_unique<UnaryOpStmt>(*op, ref());
     if (is_cast(*op)) s->type = target;
     if (is_cast(*op) && hint.known() && hint != target)
-      cur_.fail_at(word_pos, fmt::format("type hint <{}> disagrees with the cast target {}", to_string(hint), to_string(target)));
+      cur_.fail_at(word_pos,
+                   fmt::format("type hint <{}> disagrees with the cast target {}", to_string(hint), to_string(target)));
     if (*op == UnaryOp::logic_not) s->type = hint;
     return s;
   }

@@ -118,7 +118,9 @@ struct LineBody {
     return fmt::format(" : struct for in {} {}block_dim={} {{", s.space, s.none_marker ? "none" : "",
                        block_dim_text(s.block_dim));
   }
-  std::string operator()(const LoopIndexStmt& s) const { return fmt::format(" = loop {} index {}", name(s.loop()), s.axis); }
+  std::string operator()(const LoopIndexStmt& s) const {
+    return fmt::format(" = loop {} index {}", name(s.loop()), s.axis);
+  }
   std::string operator()(const WhileStmt&) const { return " : while true {"; }
   std::string operator()(const WhileControlStmt& s) const {
     return fmt::format(" : while control {}, {}", s.has_mask() ? name(s.mask()) : "nullptr", name(s.cond()));
@@ -132,7 +134,9 @@ struct LineBody {
     return fmt::format(" : stack push {}, val = {}", name(s.stack()), name(s.val()));
   }
   std::string operator()(const AdStackPopStmt& s) const { return fmt::format(" : stack pop {}", name(s.stack())); }
-  std::string operator()(const AdStackLoadTopStmt& s) const { return fmt::format(" = stack load top {}", name(s.stack())); }
+  std::string operator()(const AdStackLoadTopStmt& s) const {
+    return fmt::format(" = stack load top {}", name(s.stack()));
+  }
   std::string operator()(const AdStackLoadTopAdjStmt& s) const {
     return fmt::format(" = stack load top adj {}", name(s.stack()));
   }
@@ -181,7 +185,9 @@ struct LineBody {
   std::string operator()(const ThreadLocalPtrStmt& s) const {
     return fmt::format(" = thread local ptr (offset = {} B)", s.offset);
   }
-  std::string operator()(const GetRootStmt& s) const { return s.form.empty() ? " = get root" : " = get root " + s.form; }
+  std::string operator()(const GetRootStmt& s) const {
+    return s.form.empty() ? " = get root" : " = get root " + s.form;
+  }
   std::string operator()(const SNodeLookupStmt& s) const {
     return fmt::format(" = [{}][{}]::lookup({}, {}) activate = {}", s.snode, s.snode_type, name(s.parent_ptr()),
                        name(s.index()), s.activate ? "true" : "false");
@@ -199,7 +205,9 @@ struct LineBody {
     if (s.legacy) return fmt::format(" = bit_extract({} + 0, {}~{})", name(s.input()), s.bit_begin, s.bit_end);
     return fmt::format(" = bit_extract({}) bit_range=[{}, {})", name(s.input()), s.bit_begin, s.bit_end);
   }
-  std::string operator()(const LoopLinearIndexStmt& s) const { return fmt::format(" = loop {} index linear", name(s.loop())); }
+  std::string operator()(const LoopLinearIndexStmt& s) const {
+    return fmt::format(" = loop {} index linear", name(s.loop()));
+  }
   std::string operator()(const ReturnStmt& s) const { return " : return " + names(s.operands()); }
 };
 

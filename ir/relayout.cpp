@@ -32,7 +32,7 @@ constexpr size_t movable_size() {
 size_t movable_size(StmtKind k) {
   switch (k) {
 #define PB_X(Name, text, traits) \
-  case StmtKind::Name:   \
+  case StmtKind::Name:           \
     return movable_size<Name##Stmt>();
     PB_STMT_KINDS(PB_X)
 #undef PB_X

@@ -359,8 +359,7 @@ class SizeParser {
     if (depth_ >= kMaxNestingDepth)
       cur_.fail(fmt::format("the size expression nests more than {} deep", kMaxNestingDepth));
     // A chain a + b + c ... is a tree as deep as it is long, and every walk over it recurses.
-    if (++atoms_ > kMaxSizeAtoms)
-      cur_.fail(fmt::format("the size expression has more than {} terms", kMaxSizeAtoms));
+    if (++atoms_ > kMaxSizeAtoms) cur_.fail(fmt::format("the size expression has more than {} terms", kMaxSizeAtoms));
     ++depth_;
     struct Leave {
       int& depth;

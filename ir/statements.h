@@ -389,7 +389,7 @@ class OffloadedStmt : public StmtOf<OffloadedStmt, StmtKind::Offloaded> {
   }
 
   TaskType task;
-  TaskBound begin, end;      // range_for
+  TaskBound begin, end;  // range_for
   int grid_dim = 0;
   int block_dim = 0;
   std::string snode;         // struct_for: the SNode it walks; listgen: the child; gc, clear_list: the SNode

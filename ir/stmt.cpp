@@ -15,7 +15,7 @@ static_assert(sizeof(Stmt) == 112, "Stmt grew; check the layout budget");
 std::string_view kind_name(StmtKind k) {
   switch (k) {
 #define PB_X(Name, text, traits) \
-  case StmtKind::Name:   \
+  case StmtKind::Name:           \
     return text;
     PB_STMT_KINDS(PB_X)
 #undef PB_X
@@ -25,7 +25,7 @@ std::string_view kind_name(StmtKind k) {
 
 std::string_view task_type_name(TaskType t) {
   switch (t) {
-#define PB_X(name)       \
+#define PB_X(name)     \
   case TaskType::name: \
     return #name;
     PB_TASK_TYPES(PB_X)

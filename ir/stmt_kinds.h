@@ -14,52 +14,52 @@ enum StmtTraits : uint8_t {
   // The result is a function of the attributes and operand values alone: no memory read, no side
   // effect. simplify merges equal ones; backup_ssa recomputes them where reverse code needs them.
   kComputedFromOperands = 1,
-  kLoop = 2,         // runs its body any number of times (range for, struct for, while)
-  kCountedLoop = 4,  // a loop over an index space, with loop indices (range for, struct for)
-  kNoValue = 8,      // gives no value another statement may read (stores, containers, push, print, ...)
-  kContainer = 16,   // holds blocks of statements
+  kLoop = 2,             // runs its body any number of times (range for, struct for, while)
+  kCountedLoop = 4,      // a loop over an index space, with loop indices (range for, struct for)
+  kNoValue = 8,          // gives no value another statement may read (stores, containers, push, print, ...)
+  kContainer = 16,       // holds blocks of statements
   kOffloadedStage = 32,  // appears only after offloading (tasks, the SNode access chain); not differentiated
 };
 
 // X(ClassPrefix, json/display name, traits)
-#define PB_STMT_KINDS(X)                                      \
-  X(Const, "const", kComputedFromOperands)                    \
-  X(ArgLoad, "argload", kComputedFromOperands)                \
-  X(Alloca, "alloca", kNoTraits)                              \
-  X(LocalLoad, "local_load", kNoTraits)                       \
-  X(LocalStore, "local_store", kNoValue)                      \
-  X(GlobalPtr, "global_ptr", kComputedFromOperands)           \
-  X(ExternalPtr, "external_ptr", kComputedFromOperands)       \
-  X(GlobalLoad, "global_load", kNoTraits)                     \
-  X(GlobalStore, "global_store", kNoValue)                    \
-  X(AtomicOp, "atomic", kNoTraits)                            \
-  X(UnaryOp, "unary", kComputedFromOperands)                  \
-  X(BinaryOp, "binary", kComputedFromOperands)                \
-  X(TernaryOp, "select", kComputedFromOperands)               \
-  X(If, "if", kNoValue | kContainer)                                       \
-  X(RangeFor, "range_for", kLoop | kCountedLoop | kNoValue | kContainer)   \
-  X(StructFor, "struct_for", kLoop | kCountedLoop | kNoValue | kContainer) \
-  X(LoopIndex, "loop_index", kComputedFromOperands)                        \
-  X(While, "while", kLoop | kNoValue | kContainer)                         \
-  X(WhileControl, "while_control", kNoValue)                  \
-  X(Continue, "continue", kNoValue)                           \
-  X(AdStackAlloca, "stack_alloc", kNoTraits)                  \
-  X(AdStackPush, "stack_push", kNoValue)                      \
-  X(AdStackPop, "stack_pop", kNoValue)                        \
-  X(AdStackLoadTop, "stack_load_top", kNoTraits)              \
-  X(AdStackLoadTopAdj, "stack_load_top_adj", kNoTraits)       \
-  X(AdStackAccAdjoint, "stack_acc_adj", kNoValue)             \
-  X(Print, "print", kNoValue)                                 \
-  X(Assert, "assert", kNoValue)                               \
-  X(Offloaded, "offloaded", kNoValue | kContainer | kOffloadedStage)            \
-  X(GlobalTemporary, "global_tmp", kComputedFromOperands | kOffloadedStage)     \
-  X(ThreadLocalPtr, "thread_local_ptr", kComputedFromOperands | kOffloadedStage)     \
-  X(GetRoot, "get_root", kComputedFromOperands | kOffloadedStage)               \
-  X(SNodeLookup, "snode_lookup", kOffloadedStage)       \
-  X(GetCh, "get_ch", kComputedFromOperands | kOffloadedStage)                   \
-  X(Linearize, "linearize", kComputedFromOperands | kOffloadedStage)            \
-  X(IntegerOffset, "integer_offset", kComputedFromOperands | kOffloadedStage)   \
-  X(BitExtract, "bit_extract", kComputedFromOperands | kOffloadedStage)         \
+#define PB_STMT_KINDS(X)                                                           \
+  X(Const, "const", kComputedFromOperands)                                         \
+  X(ArgLoad, "argload", kComputedFromOperands)                                     \
+  X(Alloca, "alloca", kNoTraits)                                                   \
+  X(LocalLoad, "local_load", kNoTraits)                                            \
+  X(LocalStore, "local_store", kNoValue)                                           \
+  X(GlobalPtr, "global_ptr", kComputedFromOperands)                                \
+  X(ExternalPtr, "external_ptr", kComputedFromOperands)                            \
+  X(GlobalLoad, "global_load", kNoTraits)                                          \
+  X(GlobalStore, "global_store", kNoValue)                                         \
+  X(AtomicOp, "atomic", kNoTraits)                                                 \
+  X(UnaryOp, "unary", kComputedFromOperands)                                       \
+  X(BinaryOp, "binary", kComputedFromOperands)                                     \
+  X(TernaryOp, "select", kComputedFromOperands)                                    \
+  X(If, "if", kNoValue | kContainer)                                               \
+  X(RangeFor, "range_for", kLoop | kCountedLoop | kNoValue | kContainer)           \
+  X(StructFor, "struct_for", kLoop | kCountedLoop | kNoValue | kContainer)         \
+  X(LoopIndex, "loop_index", kComputedFromOperands)                                \
+  X(While, "while", kLoop | kNoValue | kContainer)                                 \
+  X(WhileControl, "while_control", kNoValue)                                       \
+  X(Continue, "continue", kNoValue)                                                \
+  X(AdStackAlloca, "stack_alloc", kNoTraits)                                       \
+  X(AdStackPush, "stack_push", kNoValue)                                           \
+  X(AdStackPop, "stack_pop", kNoValue)                                             \
+  X(AdStackLoadTop, "stack_load_top", kNoTraits)                                   \
+  X(AdStackLoadTopAdj, "stack_load_top_adj", kNoTraits)                            \
+  X(AdStackAccAdjoint, "stack_acc_adj", kNoValue)                                  \
+  X(Print, "print", kNoValue)                                                      \
+  X(Assert, "assert", kNoValue)                                                    \
+  X(Offloaded, "offloaded", kNoValue | kContainer | kOffloadedStage)               \
+  X(GlobalTemporary, "global_tmp", kComputedFromOperands | kOffloadedStage)        \
+  X(ThreadLocalPtr, "thread_local_ptr", kComputedFromOperands | kOffloadedStage)   \
+  X(GetRoot, "get_root", kComputedFromOperands | kOffloadedStage)                  \
+  X(SNodeLookup, "snode_lookup", kOffloadedStage)                                  \
+  X(GetCh, "get_ch", kComputedFromOperands | kOffloadedStage)                      \
+  X(Linearize, "linearize", kComputedFromOperands | kOffloadedStage)               \
+  X(IntegerOffset, "integer_offset", kComputedFromOperands | kOffloadedStage)      \
+  X(BitExtract, "bit_extract", kComputedFromOperands | kOffloadedStage)            \
   X(LoopLinearIndex, "loop_linear_index", kComputedFromOperands | kOffloadedStage) \
   X(Return, "return", kNoValue | kOffloadedStage)
 

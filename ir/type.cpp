@@ -4,7 +4,7 @@ namespace pb::ir {
 
 std::string_view scalar_name(ScalarKind k) {
   switch (k) {
-#define PB_X(name)         \
+#define PB_X(name)       \
   case ScalarKind::name: \
     return #name;
     PB_SCALAR_KINDS(PB_X)

@@ -12,8 +12,8 @@ std::string ref(const Stmt* s) { return s ? fmt::format("${}", s->id) : std::str
 // A pointer into global memory: a field or ndarray element, a place reached through the SNode
 // access chain, or a global temporary.
 bool is_global_pointer(const Stmt* p) {
-  return isa<GlobalPtrStmt>(p) || isa<ExternalPtrStmt>(p) || isa<GlobalTemporaryStmt>(p) || isa<ThreadLocalPtrStmt>(p) ||
-         (isa<GetChStmt>(p) && !p->type.gen);
+  return isa<GlobalPtrStmt>(p) || isa<ExternalPtrStmt>(p) || isa<GlobalTemporaryStmt>(p) ||
+         isa<ThreadLocalPtrStmt>(p) || (isa<GetChStmt>(p) && !p->type.gen);
 }
 
 struct Rules {
@@ -206,8 +206,7 @@ struct Rules {
         space_shape = k.field(*f).shape;
     }
     bool ranged = isa<RangeForStmt>(s.loop()) || (task && task->task == TaskType::range_for);
-    if (s.axis < 0 || (ranged && s.axis != 0) ||
-        (space_shape && static_cast<size_t>(s.axis) >= space_shape->size()))
+    if (s.axis < 0 || (ranged && s.axis != 0) || (space_shape && static_cast<size_t>(s.axis) >= space_shape->size()))
       return fail(DataType::of(ScalarKind::i32),
                   fmt::format("loop index axis {} is out of range for loop {}", s.axis, ref(s.loop())));
     if (s.type.is_value() && is_integral(s.type.scalar)) return ok(s.type);
@@ -301,8 +300,8 @@ struct Rules {
     for (const Stmt* i : s.operands())
       if (auto e = need_integral(i, "linearized index"); !e.empty()) return fail(DataType::of(ScalarKind::i32), e);
     if (s.strides.size() != s.num_operands())
-      return fail(DataType::of(ScalarKind::i32), fmt::format("linearized has {} index(es) but {} stride(s)",
-                                                             s.num_operands(), s.strides.size()));
+      return fail(DataType::of(ScalarKind::i32),
+                  fmt::format("linearized has {} index(es) but {} stride(s)", s.num_operands(), s.strides.size()));
     for (int64_t st : s.strides)
       if (st <= 0) return fail(DataType::of(ScalarKind::i32), "linearized strides must be positive");
     return ok(DataType::of(ScalarKind::i32));
@@ -322,7 +321,8 @@ struct Rules {
   TypeRuleResult operator()(const LoopLinearIndexStmt& s) const {
     const auto* task = dyn_cast<OffloadedStmt>(s.loop());
     if (!isa<RangeForStmt>(s.loop()) && !isa<StructForStmt>(s.loop()) && !(task && task->is_loop_task()))
-      return fail(DataType::of(ScalarKind::i32), fmt::format("loop index refers to {}, which is not a for loop", ref(s.loop())));
+      return fail(DataType::of(ScalarKind::i32),
+                  fmt::format("loop index refers to {}, which is not a for loop", ref(s.loop())));
     return ok(DataType::of(ScalarKind::i32));
   }
   TypeRuleResult operator()(const ReturnStmt& s) const {

@@ -30,9 +30,9 @@ class Value {
 
   ScalarKind kind() const { return kind_; }
   bool as_bool() const;
-  int64_t as_i64() const;    // integral kinds sign- or zero-extended; floats truncated
-  uint64_t as_u64() const;   // raw bits for unsigned, two's complement for signed
-  double as_f64() const;     // exact for every kind but i64/u64 beyond 2^53
+  int64_t as_i64() const;   // integral kinds sign- or zero-extended; floats truncated
+  uint64_t as_u64() const;  // raw bits for unsigned, two's complement for signed
+  double as_f64() const;    // exact for every kind but i64/u64 beyond 2^53
   float as_f32() const { return f32_; }
   Value cast_to(ScalarKind k) const;
   // Reinterprets the bits (same width) as kind `k`.

@@ -50,36 +50,43 @@ class Verifier {
       defined_here.push_back(s);
       if (s->is_container())
         for (const Block* child : s->blocks())
-        if (child) {
-          enclosing_.push_back(s);
-          check_block(*child, s);
-          enclosing_.pop_back();
-        }
+          if (child) {
+            enclosing_.push_back(s);
+            check_block(*child, s);
+            enclosing_.pop_back();
+          }
     }
     for (const Stmt* s : defined_here) visible_.erase(s);
   }
 
   void check_stmt(const Stmt& s) {
-    if (auto [it, fresh] = ids_.emplace(s.id, &s); !fresh) error(s, fmt::format("id ${} is used by two statements", s.id));
+    if (auto [it, fresh] = ids_.emplace(s.id, &s); !fresh)
+      error(s, fmt::format("id ${} is used by two statements", s.id));
     for (size_t i = 0; i < s.num_operands(); ++i) {
       const Stmt* op = s.operand(i);
       if (!op) {
         error(s, fmt::format("operand {} refers to an erased statement", i));
         return;
       }
-      if (isa<LoopIndexStmt>(&s) || isa<LoopLinearIndexStmt>(&s)) continue;  // checked against the enclosing loops below
+      if (isa<LoopIndexStmt>(&s) || isa<LoopLinearIndexStmt>(&s))
+        continue;  // checked against the enclosing loops below
       if (!has_value(op->kind()))
         error(s, fmt::format("operand ${} is a {}, which gives no value to read", op->id, kind_name(op->kind())));
       // A task's range bound may be a statement of an earlier task (tasks run in order).
       bool earlier_task = isa<OffloadedStmt>(&s) && defined_before_.count(op);
       if (opts_.dominance && !visible_.count(op) && !earlier_task)
-        error(s, fmt::format("operand ${} does not dominate this use (it is not defined earlier in this block or an enclosing one)", op->id));
+        error(
+            s,
+            fmt::format(
+                "operand ${} does not dominate this use (it is not defined earlier in this block or an enclosing one)",
+                op->id));
     }
     auto rule = type_rule(s, k_);
     if (!rule.error.empty())
       error(s, rule.error);
     else if (rule.type != s.type)
-      error(s, fmt::format("type <{}> disagrees with the type the operands give, <{}>", to_string(s.type), to_string(rule.type)));
+      error(s, fmt::format("type <{}> disagrees with the type the operands give, <{}>", to_string(s.type),
+                           to_string(rule.type)));
     visit(s, [&](const auto& x) { check_specific(x); });
   }
 
@@ -112,7 +119,8 @@ class Verifier {
     if (!f)
       error(s, fmt::format("get child of place '{}' has no field of that name", s.to));
     else if (k_.field(*f).dtype != s.type.scalar)
-      error(s, fmt::format("field '{}' is {}, but the pointer is <{}>", s.to, scalar_name(k_.field(*f).dtype), to_string(s.type)));
+      error(s, fmt::format("field '{}' is {}, but the pointer is <{}>", s.to, scalar_name(k_.field(*f).dtype),
+                           to_string(s.type)));
   }
   void check_specific(const OffloadedStmt& s) {
     if (!enclosing_.empty()) error(s, "an offloaded task must be at the kernel's top level");
@@ -128,7 +136,8 @@ class Verifier {
       error(s, fmt::format("struct for walks '{}', which is neither an index space nor a field", s.space));
   }
   void check_specific(const GlobalPtrStmt& s) {
-    if (s.field < 0 || static_cast<size_t>(s.field) >= k_.fields().size()) error(s, "global ptr refers to a field that does not exist");
+    if (s.field < 0 || static_cast<size_t>(s.field) >= k_.fields().size())
+      error(s, "global ptr refers to a field that does not exist");
   }
   void check_specific(const AdStackAllocaStmt& s) {
     if (!s.size) return;
@@ -154,20 +163,24 @@ class Verifier {
     walk(k_.root(), [&](Stmt& x) {
       if (auto* l = dyn_cast<ArgLoadStmt>(&x); l && l->arg_index == index && l->type.pointer) loaded = true;
     });
-    if (!loaded) error(s, fmt::format("size reads ndarray argument {}, which the kernel neither declares nor loads", index));
+    if (!loaded)
+      error(s, fmt::format("size reads ndarray argument {}, which the kernel neither declares nor loads", index));
   }
   void check_size_field(const AdStackAllocaStmt& s, const SizeExpr& e) {
     auto id = k_.find_field(e.name());
     if (!id) return error(s, fmt::format("size reads field '{}', which does not exist", e.name()));
     const Field& f = k_.field(*id);
     if (f.dtype != ScalarKind::unknown && !is_integral(f.dtype))
-      error(s, fmt::format("size reads field '{}' of type {}; sizes read integer fields", e.name(), scalar_name(f.dtype)));
+      error(s,
+            fmt::format("size reads field '{}' of type {}; sizes read integer fields", e.name(), scalar_name(f.dtype)));
     if (f.shape && f.shape->size() != e.operands().size())
-      error(s, fmt::format("size reads field '{}' with {} index(es), but it has {} dimension(s)", e.name(), e.operands().size(), f.shape->size()));
+      error(s, fmt::format("size reads field '{}' with {} index(es), but it has {} dimension(s)", e.name(),
+                           e.operands().size(), f.shape->size()));
   }
   void check_size_arg(const AdStackAllocaStmt& s, int index) {
     if (const ArgDecl* a = k_.find_arg(index)) {
-      if (a->ndarray || !is_integral(a->dtype)) error(s, fmt::format("size reads argument {}, which is not an integer scalar", index));
+      if (a->ndarray || !is_integral(a->dtype))
+        error(s, fmt::format("size reads argument {}, which is not an integer scalar", index));
       return;
     }
     bool loaded = false;

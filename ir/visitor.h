@@ -14,7 +14,7 @@ template <class F>
 decltype(auto) visit(Stmt& s, F&& f) {
   switch (s.kind()) {
 #define PB_X(Name, text, traits) \
-  case StmtKind::Name:   \
+  case StmtKind::Name:           \
     return std::forward<F>(f)(static_cast<Name##Stmt&>(s));
     PB_STMT_KINDS(PB_X)
 #undef PB_X
@@ -26,7 +26,7 @@ template <class F>
 decltype(auto) visit(const Stmt& s, F&& f) {
   switch (s.kind()) {
 #define PB_X(Name, text, traits) \
-  case StmtKind::Name:   \
+  case StmtKind::Name:           \
     return std::forward<F>(f)(static_cast<const Name##Stmt&>(s));
     PB_STMT_KINDS(PB_X)
 #undef PB_X

@@ -106,7 +106,6 @@ bool encloses(const Stmt* container, const Stmt* s) {
   return false;
 }
 
-
 }  // namespace
 
 BoundBuilder::BoundBuilder(const Kernel& k) : k_(k) {

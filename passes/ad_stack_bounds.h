@@ -89,7 +89,7 @@ class BoundBuilder {
 
   const ir::Kernel& k_;
   std::set<ir::FieldId> written_fields_;
-  std::set<int> written_ndarrays_;  // argument indices
+  std::set<int> written_ndarrays_;         // argument indices
   std::set<const ir::Stmt*> in_progress_;  // allocas whose stores are being built (cycle guard)
 };
 

@@ -167,8 +167,9 @@ class PipelineParser {
         auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
         if (ec != std::errc() || p != v.data() + v.size() || v.empty()) fail_at(pos, expects("an integer"));
         if (x < s.min_int || x > s.max_int)
-          fail_at(pos, s.max_int == INT64_MAX ? expects(fmt::format("an integer >= {}", s.min_int).c_str())
-                                              : expects(fmt::format("an integer in {}..{}", s.min_int, s.max_int).c_str()));
+          fail_at(pos, s.max_int == INT64_MAX
+                           ? expects(fmt::format("an integer >= {}", s.min_int).c_str())
+                           : expects(fmt::format("an integer in {}..{}", s.min_int, s.max_int).c_str()));
         return x;
       }
       case OptionType::Float: {

@@ -29,18 +29,18 @@ namespace pb::codegen::llvmgen {
 
 // What a task function reads through its `ctx` argument: an array of 8-byte words.
 enum ContextWord : int {
-  kCtxFields = 0,        // void*[field id]: field buffers (u1 stored as one byte)
-  kCtxNdarrays = 1,      // void*[arg index]
-  kCtxNdarrayGrads = 2,  // void*[arg index]
-  kCtxArgs = 3,          // uint64_t[arg index]: scalar arguments, stored in their IR type at the word
-  kCtxTemps = 4,         // uint64_t[]: values and locals shared between tasks (KernelInfo::temps_words)
-  kCtxGlobalTmps = 5,    // bytes: the offloaded stage's global temporaries
-  kCtxStackOffsets = 6,  // int64_t[stack id]: byte offset of the stack in a heap slice
-  kCtxStackCaps = 7,     // int64_t[stack id]: the stack's capacity (entries)
-  kCtxFlags = 8,         // int32_t[kNumFlags]
-  kCtxReturned = 9,      // uint64_t[]: values of the last `return`
-  kCtxHost = 10,         // opaque, passed to host callbacks (print)
-  kCtxNdarrayDuals = 11, // void*[arg index]: tangent arrays (`external_ptr ... is_dual=true`)
+  kCtxFields = 0,         // void*[field id]: field buffers (u1 stored as one byte)
+  kCtxNdarrays = 1,       // void*[arg index]
+  kCtxNdarrayGrads = 2,   // void*[arg index]
+  kCtxArgs = 3,           // uint64_t[arg index]: scalar arguments, stored in their IR type at the word
+  kCtxTemps = 4,          // uint64_t[]: values and locals shared between tasks (KernelInfo::temps_words)
+  kCtxGlobalTmps = 5,     // bytes: the offloaded stage's global temporaries
+  kCtxStackOffsets = 6,   // int64_t[stack id]: byte offset of the stack in a heap slice
+  kCtxStackCaps = 7,      // int64_t[stack id]: the stack's capacity (entries)
+  kCtxFlags = 8,          // int32_t[kNumFlags]
+  kCtxReturned = 9,       // uint64_t[]: values of the last `return`
+  kCtxHost = 10,          // opaque, passed to host callbacks (print)
+  kCtxNdarrayDuals = 11,  // void*[arg index]: tangent arrays (`external_ptr ... is_dual=true`)
   kNumContextWords = 12,
 };
 

@@ -489,8 +489,10 @@ void TaskEmitter::emit(const ir::ExternalPtrStmt& s) {
   auto it = shapes.find(arg);
   if (it == shapes.end())
     throw UserError(fmt::format("{}ndarray argument {} is not given (at `{}`)",
-                                s.is_grad ? "the gradient of " : s.is_dual ? "the dual of " : "", arg,
-                                ir::print_stmt(s, m_.kernel)),
+                                s.is_grad   ? "the gradient of "
+                                : s.is_dual ? "the dual of "
+                                            : "",
+                                arg, ir::print_stmt(s, m_.kernel)),
                     "give an ndarray object (with \"grad\" where the kernel reads it) in the inputs' \"args\"");
   if (it->second.size() != s.indices().size())
     unsupported(s, fmt::format("ndarray argument {} has shape {} but is indexed with {} index(es)", arg,

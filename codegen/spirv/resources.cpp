@@ -57,9 +57,11 @@ class Assigner {
     });
     for (const auto& [field, rank] : field_rank) add_field(field, rank);
     for (const auto& [key, rank] : ndarray_rank) {
-      static constexpr BindingKind kinds[] = {BindingKind::ndarray, BindingKind::ndarray_grad, BindingKind::ndarray_dual};
+      static constexpr BindingKind kinds[] = {BindingKind::ndarray, BindingKind::ndarray_grad,
+                                              BindingKind::ndarray_dual};
       static constexpr const char* suffix[] = {"", " grad", " dual"};
-      Binding b = make(kinds[key.second], fmt::format("arg {}{}", key.first, suffix[key.second]), ndarray_kind[key.first]);
+      Binding b =
+          make(kinds[key.second], fmt::format("arg {}{}", key.first, suffix[key.second]), ndarray_kind[key.first]);
       b.arg = key.first;
       r_.ndarray_binding[key] = add(std::move(b));
     }

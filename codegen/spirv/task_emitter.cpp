@@ -197,7 +197,8 @@ void TaskEmitter::plan_word_views() {
           "compile with int64=on as well as float64=on");
     if (const auto* g = ir::dyn_cast<ir::GlobalPtrStmt>(a->dest())) word_views_.insert(res_.field_binding.at(g->field));
     if (const auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(a->dest()))
-      word_views_.insert(res_.ndarray_binding.at({ir::dyn_cast<ir::ArgLoadStmt>(e->base())->arg_index, ndarray_array(*e)}));
+      word_views_.insert(
+          res_.ndarray_binding.at({ir::dyn_cast<ir::ArgLoadStmt>(e->base())->arg_index, ndarray_array(*e)}));
   };
   for (const ir::Stmt* r : task_.roots) {
     visit_atomic(*r);

@@ -68,7 +68,6 @@ int loop_depth_in(const ir::Stmt& s, const ir::Block& ib);
 // The loop (range-for, struct-for or while) nearest to `s` that lies inside `ib`, or nullptr.
 const ir::Stmt* enclosing_loop_in(const ir::Stmt& s, const ir::Block& ib);
 
-
 // A stack's push or pop between `def` and the point where `user` has finished executing, in
 // any iteration: pre-order between them, inside `user`, or inside a loop that encloses `user`
 // but not `def`. Reading `def`'s stack again at the reverse of `user` would then see another

@@ -228,7 +228,7 @@ class Backup {
   std::unordered_map<std::pair<const Stmt*, const Block*>, Stmt*, PairHash> in_block_;  // stack-free clones
   std::unordered_map<const Stmt*, bool> reads_stack_at_anchor_;
   std::unordered_set<const Stmt*> reads_stack_top_;  // values made that read a stack top
-  bool read_stack_ = false;  // the value being made reads a stack top somewhere in its tree
+  bool read_stack_ = false;                          // the value being made reads a stack top somewhere in its tree
 };
 
 }  // namespace

@@ -57,7 +57,6 @@ bool contains_range_for(const Block& b) {
   return found;
 }
 
-
 // The local (alloca or stack) a statement reads or writes as a variable, or nullptr.
 const Stmt* local_accessed(const Stmt& s) {
   switch (s.kind()) {

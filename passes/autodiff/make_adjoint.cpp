@@ -417,9 +417,8 @@ class Adjointer {
     if (s.op != AtomicOp::add && s.op != AtomicOp::sub)
       reject(
           k_, s,
-          fmt::format(
-              "atomic {} on the differentiable {} (the reference compiler silently differentiates it as add)",
-              op_name(s.op), target_name(k_, s.dest())),
+          fmt::format("atomic {} on the differentiable {} (the reference compiler silently differentiates it as add)",
+                      op_name(s.op), target_name(k_, s.dest())),
           "use atomic add/sub, or compute the value with min/max/mul on locals and store it");
     if (s.has_users())
       reject(k_, s, "the old value an atomic on a differentiable field or ndarray returns is used",

@@ -1,9 +1,9 @@
 #include "passes/autodiff/reverse_outer_loops.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
@@ -17,7 +17,6 @@ namespace pb::passes {
 using namespace ir;
 
 namespace {
-
 
 struct Reverser {
   explicit Reverser(const Kernel& kernel) : k(kernel) {}
@@ -149,7 +148,9 @@ struct Reverser {
   void reorder(Block& b) {
     std::vector<Stmt*> all = b.statements();
     auto first_it = std::find_if(all.begin(), all.end(), [](const Stmt* s) { return is_counted_loop(s); });
-    if (first_it == all.end() || std::count_if(first_it, all.end(), [](const Stmt* s) { return is_counted_loop(s); }) < 2) return;
+    if (first_it == all.end() ||
+        std::count_if(first_it, all.end(), [](const Stmt* s) { return is_counted_loop(s); }) < 2)
+      return;
     auto first = static_cast<size_t>(first_it - all.begin());
     std::unordered_set<const Stmt*> needed = hoisted_after_first_loop(b, all, first);
     std::vector<Stmt*> order(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(first));

@@ -71,7 +71,8 @@ bool value_needed(const Stmt* load, const std::set<ArrayKey>& needed_arrays) {
       if (auto* bin = dyn_cast<BinaryOpStmt>(user)) {
         // Scaling by a constant (x * c, c * x, x / c) reads no other differentiable value.
         const Stmt* other = bin->operand(1 - u.slot());
-        bool by_constant = isa<ConstStmt>(other) && (bin->op == BinaryOp::mul || (bin->op == BinaryOp::div && u.slot() == 0));
+        bool by_constant =
+            isa<ConstStmt>(other) && (bin->op == BinaryOp::mul || (bin->op == BinaryOp::div && u.slot() == 0));
         passes_on = gradient_of(bin->op) == Gradient::linear || by_constant;
       }
       if (isa<TernaryOpStmt>(user)) passes_on = u.slot() != 0;
@@ -156,7 +157,8 @@ void check_write_after_read(const Kernel& k, const std::function<bool(const Stmt
   for (bool grew = true; grew;) {
     grew = false;
     for (const auto& [key, rs] : reads)
-      if (!needed.count(key) && std::any_of(rs.begin(), rs.end(), [&](const Stmt* r) { return value_needed(r, needed); }))
+      if (!needed.count(key) &&
+          std::any_of(rs.begin(), rs.end(), [&](const Stmt* r) { return value_needed(r, needed); }))
         grew = needed.insert(key).second;
   }
   for (const auto& [key, ws] : writes) {

@@ -34,9 +34,9 @@ namespace pb::passes {
 // says whether two index expressions provably never take the same value.
 // Whether `write` can execute after `read` in one launch, in the same iteration of a top-level loop:
 // later in pre-order `order` (and not in the other branch of an if), or in a serial loop holding both.
-bool may_run_after(const ir::Stmt* read, const ir::Stmt* write, const std::unordered_map<const ir::Stmt*, size_t>& order);
+bool may_run_after(const ir::Stmt* read, const ir::Stmt* write,
+                   const std::unordered_map<const ir::Stmt*, size_t>& order);
 
-void check_write_after_read(const ir::Kernel& k,
-                            const std::function<bool(const ir::Stmt*, const ir::Stmt*)>& disjoint);
+void check_write_after_read(const ir::Kernel& k, const std::function<bool(const ir::Stmt*, const ir::Stmt*)>& disjoint);
 
 }  // namespace pb::passes

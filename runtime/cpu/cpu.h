@@ -57,10 +57,10 @@ codegen::llvmgen::EmitShapes emit_shapes(const ir::Kernel& k, const State& state
 
 // A state's buffers packed as native arrays (the kernel's declared element types; u1 as bytes).
 struct DeviceMemory {
-  std::vector<std::vector<uint64_t>> fields;                   // by field id; empty: no buffer
+  std::vector<std::vector<uint64_t>> fields;                                  // by field id; empty: no buffer
   std::vector<std::vector<uint64_t>> ndarrays, ndarray_grads, ndarray_duals;  // by argument index
-  std::vector<uint64_t> args;                                  // scalar arguments, one word each
-  std::vector<ir::ScalarKind> arg_kinds;                       // the type each scalar word holds
+  std::vector<uint64_t> args;                                                 // scalar arguments, one word each
+  std::vector<ir::ScalarKind> arg_kinds;                                      // the type each scalar word holds
   std::vector<void*> field_ptrs, ndarray_ptrs, ndarray_grad_ptrs, ndarray_dual_ptrs;
 };
 

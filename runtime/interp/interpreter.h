@@ -33,9 +33,9 @@ namespace pb::runtime {
 inline constexpr uint64_t kDefaultMaxSteps = 1'000'000'000;
 
 struct RunOptions {
-  bool shuffle = false;    // run the threads of each parallel loop in a permuted order
-  uint64_t seed = 0;       // the permutation's seed
-  bool f64 = false;        // compute f32 as f64
+  bool shuffle = false;  // run the threads of each parallel loop in a permuted order
+  uint64_t seed = 0;     // the permutation's seed
+  bool f64 = false;      // compute f32 as f64
   // Executed statements and loop iterations before the run fails (0: no limit).
   uint64_t max_steps = kDefaultMaxSteps;
   bool trace_decisions = false;  // fill RunResult::decision_hash
@@ -48,7 +48,7 @@ struct RunOptions {
 };
 
 struct RunResult {
-  std::string printed;        // the text of print statements, in execution order
+  std::string printed;         // the text of print statements, in execution order
   uint64_t decision_hash = 0;  // with trace_decisions: hash of the decisions, in execution order
   uint64_t decisions = 0;      // with trace_decisions: how many were taken
   // Per stack alloc id, for every stack whose alloc ran: the deepest it got, and the largest

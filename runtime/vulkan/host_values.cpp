@@ -130,8 +130,9 @@ Buffer* buffer_of(const Binding& b, State& state) {
       if (b.kind == BindingKind::ndarray) return &a.array;
       auto& companion = b.kind == BindingKind::ndarray_grad ? a.grad : a.dual;
       if (!companion)
-        companion = Buffer::zeros(a.array.dtype, a.array.shape,
-                                  fmt::format("arg {} {}", b.arg, b.kind == BindingKind::ndarray_grad ? "gradient" : "dual"));
+        companion =
+            Buffer::zeros(a.array.dtype, a.array.shape,
+                          fmt::format("arg {} {}", b.arg, b.kind == BindingKind::ndarray_grad ? "gradient" : "dual"));
       return &*companion;
     }
     case BindingKind::temps:

@@ -124,7 +124,8 @@ TEST(EveryKind, HasASampleThatPrintsParsesBackAndSurvivesJson) {
     EXPECT_EQ(print_kernel(*from_json(nlohmann::json::parse(to_json(*k).dump()))), printed);
     walk(k->root(), [&](Stmt& s) { seen.insert(s.kind()); });
   }
-#define PB_X(Name, text, traits) EXPECT_TRUE(seen.count(StmtKind::Name)) << "no sample holds a " << text << " statement";
+#define PB_X(Name, text, traits) \
+  EXPECT_TRUE(seen.count(StmtKind::Name)) << "no sample holds a " << text << " statement";
   PB_STMT_KINDS(PB_X)
 #undef PB_X
 }

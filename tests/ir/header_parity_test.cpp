@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <functional>
-
 #include <string>
 
 #include "ir/diagnostic.h"
@@ -42,13 +41,12 @@ std::string json_error(const json& j) {
   return "";
 }
 
-json field(const std::string& name) {
-  return {{"name", name}, {"dtype", "f32"}, {"shape", {4}}, {"declared", true}};
-}
+json field(const std::string& name) { return {{"name", name}, {"dtype", "f32"}, {"shape", {4}}, {"declared", true}}; }
 
 json document(json fields, json spaces = json::array(), json args = json::array()) {
-  return {{"format", "passbench-ir"}, {"version", 1}, {"fields", std::move(fields)}, {"spaces", std::move(spaces)},
-          {"args", std::move(args)}, {"body", json::array()}};
+  return {{"format", "passbench-ir"},    {"version", 1},
+          {"fields", std::move(fields)}, {"spaces", std::move(spaces)},
+          {"args", std::move(args)},     {"body", json::array()}};
 }
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -66,7 +64,8 @@ TEST(HeaderParity, NamesThatWouldNotPrintBackAreRefusedByBothReaders) {
   EXPECT_TRUE(has(text_error("dense s-1 : [4]\nkernel {\n}\n"), "h.chi:1:7"));
   // A struct for's inferred index space (found by text_fuzz: its JSON did not read back).
   EXPECT_TRUE(has(text_error("kernel {\n  $0 : struct for in s\x01t block_dim=adaptive {\n  }\n}\n"), "h.chi:2:22"));
-  EXPECT_TRUE(has(json_error(document(json::array(), {{{"name", "s]"}, {"shape", {4}}, {"declared", true}}})), "index space"));
+  EXPECT_TRUE(
+      has(json_error(document(json::array(), {{{"name", "s]"}, {"shape", {4}}, {"declared", true}}})), "index space"));
 }
 
 TEST(HeaderParity, NamesTheReferencePrintsAreAccepted) {
@@ -184,7 +183,9 @@ TEST(HeaderParity, AFloatInAnIntegerListIsALocatedError) {
 
 // Found by the same campaign: a mutated ndarray layout ("=OS") printed text that did not parse back.
 TEST(HeaderParity, AnNdarrayLayoutIsAosOrSoaInBothReaders) {
-  std::string head = "arg 0 : ndarray<f32, 1>\nkernel {\n  <*f32> $0 = argload[0]\n  <i32> $1 = const 0\n  <*f32> $2 = external_ptr $0, [$1] layout=";
+  std::string head =
+      "arg 0 : ndarray<f32, 1>\nkernel {\n  <*f32> $0 = argload[0]\n  <i32> $1 = const 0\n  <*f32> $2 = external_ptr "
+      "$0, [$1] layout=";
   std::string t = text_error(head + "XOS is_grad=false\n}\n");
   EXPECT_TRUE(has(t, "h.chi:5:44")) << t;
   EXPECT_TRUE(has(t, "AOS or SOA")) << t;
@@ -200,7 +201,12 @@ TEST(HeaderParity, AnNdarrayLayoutIsAosOrSoaInBothReaders) {
 // read from JSON and lost through text. Both readers refuse what a task type's line cannot carry.
 TEST(HeaderParity, ATaskAttributeItsLineCannotCarryIsRefusedByBothReaders) {
   json j = document(json::array());
-  j["body"] = {{{"id", 0}, {"kind", "offloaded"}, {"task", "serial"}, {"grid_dim", 0}, {"block_dim", 1}, {"body", json::array()}}};
+  j["body"] = {{{"id", 0},
+                {"kind", "offloaded"},
+                {"task", "serial"},
+                {"grid_dim", 0},
+                {"block_dim", 1},
+                {"body", json::array()}}};
   EXPECT_TRUE(has(json_error(j), "a serial task has no grid_dim or block_dim")) << json_error(j);
   j["body"][0]["block_dim"] = 0;
   EXPECT_NO_THROW(from_json(j));
@@ -209,7 +215,8 @@ TEST(HeaderParity, ATaskAttributeItsLineCannotCarryIsRefusedByBothReaders) {
   std::string t = text_error("kernel {\n  $0 = offloaded garbage collect S1 block_dim=4\n}\n");
   EXPECT_TRUE(has(t, "h.chi:2:18")) << t;
   EXPECT_TRUE(has(t, "a garbage collect task has no grid_dim or block_dim")) << t;
-  EXPECT_NO_THROW(parse_kernel("kernel {\n  $0 = offloaded range_for(0, 4) grid_dim=1 block_dim=8 loop_name=f\n  body {\n  }\n}\n", "h.chi"));
+  EXPECT_NO_THROW(parse_kernel(
+      "kernel {\n  $0 = offloaded range_for(0, 4) grid_dim=1 block_dim=8 loop_name=f\n  body {\n  }\n}\n", "h.chi"));
 }
 
 // Found by a 16-core text_fuzz campaign: an overlong UTF-8 form (0xC0 0x9B) in a kernel name was
@@ -261,7 +268,8 @@ TEST(HeaderParity, SNodeNamesAndBareTokensFollowTheTextRulesInJson) {
 // `offloaded listgen ->S2`, which does not parse. Tasks that walk an SNode need it in JSON too.
 TEST(HeaderParity, ATaskWithoutItsSNodeIsRefusedInJson) {
   json j = document(json::array());
-  j["body"] = {{{"id", 0}, {"kind", "offloaded"}, {"task", "listgen"}, {"grid_dim", 0}, {"block_dim", 0}, {"snode", "S2"}}};
+  j["body"] = {
+      {{"id", 0}, {"kind", "offloaded"}, {"task", "listgen"}, {"grid_dim", 0}, {"block_dim", 0}, {"snode", "S2"}}};
   EXPECT_TRUE(has(json_error(j), "a listgen task needs \"parent_snode\"")) << json_error(j);
   j["body"][0]["parent_snode"] = "S1";
   EXPECT_NO_THROW(from_json(j));

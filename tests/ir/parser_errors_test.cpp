@@ -80,8 +80,9 @@ const ErrorCase kCases[] = {
     {"MissingClosingBraceOfANestedBlock", "kernel {\n  $0 : while true {\n    $1 continue\n  }\n", 5, "",
      "a block is not closed"},
     {"UnknownStatement", k("  <i32> $0 = frobnicate $1\n"), 2, "frobnicate", "unknown statement 'frobnicate'"},
-    {"UnsupportedOffloadedTask", k("  $0 = offloaded mesh_for(verts -> edges) grid_dim=0 block_dim=32\n  body {\n  }\n"), 2,
-     "mesh_for", "unknown offloaded task type 'mesh_for'"},
+    {"UnsupportedOffloadedTask",
+     k("  $0 = offloaded mesh_for(verts -> edges) grid_dim=0 block_dim=32\n  body {\n  }\n"), 2, "mesh_for",
+     "unknown offloaded task type 'mesh_for'"},
     {"UnsupportedShiftPtr", k("  <i32> $0 = const 0\n  <*i32> $4 = shift ptr [$0 + $0]\n"), 3, "shift",
      "unsupported statement 'shift' at line 3"},
     {"UnsupportedTensorTypeHint", k("  <[Tensor (4) f32]> $3 = alloca\n"), 2, "[Tensor",
@@ -107,9 +108,11 @@ const ErrorCase kCases[] = {
     {"UndeclaredIndexSpace", "field x : f32[4] in nowhere\n" + k(""), 1, "nowhere",
      "index space 'nowhere' is not declared"},
     // BUG(caret)
-    {"ArgumentIndexTooLarge", "arg 2147483647 : i32\n" + k(""), 1, "2147483647", "argument index 2147483647 is outside 0..4095"},
+    {"ArgumentIndexTooLarge", "arg 2147483647 : i32\n" + k(""), 1, "2147483647",
+     "argument index 2147483647 is outside 0..4095"},
     {"LoopAxisOutOfRange",
-     k("  <i32> $1 = const 0\n  $0 : for in range($1, $1) block_dim=adaptive {\n    <i32> $2 = loop $0 index 99\n  }\n"),
+     k("  <i32> $1 = const 0\n  $0 : for in range($1, $1) block_dim=adaptive {\n    <i32> $2 = loop $0 index 99\n  "
+       "}\n"),
      4, "99", "loop axis 99 is outside 0..15"},
     {"NdarrayNegativeDimensions", "arg 0 : ndarray<f32, -1>\n" + k(""), 1, "-1>", "ndarray rank -1 is outside 0..16"},
     // BUG(caret)

@@ -532,8 +532,11 @@ namespace {
 
 // Taichi <= 0.6 wrote the base of an external pointer in angle brackets (taichi #2884's dump).
 TEST(ParserDialect, ExternalPtrWithAnAngledBaseReadsAndPrintsInTodaysForm) {
-  auto k = parse_kernel("kernel {\n  <i32> $0 = const [0]\n  <*f64> $1 = arg[0]\n  <*f64> $2 = external_ptr <$1>, [$0]\n}\n", "t.chi");
-  EXPECT_EQ(print_kernel(*k), "kernel {\n  <i32> $0 = const 0\n  <*f64> $1 = argload[0]\n  <*f64> $2 = external_ptr $1, [$0] layout=AOS is_grad=false\n}\n");
+  auto k = parse_kernel(
+      "kernel {\n  <i32> $0 = const [0]\n  <*f64> $1 = arg[0]\n  <*f64> $2 = external_ptr <$1>, [$0]\n}\n", "t.chi");
+  EXPECT_EQ(print_kernel(*k),
+            "kernel {\n  <i32> $0 = const 0\n  <*f64> $1 = argload[0]\n  <*f64> $2 = external_ptr $1, [$0] layout=AOS "
+            "is_grad=false\n}\n");
 }
 
 }  // namespace

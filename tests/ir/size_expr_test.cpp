@@ -42,8 +42,8 @@ INSTANTIATE_TEST_SUITE_P(Forms, SizeTextRoundTrip,
                                            "max(i in range(1, 4): max(j in range(0, i): i * j))",
                                            "n[] * max(i5 in range(0, n[]): n[] - i5)", "min(6 * n[], 4)",
                                            "max(i in range(0, min(n[], 4)): m[i])", "n[] // 2", "n[] % 3 + 1",
-                                           "(n[] + 1) // 2", "max(i in range(0, 6): m[i // 2, i % 2])", "arg(2)[1]", "arg(0)[] + arg(1)[n[], 0]",
-                                           "2 * n[] // 3"));
+                                           "(n[] + 1) // 2", "max(i in range(0, 6): m[i // 2, i % 2])", "arg(2)[1]",
+                                           "arg(0)[] + arg(1)[n[], 0]", "2 * n[] // 3"));
 
 TEST(SizeText, ParenthesesFollowTheTree) {
   EXPECT_EQ(to_string(*SizeExpr::binary(SizeOp::Mul, SizeExpr::binary(SizeOp::Add, c(1), c(2)), c(3))), "(1 + 2) * 3");

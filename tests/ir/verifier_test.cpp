@@ -130,11 +130,13 @@ TEST(VerifierOperands, AStatementWithoutAValueIsNoOperand) {
                       k("  <f32> $0 = const 1\n  <*f32> $1 = alloca\n  <f32> $2 : local store [$1 <- $0]\n"
                         "  <*f32> $3 = global ptr [y], index [] activate=true\n  $4 : global store [$3 <- $2]\n"));
   expect_one_error(*stored, "$4 : global store [$3 <- $2]", "operand $2 is a local_store, which gives no value");
-  auto pushed = parse(k("  <f32> $0 = const 1\n  <f32> $1 = stack alloc (max_size=4)\n"
-                        "  $2 : stack push $1, val = $0\n  $3 : stack push $1, val = $2\n"));
+  auto pushed =
+      parse(k("  <f32> $0 = const 1\n  <f32> $1 = stack alloc (max_size=4)\n"
+              "  $2 : stack push $1, val = $0\n  $3 : stack push $1, val = $2\n"));
   expect_one_error(*pushed, "<f32> $3 : stack push $1, val = $2", "operand $2 is a stack_push");
-  auto popped = parse(k("  <f32> $0 = const 1\n  <f32> $1 = stack alloc (max_size=4)\n"
-                        "  $2 : stack push $1, val = $0\n  $3 : stack pop $1\n  <f32> $4 = neg $3\n"));
+  auto popped =
+      parse(k("  <f32> $0 = const 1\n  <f32> $1 = stack alloc (max_size=4)\n"
+              "  $2 : stack push $1, val = $0\n  $3 : stack pop $1\n  <f32> $4 = neg $3\n"));
   auto errors = verify(*popped);
   ASSERT_FALSE(errors.empty());
   EXPECT_NE(all_errors(errors).find("operand $3 is a stack_pop"), std::string::npos) << all_errors(errors);

@@ -1,12 +1,13 @@
 // The pass manager's records: what every pass execution did, verification after each pass,
 // stop-after, bisect limit, and failures (exceptions, internal errors, invalid IR).
+#include "passes/pass_manager.h"
+
 #include <gtest/gtest.h>
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/statements.h"
 #include "pass_test_util.h"
-#include "passes/pass_manager.h"
 #include "passes/registry.h"
 
 using namespace pb;
@@ -38,7 +39,9 @@ struct EraseFirstUsedPass final : Pass {  // leaves a dangling operand: the veri
   }
 };
 struct ThrowUserErrorPass final : Pass {
-  PassResult run(ir::Kernel&, const PassOptions&) override { throw UserError("cannot handle this kernel", "use another pass"); }
+  PassResult run(ir::Kernel&, const PassOptions&) override {
+    throw UserError("cannot handle this kernel", "use another pass");
+  }
 };
 struct AssertPass final : Pass {
   PassResult run(ir::Kernel&, const PassOptions&) override {
@@ -51,11 +54,20 @@ void register_test_passes() {
   static bool done = false;
   if (done) return;
   done = true;
-  register_pass({.name = "test_dangle", .summary = "test only: erases a used statement", .options = {}, .statistics = {},
+  register_pass({.name = "test_dangle",
+                 .summary = "test only: erases a used statement",
+                 .options = {},
+                 .statistics = {},
                  .create = [] { return std::make_unique<EraseFirstUsedPass>(); }});
-  register_pass({.name = "test_user_error", .summary = "test only: throws a user error", .options = {}, .statistics = {},
+  register_pass({.name = "test_user_error",
+                 .summary = "test only: throws a user error",
+                 .options = {},
+                 .statistics = {},
                  .create = [] { return std::make_unique<ThrowUserErrorPass>(); }});
-  register_pass({.name = "test_assert", .summary = "test only: trips an assertion", .options = {}, .statistics = {},
+  register_pass({.name = "test_assert",
+                 .summary = "test only: trips an assertion",
+                 .options = {},
+                 .statistics = {},
                  .create = [] { return std::make_unique<AssertPass>(); }});
 }
 
@@ -115,7 +127,8 @@ TEST(PassManager, BisectLimitRunsOnlyTheFirstN) {
     RunOptions o;
     o.bisect_limit = limit;
     auto run = run_pipeline(*k, parse_pipeline("simplify,dce"), o);
-    for (size_t i = 0; i < run.records.size(); ++i) EXPECT_EQ(run.records[i].ran, static_cast<int64_t>(i) < limit) << limit;
+    for (size_t i = 0; i < run.records.size(); ++i)
+      EXPECT_EQ(run.records[i].ran, static_cast<int64_t>(i) < limit) << limit;
   }
   auto k = test::parse(kKernel);
   std::string before = test::print(*k);

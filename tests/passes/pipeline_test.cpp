@@ -1,8 +1,9 @@
 // Pipeline strings: parsing, options, named pipelines, printing back, and every error path.
+#include "passes/pipeline.h"
+
 #include <gtest/gtest.h>
 
 #include "ir/diagnostic.h"
-#include "passes/pipeline.h"
 #include "passes/registry.h"
 
 using namespace pb::passes;
@@ -42,7 +43,9 @@ TEST(Pipeline, EmptyBracesAndWhitespace) {
   EXPECT_EQ(parse_pipeline("simplify{ max_rounds = 2 }").to_string(), "simplify{max_rounds=2}");
 }
 
-TEST(Pipeline, NamedPipelineExpands) { EXPECT_EQ(parse_pipeline("cleanup,renumber").to_string(), "simplify,dce,renumber"); }
+TEST(Pipeline, NamedPipelineExpands) {
+  EXPECT_EQ(parse_pipeline("cleanup,renumber").to_string(), "simplify,dce,renumber");
+}
 
 TEST(Pipeline, UnknownPassSuggestsTheNearestAndListsAll) {
   auto e = error_of("simplify,dcee");
@@ -68,7 +71,8 @@ TEST(Pipeline, UnknownOptionListsTheOptions) {
 }
 
 TEST(Pipeline, BadValuesAreRejected) {
-  EXPECT_NE(error_of("simplify{max_rounds=many}").find("option 'max_rounds' expects an integer, got 'many'"), std::string::npos);
+  EXPECT_NE(error_of("simplify{max_rounds=many}").find("option 'max_rounds' expects an integer, got 'many'"),
+            std::string::npos);
   EXPECT_NE(error_of("simplify{max_rounds=}").find("expects an integer"), std::string::npos);
   EXPECT_NE(error_of("simplify{max_rounds}").find("expected '=' after option 'max_rounds'"), std::string::npos);
 }
@@ -82,25 +86,34 @@ TEST(Pipeline, SyntaxErrorsAreLocated) {
 }
 
 TEST(Pipeline, TypedOptionsOfEveryKind) {
-  register_pass({.name = "test_typed_options",
-                 .summary = "test only",
-                 .options = {{.name = "flag", .type = OptionType::Bool, .default_value = "false", .help = "", .choices = {}},
-                             {.name = "ratio", .type = OptionType::Float, .default_value = "0.5", .help = "", .choices = {}},
-                             {.name = "mode", .type = OptionType::String, .default_value = "heap", .help = "", .choices = {"heap", "function"}}},
-                 .statistics = {},
-                 .create = {}});
+  register_pass(
+      {.name = "test_typed_options",
+       .summary = "test only",
+       .options = {{.name = "flag", .type = OptionType::Bool, .default_value = "false", .help = "", .choices = {}},
+                   {.name = "ratio", .type = OptionType::Float, .default_value = "0.5", .help = "", .choices = {}},
+                   {.name = "mode",
+                    .type = OptionType::String,
+                    .default_value = "heap",
+                    .help = "",
+                    .choices = {"heap", "function"}}},
+       .statistics = {},
+       .create = {}});
   auto p = parse_pipeline("test_typed_options{flag=true,ratio=2.25,mode=function}");
   EXPECT_TRUE(p.entries[0].options.get_bool("flag"));
   EXPECT_DOUBLE_EQ(p.entries[0].options.get_float("ratio"), 2.25);
   EXPECT_EQ(p.entries[0].options.get_string("mode"), "function");
   EXPECT_EQ(p.to_string(), "test_typed_options{flag=true,ratio=2.25,mode=function}");
   EXPECT_NE(error_of("test_typed_options{flag=yes}").find("expects true or false"), std::string::npos);
-  EXPECT_NE(error_of("test_typed_options{mode=stack}").find("expects one of heap, function, got 'stack'"), std::string::npos);
+  EXPECT_NE(error_of("test_typed_options{mode=stack}").find("expects one of heap, function, got 'stack'"),
+            std::string::npos);
   EXPECT_NE(error_of("test_typed_options{ratio=1.5x}").find("expects a number"), std::string::npos);
 }
 
 TEST(Pipeline, SelfExpandingNamedPipelineIsAnError) {
-  register_named_pipeline({.name = "test_loop", .summary = "test only", .options = {}, .expand = [](const PassOptions&) { return std::string("test_loop"); }});
+  register_named_pipeline(
+      {.name = "test_loop", .summary = "test only", .options = {}, .expand = [](const PassOptions&) {
+         return std::string("test_loop");
+       }});
   EXPECT_NE(error_of("test_loop").find("expands into itself"), std::string::npos);
 }
 

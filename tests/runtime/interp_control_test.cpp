@@ -98,9 +98,13 @@ kernel {
   EXPECT_EQ(zero.state.args[0].grad->data[1].as_f32(), 4.0f);
   // An integer ndarray has no gradient array to write.
   std::string ints = text;
-  for (auto [from, to] : {std::pair<std::string, std::string>{"ndarray<f32", "ndarray<i32"}, {"<*f32>", "<*i32>"},
-                          {"<f32> $7", "<i32> $7"}, {"<f32> $8", "<i32> $8"}, {"<f32> $2 = const 2", "<i32> $2 = const 2"}})
-    for (size_t at = ints.find(from); at != std::string::npos; at = ints.find(from, at)) ints.replace(at, from.size(), to);
+  for (auto [from, to] : {std::pair<std::string, std::string>{"ndarray<f32", "ndarray<i32"},
+                          {"<*f32>", "<*i32>"},
+                          {"<f32> $7", "<i32> $7"},
+                          {"<f32> $8", "<i32> $8"},
+                          {"<f32> $2 = const 2", "<i32> $2 = const 2"}})
+    for (size_t at = ints.find(from); at != std::string::npos; at = ints.find(from, at))
+      ints.replace(at, from.size(), to);
   EXPECT_CONTAINS(run_error(ints, {{"args", {{{"data", {1, 2, 3}}}}}}), "ndarray argument 0 has no gradient array");
 }
 

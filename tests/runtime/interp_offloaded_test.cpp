@@ -137,7 +137,8 @@ TEST(InterpOffloaded, OlderDialectsReadAndPrintInTodaysSyntax) {
   EXPECT_EQ(r.result.printed, "0011");
   EXPECT_EQ(r.result.returned.at(0).as_i64(), 7);
   std::string printed = ir::print_kernel(*r.kernel);
-  EXPECT_NE(printed.find("$0 = offloaded range_for(0, 4) grid_dim=0 block_dim=0\n  body {\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("$0 = offloaded range_for(0, 4) grid_dim=0 block_dim=0\n  body {\n"), std::string::npos)
+      << printed;
   EXPECT_NE(printed.find("$5 : return $4"), std::string::npos) << printed;
   EXPECT_EQ(ir::print_kernel(*ir::parse_kernel(printed)), printed);
 }
@@ -155,8 +156,9 @@ TEST(InterpOffloaded, BadTaskLinesAreLocatedErrors) {
                   "t.chi:2:45: error: unexpected 'colour=red'");
   EXPECT_CONTAINS(error("  $0 = offloaded range_for(0, 4) grid_dim=0 block_dim=1\n  <i32> $1 = const 0\n"),
                   "followed by its `body {` block");
-  EXPECT_CONTAINS(error("  $0 = offloaded\n  body {\n    <*gen> $1 = get root\n    <*f32> $2 = get child [S1dense->x-y] $1\n  }\n"),
-                  "name 'x-y' holds '-'");
+  EXPECT_CONTAINS(
+      error("  $0 = offloaded\n  body {\n    <*gen> $1 = get root\n    <*f32> $2 = get child [S1dense->x-y] $1\n  }\n"),
+      "name 'x-y' holds '-'");
 }
 
 TEST(InterpOffloaded, BlockLocalStorageIsARunErrorNotAWrongAnswer) {

@@ -116,7 +116,8 @@ TEST(FixtureUpdate, RewritesExpectationsSoCheckPasses) {
 TEST(FixtureUpdate, KeepsAMatchingHandWrittenErrorSubstring) {
   auto fx = scratch_fixture("errors", "adstack_overflow");
   run_cli("fixture update " + fx.string());
-  EXPECT_EQ(read_json(fx)["expect"]["error"]["contains"], read_json(source_path("fixtures/errors/adstack_overflow.fixture.json"))["expect"]["error"]["contains"]);
+  EXPECT_EQ(read_json(fx)["expect"]["error"]["contains"],
+            read_json(source_path("fixtures/errors/adstack_overflow.fixture.json"))["expect"]["error"]["contains"]);
 }
 
 TEST(FixtureCheck, MissingFixturePathIsExit2) {
@@ -135,7 +136,7 @@ namespace {
 // fixture passed) before the schema was checked.
 struct Misspelling {
   const char* name;
-  const char* path;     // where to put the misspelled key: "", "expect", "expect.tolerance", "grad"
+  const char* path;  // where to put the misspelled key: "", "expect", "expect.tolerance", "grad"
   const char* key;
   const char* message;  // what the error must say
 };
@@ -163,12 +164,12 @@ TEST_P(FixtureSchema, UnknownKeyNamesTheNearestValidOne) {
 
 INSTANTIATE_TEST_SUITE_P(
     Keys, FixtureSchema,
-    ::testing::Values(Misspelling{"Expekt", "", "expekt", "unknown key \"expekt\"; did you mean \"expect\"?"},
-                      Misspelling{"Pipline", "", "pipline", "unknown key \"pipline\"; did you mean \"pipeline\"?"},
-                      Misspelling{"Valuez", "expect", "valuez", "unknown key \"expect.valuez\"; did you mean \"values\"?"},
-                      Misspelling{"Rell", "expect.tolerance", "rell",
-                                  "unknown key \"expect.tolerance.rell\"; did you mean \"rel\"?"},
-                      Misspelling{"Sead", "grad", "sead", "unknown key \"grad.sead\"; did you mean \"seed\"?"}),
+    ::testing::Values(
+        Misspelling{"Expekt", "", "expekt", "unknown key \"expekt\"; did you mean \"expect\"?"},
+        Misspelling{"Pipline", "", "pipline", "unknown key \"pipline\"; did you mean \"pipeline\"?"},
+        Misspelling{"Valuez", "expect", "valuez", "unknown key \"expect.valuez\"; did you mean \"values\"?"},
+        Misspelling{"Rell", "expect.tolerance", "rell", "unknown key \"expect.tolerance.rell\"; did you mean \"rel\"?"},
+        Misspelling{"Sead", "grad", "sead", "unknown key \"grad.sead\"; did you mean \"seed\"?"}),
     [](const ::testing::TestParamInfo<Misspelling>& p) { return std::string(p.param.name); });
 
 TEST(FixtureSchema, MissingRequiredKeyIsAnError) {

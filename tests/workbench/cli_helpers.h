@@ -1,13 +1,14 @@
 // Runs the passbench binary as a user would and captures what it prints.
 #pragma once
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace pb::test {
 
@@ -31,7 +32,8 @@ inline CliResult run_cli(const std::string& args, const std::string& stdin_text 
   std::string tag = std::to_string(counter++);
   fs::path in = dir / ("in" + tag), out = dir / ("out" + tag), err = dir / ("err" + tag);
   std::ofstream(in, std::ios::binary) << stdin_text;
-  std::string cmd = std::string(PASSBENCH_CLI) + " " + args + " <" + in.string() + " >" + out.string() + " 2>" + err.string();
+  std::string cmd =
+      std::string(PASSBENCH_CLI) + " " + args + " <" + in.string() + " >" + out.string() + " 2>" + err.string();
   int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -28,7 +28,9 @@ std::string file() { return write_temp("replay.chi", kKernel); }
 TEST(CliReplay, PrintsTheResultingIr) {
   auto r = run_cli("replay " + file() + " --passes=simplify,dce,renumber");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "field y : f32[]\nkernel {\n  <f32> $0 = const -0.2794155\n  <*f32> $1 = global ptr [y], index [] activate=true\n  $2 : global store [$1 <- $0]\n}\n");
+  EXPECT_EQ(r.out,
+            "field y : f32[]\nkernel {\n  <f32> $0 = const -0.2794155\n  <*f32> $1 = global ptr [y], index [] "
+            "activate=true\n  $2 : global store [$1 <- $0]\n}\n");
 }
 
 TEST(CliReplay, PrintAfterAllAndPrintBefore) {
@@ -69,8 +71,8 @@ TEST(CliReplay, TimePassesAndStatsTables) {
   EXPECT_NE(r.err.find("pass execution timing"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("stmts in"), std::string::npos);
   // The rows outside the passes make the table sum to the run (it showed 0.5 s of a 3.2 s run).
-  for (const char* row : {"(parse the input)", "(verify the input)", "(verify after each pass, IR snapshots)",
-                          "(print the result)"})
+  for (const char* row :
+       {"(parse the input)", "(verify the input)", "(verify after each pass, IR snapshots)", "(print the result)"})
     EXPECT_NE(r.err.find(row), std::string::npos) << row << "\n" << r.err;
   EXPECT_NE(r.err.find("simplify.folded"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("dce.removed"), std::string::npos) << r.err;
@@ -116,7 +118,8 @@ TEST(CliReplay, BadPipelineIsAUsageErrorWithTheNearestName) {
 }
 
 TEST(CliReplay, ReplaysAFixtureWithItsPipeline) {
-  auto fx = write_temp("fx.fixture.json", nlohmann::json{{"kernel_text", kKernel}, {"pipeline", "simplify,dce"}}.dump());
+  auto fx =
+      write_temp("fx.fixture.json", nlohmann::json{{"kernel_text", kKernel}, {"pipeline", "simplify,dce"}}.dump());
   auto r = run_cli("replay " + fx);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("cos"), std::string::npos) << r.out;
@@ -125,7 +128,8 @@ TEST(CliReplay, ReplaysAFixtureWithItsPipeline) {
 TEST(CliPasses, ListsPassesOptionsAndStatistics) {
   auto r = run_cli("passes");
   ASSERT_EQ(r.exit_code, 0);
-  for (const char* s : {"dce", "simplify", "renumber", "max_rounds (int >= 1, default 16)", "statistics: removed", "cleanup"})
+  for (const char* s :
+       {"dce", "simplify", "renumber", "max_rounds (int >= 1, default 16)", "statistics: removed", "cleanup"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
 }
 
@@ -181,10 +185,12 @@ TEST(CliReplaySelectors, NamedPipelinesAndSpelledOptionsSelectPasses) {
   auto r = run_cli("replay " + mul_kernel() + " --passes=reverse_ad --print-after=reverse_ad");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("# *** IR Dump After determine_ad_stack_size"), std::string::npos) << r.err;
-  r = run_cli("replay " + mul_kernel() + " --passes=reverse_ad --print-after='replace_locals_with_stacks{ad_stack_size=0}'");
+  r = run_cli("replay " + mul_kernel() +
+              " --passes=reverse_ad --print-after='replace_locals_with_stacks{ad_stack_size=0}'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("# *** IR Dump After replace_locals_with_stacks{ad_stack_size=0}"), std::string::npos) << r.err;
-  r = run_cli("replay " + mul_kernel() + " --passes=reverse_ad --print-after='replace_locals_with_stacks{ad_stack_size=4}'");
+  r = run_cli("replay " + mul_kernel() +
+              " --passes=reverse_ad --print-after='replace_locals_with_stacks{ad_stack_size=4}'");
   EXPECT_EQ(r.exit_code, 2);  // that spelling is not in the pipeline
 }
 

@@ -93,13 +93,19 @@ TEST_P(CliBadInput, IsALocatedErrorWithExit2) {
 
 INSTANTIATE_TEST_SUITE_P(
     Inputs, CliBadInput,
-    testing::Values(BadInput{"empty", "", "empty input"}, BadInput{"blank", "\n  \n\t\n", "empty input"},
-                    BadInput{"garbage", std::string("\x7f" "ELF\x01\x02\x00\xff\xfe binary", 15), "expected `kernel {`"},
-                    BadInput{"truncated", "kernel {\n  <i32> $0 = const 0\n  $1 : if $0 {\n", "unexpected end of input"},
-                    BadInput{"unknown_stmt", "kernel {\n  <f32> $0 = frobnicate\n}\n", "unknown statement 'frobnicate'"},
-                    BadInput{"unsupported", "kernel {\n  <*i32> $4 = shift ptr [$3 + $2]\n}\n", "unsupported statement 'shift' at line 2"},
-                    BadInput{"undefined_ref", "kernel {\n  <f32> $0 = neg $5\n}\n", "2:18: error: undefined statement $5"},
-                    BadInput{"bad_const", "kernel {\n  <i32> $0 = const 1.5\n}\n", "not a valid i32 constant"}),
+    testing::Values(
+        BadInput{"empty", "", "empty input"}, BadInput{"blank", "\n  \n\t\n", "empty input"},
+        BadInput{"garbage",
+                 std::string("\x7f"
+                             "ELF\x01\x02\x00\xff\xfe binary",
+                             15),
+                 "expected `kernel {`"},
+        BadInput{"truncated", "kernel {\n  <i32> $0 = const 0\n  $1 : if $0 {\n", "unexpected end of input"},
+        BadInput{"unknown_stmt", "kernel {\n  <f32> $0 = frobnicate\n}\n", "unknown statement 'frobnicate'"},
+        BadInput{"unsupported", "kernel {\n  <*i32> $4 = shift ptr [$3 + $2]\n}\n",
+                 "unsupported statement 'shift' at line 2"},
+        BadInput{"undefined_ref", "kernel {\n  <f32> $0 = neg $5\n}\n", "2:18: error: undefined statement $5"},
+        BadInput{"bad_const", "kernel {\n  <i32> $0 = const 1.5\n}\n", "not a valid i32 constant"}),
     [](const testing::TestParamInfo<BadInput>& p) { return std::string(p.param.name); });
 
 TEST(CliBadInput, MissingFileIsExit2) {
@@ -206,7 +212,9 @@ namespace {
 
 // A UTF-8 byte-order mark before the text is accepted (it was a parse error at 1:1).
 TEST(CliInput, ByteOrderMarkIsAccepted) {
-  auto k = write_temp("bom.chi", "\xEF\xBB\xBF" "kernel {\n  <i32> $0 = const 1\n}\n");
+  auto k = write_temp("bom.chi",
+                      "\xEF\xBB\xBF"
+                      "kernel {\n  <i32> $0 = const 1\n}\n");
   auto r = run_cli("print " + k);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "kernel {\n  <i32> $0 = const 1\n}\n");
@@ -217,7 +225,8 @@ TEST(CliInput, NumberTooLargeForADoubleIsALocatedJsonError) {
   std::string f = write_temp("big.json", "{\"args\":[],\n \"body\":[{\"id\":1e400,\"kind\":\"const\"}]}\n");
   auto r = run_cli("print " + f);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("big.json:2:16: error: invalid JSON: number overflow parsing '1e400'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("big.json:2:16: error: invalid JSON: number overflow parsing '1e400'"), std::string::npos)
+      << r.err;
   EXPECT_EQ(r.err.find("unexpected"), std::string::npos) << r.err;
 }
 
@@ -242,8 +251,7 @@ TEST(CliInput, ValueOutsideTheElementTypeNamesFileFieldAndElement) {
   auto i32_in = write_temp("range_i32.json", R"({"fields": {"m": {"data": [1099511627776, 1, 2]}}})");
   r = run_cli("run " + k + " --inputs " + i32_in);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find(i32_in + ": field 'm' data element 0: 1099511627776 is out of range for i32"),
-            std::string::npos)
+  EXPECT_NE(r.err.find(i32_in + ": field 'm' data element 0: 1099511627776 is out of range for i32"), std::string::npos)
       << r.err;
 }
 
@@ -288,7 +296,8 @@ namespace {
 // The bundled dump runs with the bundled inputs as pasted (no header): the inputs give every
 // field's shape (it failed with "shape is unknown" unless the header variant was used).
 TEST(CliRun, BundledDumpRunsWithItsInputsWithoutTheHeader) {
-  for (const char* dump : {"fixtures/dumps/quadrants_issue_example.chi", "fixtures/dumps/quadrants_issue_example_header.chi"}) {
+  for (const char* dump :
+       {"fixtures/dumps/quadrants_issue_example.chi", "fixtures/dumps/quadrants_issue_example_header.chi"}) {
     auto r = run_cli("run " + source_path(dump) + " --inputs " +
                      source_path("fixtures/dumps/quadrants_issue_example.inputs.json"));
     EXPECT_EQ(r.exit_code, 0) << dump << "\n" << r.err;

@@ -1,5 +1,7 @@
 // A deliberately broken, test-only pass: its failure produces a reproducer, and replaying the
 // reproducer reproduces the same failure.
+#include "workbench/workspace/replay.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,7 +11,6 @@
 #include "ir/visitor.h"
 #include "passes/registry.h"
 #include "workbench/workspace/fixture.h"
-#include "workbench/workspace/replay.h"
 
 using namespace pb;
 
@@ -38,8 +39,11 @@ kernel {
 )";
 
 TEST(Reproducer, BrokenPassReplaysToTheSameFailure) {
-  passes::register_pass({.name = "test_break_consts", .summary = "test only: erases a used constant", .options = {},
-                         .statistics = {}, .create = [] { return std::make_unique<EraseUsedConstPass>(); }});
+  passes::register_pass({.name = "test_break_consts",
+                         .summary = "test only: erases a used constant",
+                         .options = {},
+                         .statistics = {},
+                         .create = [] { return std::make_unique<EraseUsedConstPass>(); }});
   auto first = workbench::replay(ir::parse_kernel(kKernel), "dce,test_break_consts,simplify", passes::RunOptions{});
   ASSERT_TRUE(first.run.failed);
   const auto& rec = first.run.records[first.run.failed_index];

@@ -2,17 +2,17 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
-#include <thread>
 #include <algorithm>
+#include <atomic>
 #include <iostream>
+#include <thread>
 
 #include "ir/diagnostic.h"
 #include "ir/json.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
-#include "workbench/workspace/forward.h"
 #include "workbench/workspace/fixture.h"
+#include "workbench/workspace/forward.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
 #include "workbench/workspace/replay.h"
@@ -52,7 +52,8 @@ int cmd_dumps(const std::string& file) {
   return 0;
 }
 
-std::vector<std::pair<std::string, double>> parse_seeds(const std::vector<std::string>& seeds, const std::string& flag) {
+std::vector<std::pair<std::string, double>> parse_seeds(const std::vector<std::string>& seeds,
+                                                        const std::string& flag) {
   std::vector<std::pair<std::string, double>> out;
   for (const auto& s : seeds) {
     auto eq = s.find('=');
@@ -67,7 +68,8 @@ std::vector<std::pair<std::string, double>> parse_seeds(const std::vector<std::s
         ok = false;
       }
     }
-    if (!ok) throw UserError(fmt::format("{} '{}' is not FIELD=VALUE", flag, s), fmt::format("for example {} y=1", flag));
+    if (!ok)
+      throw UserError(fmt::format("{} '{}' is not FIELD=VALUE", flag, s), fmt::format("for example {} y=1", flag));
     out.emplace_back(s.substr(0, eq), v);
   }
   return out;
@@ -110,8 +112,11 @@ int cmd_run(const RunArgs& a) {
       if (a.stack_usage)
         for (const auto& s : out.stacks)
           std::cerr << fmt::format("stack ${}: deepest {} of capacity {}{} ({})\n", s.stack_id, s.deepest,
-                                   s.capacity == 0 ? std::string("unlimited") : std::to_string(s.capacity), s.symbolic ? " (size expression)" : "",
-                                   s.capacity == 0 || s.deepest == 0 ? std::string("-") : fmt::format("{:.2f}x", double(s.capacity) / double(s.deepest)));
+                                   s.capacity == 0 ? std::string("unlimited") : std::to_string(s.capacity),
+                                   s.symbolic ? " (size expression)" : "",
+                                   s.capacity == 0 || s.deepest == 0
+                                       ? std::string("-")
+                                       : fmt::format("{:.2f}x", double(s.capacity) / double(s.deepest)));
     } else {
       auto out = workbench::run_on_interpreter(*k, req);
       values = std::move(out.values);
@@ -155,18 +160,21 @@ int cmd_fixture(const FixtureArgs& a) {
     if (a.update) {
       changed += o.changed;
       unchanged += o.passed && !o.changed;
-      if (!quiet_line || o.changed) std::cout << (o.passed ? (o.changed ? "UPDATED " : "unchanged ") : "ERROR ") << f << "\n";
+      if (!quiet_line || o.changed)
+        std::cout << (o.passed ? (o.changed ? "UPDATED " : "unchanged ") : "ERROR ") << f << "\n";
     } else if (!quiet_line) {
       std::cout << (o.passed ? "PASS " : "FAIL ") << f << "\n";
     }
     for (const auto& msg : o.failures) {
       std::string indented = "    " + msg;
-      for (size_t p = indented.find('\n'); p != std::string::npos; p = indented.find('\n', p + 1)) indented.insert(p + 1, "    ");
+      for (size_t p = indented.find('\n'); p != std::string::npos; p = indented.find('\n', p + 1))
+        indented.insert(p + 1, "    ");
       std::cout << indented << "\n";
     }
     (o.passed ? passed : failed)++;
   }
-  if (a.update) std::cout << fmt::format("fixtures: {} updated, {} unchanged, {} with errors\n", changed, unchanged, failed);
+  if (a.update)
+    std::cout << fmt::format("fixtures: {} updated, {} unchanged, {} with errors\n", changed, unchanged, failed);
   std::cout << fmt::format("fixtures: {} passed, {} failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -37,13 +37,13 @@ struct RunArgs {
   uint64_t seed = 0;
   bool f64 = false;
   uint64_t max_steps = runtime::kDefaultMaxSteps;  // 0: no limit
-  bool grad = false;  // forward + reverse (gradient_command.cpp)
+  bool grad = false;                               // forward + reverse (gradient_command.cpp)
   bool stack_usage = false;  // with --grad: each stack's deepest depth against its capacity (stderr)
   std::string passes = workbench::kDefaultReversePipeline;  // with grad: makes the reverse kernel
-  bool check_global_access = false;  // refuse a write to an element read earlier in the launch
-  bool dual = false;                    // the tangent kernel with seeded duals (forward mode)
-  std::vector<std::string> seed_duals;  // FIELD=VALUE, with dual
-  std::string dual_passes = "forward_ad";  // with dual: makes the tangent kernel
+  bool check_global_access = false;                         // refuse a write to an element read earlier in the launch
+  bool dual = false;                                        // the tangent kernel with seeded duals (forward mode)
+  std::vector<std::string> seed_duals;                      // FIELD=VALUE, with dual
+  std::string dual_passes = "forward_ad";                   // with dual: makes the tangent kernel
   std::string backend = "interp";  // --backend: interp, cpu, vulkan, all, or a comma list (backend_command.cpp)
   std::string device;              // --device: a substring of the Vulkan device's name
   double rtol_f32 = 1e-5, rtol_f64 = 1e-12;  // the comparison table's tolerances
@@ -60,9 +60,9 @@ workbench::RunRequest make_run_request(const RunArgs& a);
 struct FixtureArgs {
   bool update = false;
   std::vector<std::string> paths;
-  std::string filter;  // only fixtures whose path contains this
-  int jobs = 1;        // fixtures checked at once
-  bool quiet = false;  // print failures and the summary only
+  std::string filter;   // only fixtures whose path contains this
+  int jobs = 1;         // fixtures checked at once
+  bool quiet = false;   // print failures and the summary only
   std::string backend;  // check --backend: compare the backends with the interpreter instead
   std::string device;
   double rtol_f32 = 1e-5, rtol_f64 = 1e-12;

@@ -10,7 +10,7 @@ namespace pb::cli {
 // Options shared by both commands: the pipeline, the lowering and the optimizer.
 struct CodegenArgs {
   std::string file;
-  std::string dump;  // which dump of a multi-dump log (--dump); "" = the last
+  std::string dump;    // which dump of a multi-dump log (--dump); "" = the last
   std::string passes;  // empty: the fixture's pipeline when FILE is a fixture, else none
   bool passes_given = false;
   std::string storage, count, push, bounds;  // empty: the default (or what --lowering says)

@@ -11,7 +11,7 @@ namespace pb::cli {
 
 struct GradcheckArgs {
   std::string file;
-  std::string dump;  // which dump of a multi-dump log (--dump); "" = the last
+  std::string dump;                     // which dump of a multi-dump log (--dump); "" = the last
   std::string inputs;                   // path of the inputs JSON; empty: all fields zero
   workbench::GradcheckOptions options;  // loss, wrt, eps, rel, abs, pipeline (inputs are read here)
 };

@@ -1,7 +1,8 @@
 // `passbench`: the command-line face of the workbench. Argument parsing and error reporting
 // only; the work happens in workbench/workspace.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <sstream>
 
@@ -26,24 +27,38 @@ void add_dump_option(CLI::App* cmd, std::string& dump) {
 CLI::Option* add_codegen_options(CLI::App* cmd, pb::cli::CodegenArgs& a, bool with_choices) {
   cmd->add_option("FILE", a.file, "kernel file, or a fixture carrying a pipeline (- for stdin)")->required();
   add_dump_option(cmd, a.dump);
-  auto* passes = cmd->add_option("--passes", a.passes, "pipeline to run before compiling, e.g. reverse_ad (default: the fixture's, else none)");
+  auto* passes = cmd->add_option(
+      "--passes", a.passes, "pipeline to run before compiling, e.g. reverse_ad (default: the fixture's, else none)");
   if (with_choices) {
-    cmd->add_option("--adstack-storage", a.storage, "where stack entries live (default heap)")->check(CLI::IsMember({"heap", "function"}));
+    cmd->add_option("--adstack-storage", a.storage, "where stack entries live (default heap)")
+        ->check(CLI::IsMember({"heap", "function"}));
     cmd->add_option("--adstack-count", a.count, "where stack counts live (default shared-array)")
         ->check(CLI::IsMember({"per-stack", "shared-array"}));
-    cmd->add_option("--adstack-push", a.push, "how a push guards its store (default select)")->check(CLI::IsMember({"branch", "select"}));
-    cmd->add_option("--bounds-check", a.bounds, "record stack overflow in the flags buffer (default on)")->check(CLI::IsMember({"on", "off"}));
+    cmd->add_option("--adstack-push", a.push, "how a push guards its store (default select)")
+        ->check(CLI::IsMember({"branch", "select"}));
+    cmd->add_option("--bounds-check", a.bounds, "record stack overflow in the flags buffer (default on)")
+        ->check(CLI::IsMember({"on", "off"}));
   }
-  cmd->add_option("--lowering", a.lowering, "more lowering options as KEY=VALUE,...: float64 int64 atomic-float-add print capacity workgroup");
-  cmd->add_option("--float64", a.float64, "Float64 capability; auto: on when the kernel uses f64")->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
+  cmd->add_option("--lowering", a.lowering,
+                  "more lowering options as KEY=VALUE,...: float64 int64 atomic-float-add print capacity workgroup");
+  cmd->add_option("--float64", a.float64, "Float64 capability; auto: on when the kernel uses f64")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   cmd->add_option("--int64", a.int64, "Int64 capability; auto: on when the kernel uses i64/u64 or f64 atomics")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
-  cmd->add_option("--max-id-bound", a.max_id_bound, "no pass may allocate an ID at or above N, nor any module reach an ID bound above N (up to 4294967295)")->capture_default_str();
-  cmd->add_flag("--no-intermediate-dce", a.no_intermediate_dce, "drop the AggressiveDCE passes between the SSA passes (keep the last)");
+  cmd->add_option(
+         "--max-id-bound", a.max_id_bound,
+         "no pass may allocate an ID at or above N, nor any module reach an ID bound above N (up to 4294967295)")
+      ->capture_default_str();
+  cmd->add_flag("--no-intermediate-dce", a.no_intermediate_dce,
+                "drop the AggressiveDCE passes between the SSA passes (keep the last)");
   cmd->add_flag("--no-compact-ids", a.no_compact_ids, "leave CompactIds out of the optimizer pipeline");
-  cmd->add_flag("--measure-passes", a.measure_passes, "run the optimizer one pass at a time and measure the IDs each pass needs (slower; implied by --spirv-opt-table and --spirv-opt-report)");
-  cmd->add_flag("--spirv-opt-fallback", a.fallback, "when the optimizer fails, use the UNOPTIMIZED module (with a warning) instead of failing");
+  cmd->add_flag("--measure-passes", a.measure_passes,
+                "run the optimizer one pass at a time and measure the IDs each pass needs (slower; implied by "
+                "--spirv-opt-table and --spirv-opt-report)");
+  cmd->add_flag("--spirv-opt-fallback", a.fallback,
+                "when the optimizer fails, use the UNOPTIMIZED module (with a warning) instead of failing");
   return passes;
 }
 
@@ -95,36 +110,49 @@ int main(int argc, char** argv) {
   add_dump_option(verify, verify_dump);
 
   std::string dumps_file;
-  auto* dumps = app.add_subcommand("dumps", "List the dumps a print_ir log holds, with their stage titles (for --dump)");
+  auto* dumps =
+      app.add_subcommand("dumps", "List the dumps a print_ir log holds, with their stage titles (for --dump)");
   dumps->add_option("FILE", dumps_file, "log or kernel file (- for stdin)")->required();
 
   pb::cli::RunArgs run_args;
   auto* run = app.add_subcommand("run", "Run a kernel on the reference interpreter and print the fields as JSON");
   run->add_option("FILE", run_args.file, "kernel file (- for stdin)")->required();
   add_dump_option(run, run_args.dump);
-  run->add_option("--inputs", run_args.inputs, "inputs JSON: {\"fields\": {NAME: {shape, data, grad}}, \"args\": [...]}");
-  run->add_option("--seed-grad", run_args.seed_grads, "FIELD=VALUE: set every element of FIELD's gradient before running");
+  run->add_option("--inputs", run_args.inputs,
+                  "inputs JSON: {\"fields\": {NAME: {shape, data, grad}}, \"args\": [...]}");
+  run->add_option("--seed-grad", run_args.seed_grads,
+                  "FIELD=VALUE: set every element of FIELD's gradient before running");
   run->add_flag("--shuffle", run_args.shuffle, "run the parallel loop's iterations in a shuffled order");
   run->add_option("--seed", run_args.seed, "seed for --shuffle");
   run->add_flag("--f64", run_args.f64, "compute every f32 value in f64 (for finite differences)");
-  run->add_option("--max-steps", run_args.max_steps, "fail after N executed statements and loop iterations (0: no limit)")
+  run->add_option("--max-steps", run_args.max_steps,
+                  "fail after N executed statements and loop iterations (0: no limit)")
       ->capture_default_str();
-  auto* run_grad = run->add_flag("--grad", run_args.grad, "run forward, seed the gradients, then run the reverse kernel");
-  run->add_flag("--stack-usage", run_args.stack_usage, "with --grad: print each autodiff stack's deepest depth against its capacity")
+  auto* run_grad =
+      run->add_flag("--grad", run_args.grad, "run forward, seed the gradients, then run the reverse kernel");
+  run->add_flag("--stack-usage", run_args.stack_usage,
+                "with --grad: print each autodiff stack's deepest depth against its capacity")
       ->needs(run_grad);
   run->add_option("--passes", run_args.passes, "with --grad: the pipeline that makes the reverse kernel")
       ->capture_default_str()
       ->needs(run_grad);
-  run->add_option("--backend", run_args.backend, "interp (the reference interpreter), cpu (LLVM JIT), vulkan, or all / a comma list (a table against the interpreter; exit 1 beyond tolerance)")
+  run->add_option("--backend", run_args.backend,
+                  "interp (the reference interpreter), cpu (LLVM JIT), vulkan, or all / a comma list (a table against "
+                  "the interpreter; exit 1 beyond tolerance)")
       ->capture_default_str();
-  run->add_flag("--time", run_args.time, "print each launch's kernel time (Vulkan: timestamp queries) and launch time to stderr");
+  run->add_flag("--time", run_args.time,
+                "print each launch's kernel time (Vulkan: timestamp queries) and launch time to stderr");
   run->add_option("--device", run_args.device, "Vulkan: a substring of the device name (default: the first device)");
-  run->add_option("--rtol-f32", run_args.rtol_f32, "with several backends: relative tolerance for f32")->capture_default_str();
-  run->add_option("--rtol-f64", run_args.rtol_f64, "with several backends: relative tolerance for f64")->capture_default_str();
+  run->add_option("--rtol-f32", run_args.rtol_f32, "with several backends: relative tolerance for f32")
+      ->capture_default_str();
+  run->add_option("--rtol-f64", run_args.rtol_f64, "with several backends: relative tolerance for f64")
+      ->capture_default_str();
 
-  run->add_flag("--check-global-access", run_args.check_global_access,
-                "fail at the first write to an element of a differentiable field or ndarray read earlier in the launch");
-  auto* run_dual = run->add_flag("--dual", run_args.dual, "run the tangent kernel (forward mode) after seeding the duals");
+  run->add_flag(
+      "--check-global-access", run_args.check_global_access,
+      "fail at the first write to an element of a differentiable field or ndarray read earlier in the launch");
+  auto* run_dual =
+      run->add_flag("--dual", run_args.dual, "run the tangent kernel (forward mode) after seeding the duals");
   run->add_option("--seed-dual", run_args.seed_duals, "FIELD=VALUE: with --dual, set every element of FIELD's dual")
       ->needs(run_dual);
   run->add_option("--dual-passes", run_args.dual_passes, "with --dual: the pipeline that makes the tangent kernel")
@@ -136,18 +164,24 @@ int main(int argc, char** argv) {
   auto* jvpcheck = app.add_subcommand("jvpcheck", "Compare forward-mode tangents with central finite differences");
   jvpcheck->add_option("FILE", jvp_args.file, "kernel file (- for stdin)")->required();
   add_dump_option(jvpcheck, jvp_args.dump);
-  jvpcheck->add_option("--wrt", jvp_args.options.wrt, "an input array (repeatable; default: every differentiable array)");
+  jvpcheck->add_option("--wrt", jvp_args.options.wrt,
+                       "an input array (repeatable; default: every differentiable array)");
   jvpcheck->add_option("--out", jvp_args.options.out, "an output array (repeatable; default: every other one)");
   jvpcheck->add_option("--inputs", jvp_args.inputs, "inputs JSON, as for run");
-  jvpcheck->add_option("--eps", jvp_args.options.eps, "finite-difference step, relative: h = eps * max(1, |x|)")->capture_default_str();
+  jvpcheck->add_option("--eps", jvp_args.options.eps, "finite-difference step, relative: h = eps * max(1, |x|)")
+      ->capture_default_str();
   jvpcheck->add_option("--rel", jvp_args.options.rel, "relative tolerance")->capture_default_str();
   jvpcheck->add_option("--abs", jvp_args.options.abs, "absolute tolerance")->capture_default_str();
-  jvpcheck->add_option("--passes", jvp_args.options.pipeline, "the pipeline that makes the tangent kernel")->capture_default_str();
-  jvpcheck->add_option("--max-steps", jvp_args.options.max_steps, "fail a run after N executed statements and loop iterations (0: no limit)")
+  jvpcheck->add_option("--passes", jvp_args.options.pipeline, "the pipeline that makes the tangent kernel")
+      ->capture_default_str();
+  jvpcheck
+      ->add_option("--max-steps", jvp_args.options.max_steps,
+                   "fail a run after N executed statements and loop iterations (0: no limit)")
       ->capture_default_str();
 
   pb::cli::AdjointcheckArgs adj_args;
-  auto* adjointcheck = app.add_subcommand("adjointcheck", "Cross-check forward and reverse mode: w . (J v) == (J^T w) . v");
+  auto* adjointcheck =
+      app.add_subcommand("adjointcheck", "Cross-check forward and reverse mode: w . (J v) == (J^T w) . v");
   adjointcheck->add_option("FILE", adj_args.file, "kernel file (- for stdin)")->required();
   add_dump_option(adjointcheck, adj_args.dump);
   adjointcheck->add_option("--inputs", adj_args.inputs, "inputs JSON, as for run");
@@ -155,34 +189,47 @@ int main(int argc, char** argv) {
   adjointcheck->add_option("--trials", adj_args.options.trials, "random (v, w) pairs")->capture_default_str();
   adjointcheck->add_option("--rel", adj_args.options.rel, "relative tolerance")->capture_default_str();
   adjointcheck->add_option("--abs", adj_args.options.abs, "absolute tolerance")->capture_default_str();
-  adjointcheck->add_option("--forward-passes", adj_args.options.forward_pipeline, "the pipeline that makes the tangent kernel")
+  adjointcheck
+      ->add_option("--forward-passes", adj_args.options.forward_pipeline, "the pipeline that makes the tangent kernel")
       ->capture_default_str();
-  adjointcheck->add_option("--reverse-passes", adj_args.options.reverse_pipeline, "the pipeline that makes the reverse kernel")
+  adjointcheck
+      ->add_option("--reverse-passes", adj_args.options.reverse_pipeline, "the pipeline that makes the reverse kernel")
       ->capture_default_str();
-  adjointcheck->add_option("--max-steps", adj_args.options.max_steps, "fail a run after N executed statements and loop iterations (0: no limit)")
+  adjointcheck
+      ->add_option("--max-steps", adj_args.options.max_steps,
+                   "fail a run after N executed statements and loop iterations (0: no limit)")
       ->capture_default_str();
 
   pb::cli::GradcheckArgs gc_args;
   auto* gradcheck = app.add_subcommand("gradcheck", "Compare reverse-mode gradients with central finite differences");
   gradcheck->add_option("FILE", gc_args.file, "kernel file (- for stdin)")->required();
   add_dump_option(gradcheck, gc_args.dump);
-  gradcheck->add_option("--loss", gc_args.options.loss, "the output field; the loss is the sum of its elements")->required();
-  gradcheck->add_option("--wrt", gc_args.options.wrt, "a field to differentiate by (repeatable; default: every field with a gradient field but the loss)");
+  gradcheck->add_option("--loss", gc_args.options.loss, "the output field; the loss is the sum of its elements")
+      ->required();
+  gradcheck->add_option(
+      "--wrt", gc_args.options.wrt,
+      "a field to differentiate by (repeatable; default: every field with a gradient field but the loss)");
   gradcheck->add_option("--inputs", gc_args.inputs, "inputs JSON, as for run");
-  gradcheck->add_option("--eps", gc_args.options.eps, "finite-difference step, relative: h = eps * max(1, |x|)")->capture_default_str();
+  gradcheck->add_option("--eps", gc_args.options.eps, "finite-difference step, relative: h = eps * max(1, |x|)")
+      ->capture_default_str();
   gradcheck->add_option("--rel", gc_args.options.rel, "relative tolerance")->capture_default_str();
   gradcheck->add_option("--abs", gc_args.options.abs, "absolute tolerance")->capture_default_str();
-  gradcheck->add_option("--passes", gc_args.options.pipeline, "the pipeline that makes the reverse kernel")->capture_default_str();
-  gradcheck->add_option("--max-steps", gc_args.options.max_steps, "fail a run after N executed statements and loop iterations (0: no limit)")
+  gradcheck->add_option("--passes", gc_args.options.pipeline, "the pipeline that makes the reverse kernel")
+      ->capture_default_str();
+  gradcheck
+      ->add_option("--max-steps", gc_args.options.max_steps,
+                   "fail a run after N executed statements and loop iterations (0: no limit)")
       ->capture_default_str();
 
   pb::cli::ReplayArgs replay_args;
   std::string print_changed;
   bool no_verify_each = false;
   auto* replay = app.add_subcommand("replay", "Run a kernel through a pipeline of passes and show what each pass did");
-  replay->add_option("FILE", replay_args.file, "kernel file, or a fixture/reproducer carrying a pipeline (- for stdin)")->required();
+  replay->add_option("FILE", replay_args.file, "kernel file, or a fixture/reproducer carrying a pipeline (- for stdin)")
+      ->required();
   add_dump_option(replay, replay_args.dump);
-  auto* passes_opt = replay->add_option("--passes", replay_args.passes, "pipeline, e.g. 'simplify,dce' or 'simplify{max_rounds=4},dce'");
+  auto* passes_opt = replay->add_option("--passes", replay_args.passes,
+                                        "pipeline, e.g. 'simplify,dce' or 'simplify{max_rounds=4},dce'");
   replay->add_flag("--print-after-all", replay_args.print_after_all, "print the IR after every pass (stderr)");
   replay->add_flag("--print-before-all", replay_args.print_before_all, "print the IR before every pass (stderr)");
   replay->add_flag("--print-pipeline-passes", replay_args.print_pipeline_passes,
@@ -191,7 +238,9 @@ int main(int argc, char** argv) {
                    "mark each independent block (where autodiff puts forward and reverse code) in printed IR");
   replay->add_option("--print-after", replay_args.print_after, "print the IR after each run of PASS (repeatable)");
   replay->add_option("--print-before", replay_args.print_before, "print the IR before each run of PASS (repeatable)");
-  auto* pc = replay->add_option("--print-changed", print_changed, "print the IR after passes that changed it; =diff for a unified diff")
+  auto* pc = replay
+                 ->add_option("--print-changed", print_changed,
+                              "print the IR after passes that changed it; =diff for a unified diff")
                  ->expected(0, 1)
                  ->check(CLI::IsMember({"", "full", "diff"}));
   replay->add_flag("--time-passes", replay_args.time_passes, "print a table of pass wall times and statement counts");
@@ -202,17 +251,23 @@ int main(int argc, char** argv) {
   replay->add_option("--emit", replay_args.emit, "form of the resulting IR")->check(CLI::IsMember({"text", "json"}));
   replay->add_option("-o,--output", replay_args.output, "write the resulting IR here instead of stdout");
   replay->add_option("--inputs", replay_args.inputs, "inputs JSON; with --run, run the result on the interpreter");
-  replay->add_flag("--run", replay_args.run, "run the resulting kernel on the interpreter and print the fields as JSON");
+  replay->add_flag("--run", replay_args.run,
+                   "run the resulting kernel on the interpreter and print the fields as JSON");
   replay->add_option("--stop-after", replay_args.stop_after, "stop after the first run of PASS");
   replay->add_option("--stop-before", replay_args.stop_before, "stop before the first run of PASS");
-  replay->add_option("--bisect-limit", replay_args.bisect_limit, "run only the first N pass executions (like opt-bisect-limit)");
-  replay->add_option("--reproducer-dir", replay_args.reproducer_dir, "where to write a reproducer when a pass fails (default: the temp folder)");
+  replay->add_option("--bisect-limit", replay_args.bisect_limit,
+                     "run only the first N pass executions (like opt-bisect-limit)");
+  replay->add_option("--reproducer-dir", replay_args.reproducer_dir,
+                     "where to write a reproducer when a pass fails (default: the temp folder)");
   replay->add_option("--color", replay_args.color, "colour diffs")->check(CLI::IsMember({"auto", "always", "never"}));
 
   pb::cli::CompileArgs compile_args;
-  auto* compile = app.add_subcommand("compile", "Compile a kernel to SPIR-V, SPIR-V assembly, MSL or GLSL, with the optimizer's ID growth");
+  auto* compile = app.add_subcommand(
+      "compile", "Compile a kernel to SPIR-V, SPIR-V assembly, MSL or GLSL, with the optimizer's ID growth");
   auto* compile_passes = add_codegen_options(compile, compile_args.codegen, true);
-  compile->add_option("--target", compile_args.target, "what to write: spirv (binary), spvasm, msl, glsl, or llvm (LLVM IR before and after optimization)")
+  compile
+      ->add_option("--target", compile_args.target,
+                   "what to write: spirv (binary), spvasm, msl, glsl, or llvm (LLVM IR before and after optimization)")
       ->required()
       ->check(CLI::IsMember({"spirv", "spvasm", "msl", "glsl", "llvm"}));
   compile->add_option("--opt-level", compile_args.opt_level, "with --target=llvm: LLVM's optimization level, 0 to 3")
@@ -221,21 +276,25 @@ int main(int argc, char** argv) {
   compile->add_flag("--no-optimize", compile_args.no_optimize, "write the emitter's module without running spirv-opt");
   compile->add_option("--spirv-opt-report", compile_args.report, "write every task's optimizer report (JSON) to FILE");
   compile->add_flag("--spirv-opt-table", compile_args.table, "print every task's per-pass ID growth table (stderr)");
-  compile->add_option("-o,--output", compile_args.output, "output file, or a directory (existing or ending in /) for one file per task");
+  compile->add_option("-o,--output", compile_args.output,
+                      "output file, or a directory (existing or ending in /) for one file per task");
 
   pb::cli::CompareArgs compare_args;
-  auto* compare = app.add_subcommand("compare-lowerings", "Compile a kernel under all 16 adstack lowerings and tabulate ID bounds and MSL size");
+  auto* compare = app.add_subcommand(
+      "compare-lowerings", "Compile a kernel under all 16 adstack lowerings and tabulate ID bounds and MSL size");
   auto* compare_passes = add_codegen_options(compare, compare_args.codegen, false);
   compare->add_flag("--json", compare_args.json, "print the table as JSON");
 
   auto* passes_cmd = app.add_subcommand("passes", "List every pass with its options and statistics");
 
   pb::cli::BisectArgs bisect_args;
-  auto* bisect = app.add_subcommand("bisect-result", "Run the kernel after every pass and name the first pass that changed the answer");
+  auto* bisect = app.add_subcommand("bisect-result",
+                                    "Run the kernel after every pass and name the first pass that changed the answer");
   bisect->add_option("FILE", bisect_args.file, "kernel file, or a fixture carrying a pipeline and inputs")->required();
   add_dump_option(bisect, bisect_args.dump);
   bisect->add_option("--passes", bisect_args.passes, "pipeline (default: the fixture's)");
-  bisect->add_option("--inputs", bisect_args.inputs, "inputs JSON, as for run (default: the fixture's, or FILE.inputs.json)");
+  bisect->add_option("--inputs", bisect_args.inputs,
+                     "inputs JSON, as for run (default: the fixture's, or FILE.inputs.json)");
   bisect->add_option("--rel", bisect_args.rel, "relative tolerance")->capture_default_str();
   bisect->add_option("--abs", bisect_args.abs, "absolute tolerance")->capture_default_str();
 
@@ -250,11 +309,14 @@ int main(int argc, char** argv) {
     c->add_option("-j,--jobs", fixture_args.jobs, "fixtures handled at once")->capture_default_str();
     c->add_flag("-q,--quiet", fixture_args.quiet, "print only failures (and updates) and the summary");
     if (c == check) {
-      c->add_option("--backend", fixture_args.backend,
-                    "run each fixture with inputs on these backends (cpu, vulkan, all) and compare with the interpreter");
+      c->add_option(
+          "--backend", fixture_args.backend,
+          "run each fixture with inputs on these backends (cpu, vulkan, all) and compare with the interpreter");
       c->add_option("--device", fixture_args.device, "Vulkan: a substring of the device name");
-      c->add_option("--rtol-f32", fixture_args.rtol_f32, "with --backend: relative tolerance for f32")->capture_default_str();
-      c->add_option("--rtol-f64", fixture_args.rtol_f64, "with --backend: relative tolerance for f64")->capture_default_str();
+      c->add_option("--rtol-f32", fixture_args.rtol_f32, "with --backend: relative tolerance for f32")
+          ->capture_default_str();
+      c->add_option("--rtol-f64", fixture_args.rtol_f64, "with --backend: relative tolerance for f64")
+          ->capture_default_str();
     }
   }
 

@@ -4,12 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <optional>
-#include <tuple>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <tuple>
 
 #include "ir/diagnostic.h"
 #include "ir/json.h"
@@ -25,7 +25,6 @@
 namespace pb::cli {
 
 namespace {
-
 
 std::string colorize_diff(const std::string& diff, bool color) {
   if (!color) return diff;
@@ -65,7 +64,8 @@ struct PassSelector {
 
 PassSelector select_pass(const std::string& text, const char* option) {
   passes::Pipeline p = passes::parse_pipeline(text, option);
-  if (p.entries.empty()) throw UserError(fmt::format("{}: names no pass", option), "`passbench passes` lists the passes");
+  if (p.entries.empty())
+    throw UserError(fmt::format("{}: names no pass", option), "`passbench passes` lists the passes");
   std::string base = text.substr(0, text.find('{'));
   bool named = passes::find_named_pipeline(base) != nullptr;
   if (p.entries.size() > 1 && !named)
@@ -95,7 +95,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 // `before` runs ahead of the passes (parse, verify the input), `after` behind them (the pass
 // manager's verify-each and IR snapshots, printing the result).
-void print_time_table(const passes::PipelineRun& run, const std::vector<Stage>& before, const std::vector<Stage>& after) {
+void print_time_table(const passes::PipelineRun& run, const std::vector<Stage>& before,
+                      const std::vector<Stage>& after) {
   double total = run.total_ms;
   for (const auto& s : before) total += s.ms;
   for (const auto& s : after) total += s.ms;
@@ -105,13 +106,15 @@ void print_time_table(const passes::PipelineRun& run, const std::vector<Stage>& 
   std::cerr << fmt::format("  Total: {:.3f} ms (passes {:.3f} ms)\n\n", total, run.total_ms);
   std::cerr << fmt::format("  {:>10}  {:>6}  {:>9}  {:>9}  {}\n", "wall ms", "%", "stmts in", "stmts out", "pass");
   auto pct = [&](double ms) { return total > 0 ? 100.0 * ms / total : 0.0; };
-  for (const auto& s : before) std::cerr << fmt::format("  {:>10.3f}  {:>5.1f}%  {:>9}  {:>9}  ({})\n", s.ms, pct(s.ms), "", "", s.name);
+  for (const auto& s : before)
+    std::cerr << fmt::format("  {:>10.3f}  {:>5.1f}%  {:>9}  {:>9}  ({})\n", s.ms, pct(s.ms), "", "", s.name);
   for (const auto& r : run.records) {
     if (!r.ran) continue;
-    std::cerr << fmt::format("  {:>10.3f}  {:>5.1f}%  {:>9}  {:>9}  {}\n", r.wall_ms, pct(r.wall_ms), r.statements_before,
-                             r.statements_after, r.spec);
+    std::cerr << fmt::format("  {:>10.3f}  {:>5.1f}%  {:>9}  {:>9}  {}\n", r.wall_ms, pct(r.wall_ms),
+                             r.statements_before, r.statements_after, r.spec);
   }
-  for (const auto& s : after) std::cerr << fmt::format("  {:>10.3f}  {:>5.1f}%  {:>9}  {:>9}  ({})\n", s.ms, pct(s.ms), "", "", s.name);
+  for (const auto& s : after)
+    std::cerr << fmt::format("  {:>10.3f}  {:>5.1f}%  {:>9}  {:>9}  ({})\n", s.ms, pct(s.ms), "", "", s.name);
 }
 
 // Per pass execution, its non-zero counters (all with `all`) and at most a few of its per-item
@@ -161,7 +164,8 @@ int cmd_replay(const ReplayArgs& a) {
   before.push_back({"verify the input", ms_since(t_verify)});
   std::string pipeline_text = a.passes_given ? a.passes : source.pipeline.value_or("");
   if (!a.passes_given && !source.pipeline)
-    throw UserError("no pipeline: give --passes=PIPELINE", "for example --passes='simplify,dce'; `passbench passes` lists the passes");
+    throw UserError("no pipeline: give --passes=PIPELINE",
+                    "for example --passes='simplify,dce'; `passbench passes` lists the passes");
   std::optional<nlohmann::json> inputs;
   if (!a.inputs.empty()) inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
   if (a.run && !inputs) inputs = nlohmann::json::object();
@@ -177,7 +181,8 @@ int cmd_replay(const ReplayArgs& a) {
   opts.verify_each = a.verify_each;
   opts.bisect_limit = a.bisect_limit;
   // --stop-after / --stop-before as a count of pass executions (the first match).
-  for (auto [selector, after, option] : {std::tuple{&stop_after, 1, "--stop-after"}, {&stop_before, 0, "--stop-before"}}) {
+  for (auto [selector, after, option] :
+       {std::tuple{&stop_after, 1, "--stop-after"}, {&stop_before, 0, "--stop-before"}}) {
     if (!*selector) continue;
     check_selector_in(**selector, expanded, option);
     for (size_t i = 0; i < expanded.entries.size(); ++i)
@@ -190,7 +195,8 @@ int cmd_replay(const ReplayArgs& a) {
   opts.capture_ir = true;
   auto t_replay = std::chrono::steady_clock::now();
   auto result = workbench::replay(std::move(source.kernel), pipeline_text, opts);
-  std::vector<Stage> after{{"verify after each pass, IR snapshots", std::max(0.0, ms_since(t_replay) - result.run.total_ms)}};
+  std::vector<Stage> after{
+      {"verify after each pass, IR snapshots", std::max(0.0, ms_since(t_replay) - result.run.total_ms)}};
   bool color = a.color == "always" || (a.color == "auto" && isatty(STDERR_FILENO) && !std::getenv("NO_COLOR"));
 
   // With --annotate-ib, IR is printed again from the captured kernels with IB markers.
@@ -209,7 +215,9 @@ int cmd_replay(const ReplayArgs& a) {
       std::cerr << fmt::format("# *** IR Dump Before {} ***\n{}", rec.spec, text_of(rec.before, rec.before_text));
     bool after = a.print_after_all || selected(print_after);
     if (a.print_changed == "full" && rec.changed) after = true;
-    if (after) std::cerr << fmt::format("# *** IR Dump After {}{} ***\n{}", rec.spec, rec.changed ? "" : " (no change)", text_of(rec.after, rec.after_text));
+    if (after)
+      std::cerr << fmt::format("# *** IR Dump After {}{} ***\n{}", rec.spec, rec.changed ? "" : " (no change)",
+                               text_of(rec.after, rec.after_text));
     if (a.print_changed == "diff" && rec.changed) {
       std::cerr << fmt::format("# *** IR Diff After {} ***\n", rec.spec);
       std::cerr << colorize_diff(workbench::pass_diff(rec), color);
@@ -227,8 +235,8 @@ int cmd_replay(const ReplayArgs& a) {
                                rec.index + 1, rec.failure);
       return 2;
     }
-    std::cerr << fmt::format("{}: pass '{}' (pass {} of the pipeline) failed{}:\n  {}\n", a.file, rec.pass, rec.index + 1,
-                             rec.internal_error ? " with an internal error" : "", rec.failure);
+    std::cerr << fmt::format("{}: pass '{}' (pass {} of the pipeline) failed{}:\n  {}\n", a.file, rec.pass,
+                             rec.index + 1, rec.internal_error ? " with an internal error" : "", rec.failure);
     for (size_t i = 1; i < rec.verify_errors.size(); ++i) std::cerr << "  " << rec.verify_errors[i] << "\n";
     std::string diff = workbench::pass_diff(rec);
     if (!diff.empty()) std::cerr << "the change the pass made:\n" << colorize_diff(diff, color);
@@ -239,9 +247,12 @@ int cmd_replay(const ReplayArgs& a) {
   }
 
   auto t_print = std::chrono::steady_clock::now();
-  std::string ir_out = a.emit == "json" ? ir::to_json(*result.kernel).dump(2) + "\n"
-                       : a.annotate_ib ? ir::print_kernel(*result.kernel, {.header = true, .annotate = passes::independent_block_annotations(*result.kernel)})
-                                       : ir::print_kernel(*result.kernel);
+  std::string ir_out =
+      a.emit == "json" ? ir::to_json(*result.kernel).dump(2) + "\n"
+      : a.annotate_ib
+          ? ir::print_kernel(*result.kernel,
+                             {.header = true, .annotate = passes::independent_block_annotations(*result.kernel)})
+          : ir::print_kernel(*result.kernel);
   after.push_back({"print the result", ms_since(t_print)});
   if (table_after_output) print_time_table(result.run, before, after);
   if (!a.output.empty() && a.output != "-") {
@@ -288,8 +299,10 @@ int cmd_passes() {
       for (const auto& c : o.choices) choices += (choices.empty() ? " {" : "|") + c;
       if (!choices.empty()) choices += "}";
       if (o.type == passes::OptionType::Int && o.min_int != INT64_MIN)
-        choices += o.max_int == INT64_MAX ? fmt::format(" >= {}", o.min_int) : fmt::format(" {}..{}", o.min_int, o.max_int);
-      std::cout << fmt::format("      {} ({}{}, default {}): {}\n", o.name, type_name(o.type), choices, o.default_value, o.help);
+        choices +=
+            o.max_int == INT64_MAX ? fmt::format(" >= {}", o.min_int) : fmt::format(" {}..{}", o.min_int, o.max_int);
+      std::cout << fmt::format("      {} ({}{}, default {}): {}\n", o.name, type_name(o.type), choices, o.default_value,
+                               o.help);
     }
     if (!p.statistics.empty()) {
       std::string s;

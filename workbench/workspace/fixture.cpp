@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <optional>
 
 #include "ir/diagnostic.h"
@@ -34,10 +34,10 @@ namespace {
 
 // What replaying a fixture produced, stage by stage.
 struct Replay {
-  std::string error_stage;  // "", "parse", "verify", "pass" or "run"
-  std::string error;        // the diagnostic's location and message (no file path)
-  std::string error_pass;   // the failing pass, for stage "pass"
-  std::map<std::string, std::string> ir_after;    // "simplify" (first run) or "simplify#2" -> text
+  std::string error_stage;                          // "", "parse", "verify", "pass" or "run"
+  std::string error;                                // the diagnostic's location and message (no file path)
+  std::string error_pass;                           // the failing pass, for stage "pass"
+  std::map<std::string, std::string> ir_after;      // "simplify" (first run) or "simplify#2" -> text
   std::map<std::string, passes::Statistics> stats;  // same keys
   std::vector<std::string> differential_failures;
   std::vector<std::string> gradcheck_failures;
@@ -46,8 +46,8 @@ struct Replay {
   std::optional<nlohmann::json> values;
   std::optional<std::string> printed;
   std::vector<std::string> roundtrip_failures;
-  std::vector<std::string> metric_failures;  // expect.metrics not met, or not readable
-  std::vector<std::string> coverage_failures;  // stacks the run never pushed
+  std::vector<std::string> metric_failures;     // expect.metrics not met, or not readable
+  std::vector<std::string> coverage_failures;   // stacks the run never pushed
   std::optional<nlohmann::json> global_access;  // {"static": verdict, "dynamic": verdict}
 };
 
@@ -60,7 +60,8 @@ void check_stack_coverage(const std::vector<int>& empty, const ordered_json& fx,
     for (int id : empty) ids += fmt::format("{}${}", ids.empty() ? "" : ", ", id);
     r.coverage_failures.push_back(fmt::format(
         "stack(s) {} got no push inside a loop or if in this run (only the pushes beside the alloc), so the "
-        "fixture does not test them; give inputs with non-zero trip counts, or say \"expect_unexercised_stacks\": true when the empty case is the purpose",
+        "fixture does not test them; give inputs with non-zero trip counts, or say \"expect_unexercised_stacks\": true "
+        "when the empty case is the purpose",
         ids));
   } else if (empty.empty() && expected) {
     r.coverage_failures.push_back("the fixture says \"expect_unexercised_stacks\", but every stack was pushed");
@@ -75,10 +76,13 @@ std::string located_message(const UserError& e) {
 void check_roundtrip(const ir::Kernel& k, const std::string& text, std::vector<std::string>& failures) {
   auto reparsed = ir::parse_kernel(text, "<canonical>");
   std::string again = ir::print_kernel(*reparsed);
-  if (again != text) failures.push_back("printing is not idempotent:\n" + unified_diff(text, again, "print", "print(parse(print))"));
+  if (again != text)
+    failures.push_back("printing is not idempotent:\n" + unified_diff(text, again, "print", "print(parse(print))"));
   auto from_json = ir::from_json(ir::to_json(k));
   std::string via_json = ir::print_kernel(*from_json);
-  if (via_json != text) failures.push_back("JSON round trip changes the kernel:\n" + unified_diff(text, via_json, "print", "print(from_json(to_json))"));
+  if (via_json != text)
+    failures.push_back("JSON round trip changes the kernel:\n" +
+                       unified_diff(text, via_json, "print", "print(from_json(to_json))"));
 }
 
 // A pipeline must not change what the kernel computes: the same inputs give bit-identical
@@ -107,15 +111,18 @@ void differential_check(const ir::Kernel& before_k, const ir::Kernel& after_k, R
   }
   if (!before || !after) return;
   if (before->values.dump() != after->values.dump())
-    r.differential_failures.push_back("the pipeline changed the kernel's results:\n" +
-                                      unified_diff(before->values.dump(1), after->values.dump(1), "before the pipeline", "after the pipeline"));
+    r.differential_failures.push_back(
+        "the pipeline changed the kernel's results:\n" +
+        unified_diff(before->values.dump(1), after->values.dump(1), "before the pipeline", "after the pipeline"));
   if (before->printed != after->printed)
-    r.differential_failures.push_back("the pipeline changed the printed output:\n" + unified_diff(before->printed, after->printed, "before", "after"));
+    r.differential_failures.push_back("the pipeline changed the printed output:\n" +
+                                      unified_diff(before->printed, after->printed, "before", "after"));
 }
 
 nlohmann::json fixture_inputs(const ordered_json& fx, const fs::path& dir) {
   if (fx.contains("inputs_file"))
-    return parse_json_text(read_file((dir / fx["inputs_file"].get<std::string>()).string()), fx["inputs_file"].get<std::string>());
+    return parse_json_text(read_file((dir / fx["inputs_file"].get<std::string>()).string()),
+                           fx["inputs_file"].get<std::string>());
   if (fx.contains("inputs")) return nlohmann::json::parse(fx["inputs"].dump());
   return nlohmann::json::object();
 }
@@ -123,7 +130,8 @@ nlohmann::json fixture_inputs(const ordered_json& fx, const fs::path& dir) {
 // Autodiff fixtures: the pipeline makes a reverse kernel, so instead of the differential run,
 // "grad" runs forward + reverse with seeds (values are compared with expect.values) and
 // "gradcheck" compares every gradient element with finite differences (it must pass).
-void gradient_checks(const ir::Kernel& forward, const std::string& pipeline, const ordered_json& fx, const fs::path& dir, Replay& r) {
+void gradient_checks(const ir::Kernel& forward, const std::string& pipeline, const ordered_json& fx,
+                     const fs::path& dir, Replay& r) {
   try {
     if (fx.contains("grad")) {
       RunRequest req;
@@ -156,11 +164,14 @@ void gradient_checks(const ir::Kernel& forward, const std::string& pipeline, con
         r.gradcheck_failures.push_back(fmt::format(
             "gradcheck: {} element(s) compared, but the fixture says \"expect_nothing_compared\"", result.compared));
       } else if (result.mismatches > 0) {
-        std::string msg = fmt::format("gradcheck: {} of {} gradient elements differ from finite differences:", result.mismatches, result.compared);
+        std::string msg =
+            fmt::format("gradcheck: {} of {} gradient elements differ from finite differences:", result.mismatches,
+                        result.compared);
         int shown = 0;
         for (const auto& e : result.elements)
           if (e.status == GradStatus::mismatch && shown++ < 5)
-            msg += fmt::format("\n  {}: analytic {:.9g}, numeric {:.9g} (rel {:.2e})", element_name(e), e.analytic, e.numeric, e.rel_error);
+            msg += fmt::format("\n  {}: analytic {:.9g}, numeric {:.9g} (rel {:.2e})", element_name(e), e.analytic,
+                               e.numeric, e.rel_error);
         r.gradcheck_failures.push_back(msg);
       }
     }
@@ -209,8 +220,8 @@ void forward_checks(const ir::Kernel& forward, const std::string& pipeline, cons
             "jvpcheck: nothing compared ({} element(s), {} kink(s)): a check that compares nothing did not pass",
             result.elements.size(), result.kinks));
       } else if (result.mismatches > 0) {
-        std::string msg = fmt::format("jvpcheck: {} of {} tangent elements differ from finite differences:",
-                                      result.mismatches, result.compared);
+        std::string msg = fmt::format(
+            "jvpcheck: {} of {} tangent elements differ from finite differences:", result.mismatches, result.compared);
         int shown = 0;
         for (const auto& e : result.elements)
           if (e.status == GradStatus::mismatch && shown++ < 5)
@@ -231,10 +242,12 @@ void forward_checks(const ir::Kernel& forward, const std::string& pipeline, cons
       o.forward_pipeline = pipeline;
       auto result = adjointcheck(forward, o);
       if (!result.passed()) {
-        std::string msg = result.touched == 0 ? "adjointcheck: the kernels changed no tangent and no adjoint (nothing checked)"
-                                              : "adjointcheck: w . (J v) and (J^T w) . v differ:";
+        std::string msg = result.touched == 0
+                              ? "adjointcheck: the kernels changed no tangent and no adjoint (nothing checked)"
+                              : "adjointcheck: w . (J v) and (J^T w) . v differ:";
         for (const auto& t : result.trials)
-          if (!t.ok) msg += fmt::format("\n  forward {:.17g}, reverse {:.17g}, scale {:.3g}", t.forward, t.reverse, t.scale);
+          if (!t.ok)
+            msg += fmt::format("\n  forward {:.17g}, reverse {:.17g}, scale {:.3g}", t.forward, t.reverse, t.scale);
         r.gradcheck_failures.push_back(msg);
       }
     }
@@ -298,7 +311,8 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
   std::unique_ptr<ir::Kernel> kernel;
   try {
     if (fx.contains("kernel_text")) {
-      kernel = parse_kernel_source(fx["kernel_text"].get<std::string>(), fixture_path.filename().string() + ":kernel_text");
+      kernel =
+          parse_kernel_source(fx["kernel_text"].get<std::string>(), fixture_path.filename().string() + ":kernel_text");
     } else {
       auto rel = fx.at("kernel").get<std::string>();
       kernel = parse_kernel_source(read_file((dir / rel).string()), rel);
@@ -369,7 +383,8 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
   RunRequest req;
   try {
     if (fx.contains("inputs_file"))
-      req.inputs = parse_json_text(read_file((dir / fx["inputs_file"].get<std::string>()).string()), fx["inputs_file"].get<std::string>());
+      req.inputs = parse_json_text(read_file((dir / fx["inputs_file"].get<std::string>()).string()),
+                                   fx["inputs_file"].get<std::string>());
     else if (fx.contains("inputs"))
       req.inputs = nlohmann::json::parse(fx["inputs"].dump());
     if (fx.contains("run")) {
@@ -404,10 +419,12 @@ ordered_json read_fixture(const std::string& path) {
 // changed; a single string (the older form) is read too.
 std::string ir_text(const ordered_json& v, const std::string& what) {
   if (v.is_string()) return v.get<std::string>();
-  if (!v.is_array()) throw UserError(fmt::format("{} must be a list of lines (or one string)", what), "see docs/fixtures.md");
+  if (!v.is_array())
+    throw UserError(fmt::format("{} must be a list of lines (or one string)", what), "see docs/fixtures.md");
   std::string text;
   for (const auto& line : v) {
-    if (!line.is_string()) throw UserError(fmt::format("{} holds a non-string line {}", what, line.dump()), "see docs/fixtures.md");
+    if (!line.is_string())
+      throw UserError(fmt::format("{} holds a non-string line {}", what, line.dump()), "see docs/fixtures.md");
     text += line.get<std::string>() + "\n";
   }
   return text;
@@ -484,9 +501,11 @@ FixtureOutcome check_fixture(const std::string& path) {
     if (r.error_stage.empty())
       f.push_back(fmt::format("expected a {} error containing \"{}\", but everything succeeded", stage, contains));
     else if (r.error_stage != stage || r.error.find(contains) == std::string::npos)
-      f.push_back(fmt::format("expected a {} error containing \"{}\", got a {} error:\n  {}", stage, contains, r.error_stage, r.error));
+      f.push_back(fmt::format("expected a {} error containing \"{}\", got a {} error:\n  {}", stage, contains,
+                              r.error_stage, r.error));
     else if (expect["error"].contains("pass") && expect["error"]["pass"].get<std::string>() != r.error_pass)
-      f.push_back(fmt::format("expected pass '{}' to fail, but '{}' did", expect["error"]["pass"].get<std::string>(), r.error_pass));
+      f.push_back(fmt::format("expected pass '{}' to fail, but '{}' did", expect["error"]["pass"].get<std::string>(),
+                              r.error_pass));
   } else if (!r.error_stage.empty()) {
     f.push_back(fmt::format("unexpected {} error:\n  {}", r.error_stage, r.error));
   }
@@ -505,7 +524,8 @@ FixtureOutcome check_fixture(const std::string& path) {
     else
       compare_values(nlohmann::json::parse(expect["values"].dump()), *r.values, tolerance_of(expect), f);
   }
-  if (r.global_access && nlohmann::json::parse(expect.value("global_access", ordered_json()).dump()) != *r.global_access)
+  if (r.global_access &&
+      nlohmann::json::parse(expect.value("global_access", ordered_json()).dump()) != *r.global_access)
     f.push_back(fmt::format("global access verdicts differ: expected {}, got {}",
                             expect.value("global_access", ordered_json()).dump(), r.global_access->dump()));
   if (expect.contains("printed") && r.printed && expect["printed"].get<std::string>() != *r.printed)
@@ -552,7 +572,8 @@ FixtureOutcome update_fixture(const std::string& path) {
     }
     fresh["stats"] = stats;
   }
-  if (r.error_stage != "parse") fresh["verify"] = r.verify_errors.empty() ? ordered_json("ok") : ordered_json(r.verify_errors);
+  if (r.error_stage != "parse")
+    fresh["verify"] = r.verify_errors.empty() ? ordered_json("ok") : ordered_json(r.verify_errors);
   if (r.values) fresh["values"] = ordered_json::parse(r.values->dump());
   if (r.printed && !r.printed->empty()) fresh["printed"] = *r.printed;
   if (r.global_access) fresh["global_access"] = ordered_json::parse(r.global_access->dump());

@@ -1,9 +1,9 @@
 #include "workbench/workspace/fixture_compare.h"
 
-#include <dtl/dtl.hpp>
 #include <fmt/format.h>
 
 #include <cmath>
+#include <dtl/dtl.hpp>
 #include <sstream>
 
 namespace pb::workbench {
@@ -81,8 +81,8 @@ void compare_array(const std::string& what, const nlohmann::json& e, const nlohm
     if (integers ? ev[i] == av[i] : close(x, y, tol)) continue;  // integers compare exactly
     ++bad;
     if (shown++ < 5)
-      failures.push_back(fmt::format("{}[{}]: expected {}, got {} (|diff| {:.3g}, tolerance abs {} rel {})", what, i, ev[i].dump(),
-                                     av[i].dump(), std::fabs(x - y), tol.abs, tol.rel));
+      failures.push_back(fmt::format("{}[{}]: expected {}, got {} (|diff| {:.3g}, tolerance abs {} rel {})", what, i,
+                                     ev[i].dump(), av[i].dump(), std::fabs(x - y), tol.abs, tol.rel));
   }
   if (bad > 5) failures.push_back(fmt::format("{}: {} more mismatches", what, bad - 5));
 }

@@ -14,8 +14,8 @@ struct Tolerance {
 };
 
 // A unified diff (dtl) of two texts, or "" when they are equal.
-std::string unified_diff(const std::string& expected, const std::string& actual, const std::string& expected_label = "expected",
-                         const std::string& actual_label = "actual");
+std::string unified_diff(const std::string& expected, const std::string& actual,
+                         const std::string& expected_label = "expected", const std::string& actual_label = "actual");
 
 // Compares expected field values (a subset: only the fields and arrays named in `expected`)
 // with `actual` (state_to_json output). Appends one message per mismatch.

@@ -138,8 +138,8 @@ std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const
   std::string msg = fmt::format("making the reverse kernel: pass '{}' (pass {} of '{}') failed: {}", rec.pass,
                                 rec.index + 1, pipeline, rec.failure);
   if (rec.internal_error) throw InternalError(msg);
-  throw UserError(msg,
-                  fmt::format("`passbench replay {} --passes='{}'` shows the IR before the failing pass", file, pipeline));
+  throw UserError(
+      msg, fmt::format("`passbench replay {} --passes='{}'` shows the IR before the failing pass", file, pipeline));
 }
 
 GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& pipeline, const RunRequest& req) {
@@ -210,7 +210,8 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   Path at_x(run_step(fwd, analytic, run_opts, "in the forward run"));
   result.loss = sum(*diff_array(fwd, analytic, o.loss, "--loss").primal);
   seed_gradients(fwd, analytic, {{o.loss, 1.0}});
-  result.unexercised_stacks = unexercised_stacks(*reverse, run_step(*reverse, analytic, run_opts, "in the reverse kernel"));
+  result.unexercised_stacks =
+      unexercised_stacks(*reverse, run_step(*reverse, analytic, run_opts, "in the reverse kernel"));
 
   for (const auto& name : result.wrt) {
     const runtime::Buffer& x = *diff_array(fwd, base, name, "--wrt").primal;

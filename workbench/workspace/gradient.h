@@ -34,10 +34,10 @@ struct StackUse {
 };
 
 struct GradientOutput {
-  nlohmann::json values;         // runtime::state_to_json after both runs (gradients under "grad")
-  std::string reverse_text;      // the reverse kernel, canonical text
-  std::string printed;           // print statements of the forward run, then of the reverse run
-  std::vector<StackUse> stacks;  // every stack whose alloc ran in the reverse run, in program order
+  nlohmann::json values;                // runtime::state_to_json after both runs (gradients under "grad")
+  std::string reverse_text;             // the reverse kernel, canonical text
+  std::string printed;                  // print statements of the forward run, then of the reverse run
+  std::vector<StackUse> stacks;         // every stack whose alloc ran in the reverse run, in program order
   std::vector<int> unexercised_stacks;  // of the reverse kernel (see unexercised_stacks in run.h)
 };
 
@@ -64,10 +64,10 @@ struct GradcheckOptions {
   std::string loss;              // L = the sum of this field's elements; needs a gradient field
   std::vector<std::string> wrt;  // empty: every float field with a gradient field but the loss
   nlohmann::json inputs = nlohmann::json::object();
-  std::string inputs_name;  // the inputs file, named in errors about the inputs
+  std::string inputs_name;           // the inputs file, named in errors about the inputs
   std::string kernel_name = "FILE";  // the kernel's file, named in remedies
-  double eps = 1e-6;  // step h = eps * max(1, |x|)
-  double rel = 1e-5;  // ok when |a - n| <= abs + rel * max(|a|, |n|)
+  double eps = 1e-6;                 // step h = eps * max(1, |x|)
+  double rel = 1e-5;                 // ok when |a - n| <= abs + rel * max(|a|, |n|)
   double abs = 1e-8;
   std::string pipeline = kDefaultReversePipeline;
   uint64_t max_steps = runtime::kDefaultMaxSteps;  // per run; 0: no limit

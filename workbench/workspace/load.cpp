@@ -49,7 +49,8 @@ namespace {
   d.column = static_cast<int>(std::min(off, text.size()) - line_start) + 1;
   d.message = "invalid JSON: " + std::move(message);
   size_t end = text.find('\n', line_start);
-  d.source_line = text.substr(line_start, std::min<size_t>(end == std::string::npos ? text.size() - line_start : end - line_start, 200));
+  d.source_line = text.substr(
+      line_start, std::min<size_t>(end == std::string::npos ? text.size() - line_start : end - line_start, 200));
   throw UserError(d);
 }
 

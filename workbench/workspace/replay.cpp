@@ -40,7 +40,8 @@ LoadedSource load_source(const std::string& path, const std::string& dump) {
   return {parse_kernel_source(text, name, dump), std::nullopt};
 }
 
-ReplayResult replay(std::unique_ptr<ir::Kernel> kernel, const std::string& pipeline_text, const passes::RunOptions& options) {
+ReplayResult replay(std::unique_ptr<ir::Kernel> kernel, const std::string& pipeline_text,
+                    const passes::RunOptions& options) {
   ReplayResult r;
   r.pipeline = passes::parse_pipeline(pipeline_text);
   r.kernel = std::move(kernel);
@@ -66,7 +67,9 @@ std::string write_reproducer(const ReplayResult& r, const std::string& dir) {
   fs::path p = fs::path(dir) / fmt::format("passbench-reproducer-{}-{:08x}.fixture.json", rec.pass, h & 0xffffffffu);
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << fx.dump(2) << "\n";
-  if (!out) throw UserError(fmt::format("cannot write the reproducer to '{}'", p.string()), "pass --reproducer-dir with a writable folder");
+  if (!out)
+    throw UserError(fmt::format("cannot write the reproducer to '{}'", p.string()),
+                    "pass --reproducer-dir with a writable folder");
   return p.string();
 }
 

@@ -27,7 +27,8 @@ struct ReplayResult {
 };
 
 // Parses `pipeline_text` (UserError on a bad pipeline) and runs it on `kernel`.
-ReplayResult replay(std::unique_ptr<ir::Kernel> kernel, const std::string& pipeline_text, const passes::RunOptions& options);
+ReplayResult replay(std::unique_ptr<ir::Kernel> kernel, const std::string& pipeline_text,
+                    const passes::RunOptions& options);
 
 // The unified diff a pass record made ("" when unchanged or IR was not captured).
 std::string pass_diff(const passes::PassRecord& rec);

@@ -1,9 +1,5 @@
 #include "workbench/workspace/run.h"
 
-#include "workbench/workspace/backend.h"
-
-#include "runtime/cpu/cpu.h"
-
 #include <fmt/format.h>
 
 #include <map>
@@ -11,8 +7,10 @@
 
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
+#include "runtime/cpu/cpu.h"
 #include "runtime/interp/json_values.h"
 #include "runtime/interp/state.h"
+#include "workbench/workspace/backend.h"
 
 namespace pb::workbench {
 
@@ -45,9 +43,9 @@ DiffArray diff_array(const ir::Kernel& k, runtime::State& state, const std::stri
                       "name a float field, or an ndarray argument as arg<N>");
     runtime::ArgValue& a = state.args[*n];
     if (!ir::is_float(a.array.dtype))
-      throw UserError(fmt::format("{}: ndarray argument {} is {}, not a float ndarray", role, *n,
-                                  ir::scalar_name(a.array.dtype)),
-                      "gradients exist only for f32 and f64 ndarrays");
+      throw UserError(
+          fmt::format("{}: ndarray argument {} is {}, not a float ndarray", role, *n, ir::scalar_name(a.array.dtype)),
+          "gradients exist only for f32 and f64 ndarrays");
     if (!a.grad) a.grad = runtime::Buffer::zeros(a.array.dtype, a.array.shape);
     return {&a.array, &*a.grad};
   }

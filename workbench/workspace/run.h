@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,8 +27,8 @@ runtime::RunResult run_on_backend(Backend backend, const ir::Kernel& k, runtime:
 
 struct RunRequest {
   nlohmann::json inputs = nlohmann::json::object();
-  std::string inputs_name;  // the inputs file, named in errors about the inputs
-  std::string kernel_name = "FILE";  // the kernel's file, named in remedies
+  std::string inputs_name;                                 // the inputs file, named in errors about the inputs
+  std::string kernel_name = "FILE";                        // the kernel's file, named in remedies
   std::vector<std::pair<std::string, double>> seed_grads;  // FIELD=VALUE: every element of FIELD's gradient
   runtime::RunOptions options;
   Backend backend = Backend::interp;
