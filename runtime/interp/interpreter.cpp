@@ -43,6 +43,7 @@ class Interpreter {
     detail::check_runnable(k_, kernel_label());
     prog_ = detail::compile(k_, st_, opt_.f64);
     bind_memory();
+    capacities_.bind(k_, st_, field_bufs_);
     values_.assign(prog_.num_slots, Value{});
     defined_.assign(prog_.num_slots, 0);
     ptrs_.assign(prog_.num_slots, nullptr);
@@ -260,12 +261,14 @@ class Interpreter {
   }
   Flow exec(const ir::GlobalStoreStmt&, const Op& op) {
     check_write(op);
+    capacities_.note_write(ptr(op, 0));
     *ptr(op, 0) = in(op, 1);
     return Flow::next;
   }
   Flow exec(const ir::AtomicOpStmt& s, const Op& op) {
     check_write(op);
     Value* cell = ptr(op, 0);
+    capacities_.note_write(cell);
     Value old = *cell;
     *cell = evaluate(op, [&] { return ir::eval_atomic(s.op, old, in(op, 1)); });
     trace_.atomic(op.slot, s.op, old, in(op, 1));
@@ -377,7 +380,7 @@ class Interpreter {
 
   Flow exec(const ir::AdStackAllocaStmt& s, const Op& op) {
     Stack& st = stacks_[static_cast<size_t>(op.aux)];
-    st.capacity = detail::stack_capacity(s, k_, st_, field_bufs_, stack_text(s));
+    st.capacity = capacities_.capacity(s, k_, st_, field_bufs_, [&] { return stack_text(s); });
     if (st.capacity == 0 && !opt_.unsized_stacks_unlimited)
       throw UserError(
           fmt::format("stack ${} has no size (max_size=0): run determine_ad_stack_size or give a fixed "
@@ -569,7 +572,8 @@ class Interpreter {
   RunOptions opt_;
   detail::DecisionTrace trace_;
   detail::Program prog_;
-  std::vector<Buffer*> field_bufs_;     // by field id; null when the state has no buffer
+  std::vector<Buffer*> field_bufs_;  // by field id; null when the state has no buffer
+  detail::StackCapacities capacities_;
   detail::GlobalAccessTracker access_;  // with check_global_access
   std::vector<uint8_t> tracked_;        // by pointer slot: accesses through it are tracked
   int64_t iteration_ = -1;              // of the running top-level loop; -1 outside

@@ -6,6 +6,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/visitor.h"
 
 namespace pb::runtime::detail {
 
@@ -64,6 +65,39 @@ int64_t stack_capacity(const ir::AdStackAllocaStmt& s, const ir::Kernel& k, cons
         fmt::format("cannot evaluate the size of {}: {}", stack_text, e.diagnostic().message),
         e.diagnostic().remedy.empty() ? "check the inputs the size expression reads" : e.diagnostic().remedy);
   }
+}
+
+void StackCapacities::bind(const ir::Kernel& k, const State& st, std::span<Buffer* const> field_bufs) {
+  read_ranges_.clear();
+  cached_.clear();
+  generation_ = 0;
+  evaluations_ = 0;
+  auto add = [&](const Buffer* b) {
+    if (b && !b->data.empty()) read_ranges_.emplace_back(b->data.data(), b->data.data() + b->data.size());
+  };
+  ir::walk(k.root(), [&](const ir::Stmt& stmt) {
+    const auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(&stmt);
+    if (!a || a->max_size > 0 || !a->size) return;
+    for (const ir::SizeExpr* e : ir::nodes(*a->size)) {
+      if (e->op() == ir::SizeOp::Field) {
+        if (auto id = k.find_field(e->name())) add(field_bufs[static_cast<size_t>(*id)]);
+      } else if (e->op() == ir::SizeOp::Ndarray) {
+        auto index = static_cast<size_t>(e->value());
+        if (index < st.args.size() && st.args[index].is_ndarray) add(&st.args[index].array);
+      }
+    }
+  });
+}
+
+int64_t StackCapacities::capacity(const ir::AdStackAllocaStmt& s, const ir::Kernel& k, const State& st,
+                                  std::span<Buffer* const> field_bufs, const std::function<std::string()>& stack_text) {
+  if (s.max_size > 0 || !s.size) return s.max_size;
+  auto it = cached_.find(s.id);
+  if (it != cached_.end() && it->second.first == generation_) return it->second.second;
+  int64_t cap = stack_capacity(s, k, st, field_bufs, stack_text());
+  ++evaluations_;
+  cached_[s.id] = {generation_, cap};
+  return cap;
 }
 
 }  // namespace pb::runtime::detail

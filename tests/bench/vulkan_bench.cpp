@@ -3,8 +3,8 @@
 // atomic add into a scalar, forward and reverse, over --sizes top-level iterations. Per case:
 // kernel time from timestamp queries and launch time (uploads, dispatches, downloads) as the
 // median of --repeat launches after one untimed launch (pipeline creation), the adstack heap's
-// bytes the launch used, and the interpreter's time where the size is at most --interp-max
-// (2,000 for the carried reverse kernel, quadratic on the interpreter). Writes JSON:
+// bytes the launch used, and the interpreter's time where the size is at most --interp-max.
+// Writes JSON:
 //   {"device": ..., "cases": [{"kernel", "direction", "size", "backend", "kernel_ms", "launch_ms",
 //     "heap_bytes", "peak_rss_kib"}, ...]}
 // Without a Vulkan device it writes {"skipped": reason} and succeeds.
@@ -133,10 +133,7 @@ int main(int argc, char** argv) {
                                     {"launch_ms", median(launch_ms)},
                                     {"heap_bytes", heap_bytes},
                                     {"peak_rss_kib", peak_rss_kib()}});
-            // The interpreter evaluates a stack's size expression (here a maximum over every
-            // iteration) each time the alloc runs: the carried reverse kernel is quadratic there.
-            bool quadratic = shape == "carried" && direction == "reverse";
-            if (size > (quadratic ? std::min<size_t>(interp_max, 2'000) : interp_max)) continue;
+            if (size > interp_max) continue;
             runtime::State s = base;
             auto start = std::chrono::steady_clock::now();
             runtime::run_kernel(*k, s);

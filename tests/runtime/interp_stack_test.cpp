@@ -1,5 +1,6 @@
 // Autodiff stacks in the reference interpreter (ad-pipeline.md section 3).
 #include "interp_test_util.h"
+#include "runtime/interp/stack_capacity.h"
 
 namespace pb::runtime::test {
 namespace {
@@ -156,6 +157,60 @@ kernel {
 )",
                     {{"fields", {{"x", {{"data", {1.5, 2.5, 3.5}}}}}}});
   EXPECT_EQ(r.result.printed, "3.5 2.5 1.5 0");
+}
+
+// A sized stack's capacity follows the field its size reads, also when the kernel writes that
+// field between two executions of the alloc: the cached capacity is dropped at the write.
+TEST(InterpStack, SizedCapacityFollowsWritesToTheFieldItReads) {
+  auto r = run_text(R"(field n : i32[1]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 1
+  <i32> $2 = const 3
+  $3 : for in range($0, $2) block_dim=adaptive {
+    <*i32> $4 = global ptr [n], index [$0] activate=true
+    <i32> $5 = global load $4
+    <f32> $6 = stack alloc (max_size=0, size=n[0])
+    $7 : for in range($0, $5) block_dim=adaptive {
+      <i32> $8 = loop $7 index 0
+      <f32> $9 = cast_value<f32> $8
+      <f32> $10 : stack push $6, val = $9
+    }
+    <i32> $11 = add $5 $1
+    $12 : global store [$4 <- $11]
+  }
+}
+)",
+                    {{"fields", {{"n", {{"data", {1}}}}}}});
+  EXPECT_EQ(r.at("n").as_i64(), 4);
+  EXPECT_EQ(r.result.stack_capacity.at(6), 3);
+  EXPECT_EQ(r.result.max_stack_depth.at(6), 3);
+}
+
+// Counted work: an alloc inside a loop evaluates its size once, not once per iteration, while
+// the loop writes only buffers the size does not read.
+TEST(InterpStack, SizedCapacityIsEvaluatedOncePerWriteToWhatItReads) {
+  auto k = ir::parse_kernel(R"(field m : i32[4]
+field y : f32[4]
+kernel {
+  <f32> $0 = stack alloc (max_size=0, size=max(i1 in range(0, 4): m[i1]))
+}
+)");
+  State st = make_state(*k, {{"fields", {{"m", {{"data", {1, 5, 2, 3}}}}}}});
+  std::vector<Buffer*> bufs = {&st.fields.at("m"), &st.fields.at("y")};
+  const auto& alloc = static_cast<const ir::AdStackAllocaStmt&>(*k->root().front());
+  detail::StackCapacities caps;
+  caps.bind(*k, st, bufs);
+  auto text = [] { return std::string("stack"); };
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(caps.capacity(alloc, *k, st, bufs, text), 5);
+    caps.note_write(&st.fields.at("y").data[static_cast<size_t>(i % 4)]);
+  }
+  EXPECT_EQ(caps.evaluations(), 1u);
+  caps.note_write(&st.fields.at("m").data[3]);
+  st.fields.at("m").data[3] = ir::Value::from_int(ir::ScalarKind::i32, 9);
+  EXPECT_EQ(caps.capacity(alloc, *k, st, bufs, text), 9);
+  EXPECT_EQ(caps.evaluations(), 2u);
 }
 
 }  // namespace
