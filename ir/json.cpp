@@ -110,13 +110,13 @@ struct Reader {
       } else if (auto* t = dyn_cast<OffloadedStmt>(raw)) {
         std::unique_ptr<Block>* slots[] = {&t->tls_prologue, &t->bls_prologue, &t->body, &t->bls_epilogue,
                                            &t->tls_epilogue};
-        for (size_t b = 0; b < std::size(slots); ++b) {
-          if (!a[i].contains(kTaskBlockKeys[b])) {
-            if (b != 2) slots[b]->reset();
+        for (size_t j = 0; j < std::size(slots); ++j) {
+          if (!a[i].contains(kTaskBlockKeys[j])) {
+            if (j != 2) slots[j]->reset();
             continue;
           }
-          if (!*slots[b]) *slots[b] = std::make_unique<Block>(raw);
-          block(a[i][kTaskBlockKeys[b]], **slots[b], p + "." + kTaskBlockKeys[b], depth + 1);
+          if (!*slots[j]) *slots[j] = std::make_unique<Block>(raw);
+          block(a[i][kTaskBlockKeys[j]], **slots[j], p + "." + kTaskBlockKeys[j], depth + 1);
         }
       } else if (raw->is_container()) {
         if (!a[i].contains("body")) bad(p, "missing \"body\"");

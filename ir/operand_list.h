@@ -24,7 +24,7 @@ class OperandList {
   OperandList(const OperandList&) = delete;
   OperandList& operator=(const OperandList&) = delete;
   ~OperandList() {
-    if (on_heap()) stmt_pool::deallocate(heap_, buffer_bytes(cap_));
+    if (on_heap()) stmt_pool::deallocate(static_cast<void*>(heap_), buffer_bytes(cap_));
   }
 
   size_t size() const { return size_; }
@@ -47,7 +47,7 @@ class OperandList {
     if (!on_heap()) return;
     void* fresh = stmt_pool::allocate(buffer_bytes(cap_));
     std::memcpy(fresh, static_cast<const void*>(heap_), buffer_bytes(cap_));
-    stmt_pool::deallocate(heap_, buffer_bytes(cap_));
+    stmt_pool::deallocate(static_cast<void*>(heap_), buffer_bytes(cap_));
     heap_ = static_cast<Stmt**>(fresh);
   }
 
@@ -63,9 +63,9 @@ class OperandList {
     PB_ASSERT(size_ < kMax, "a statement has more than 65,535 operands");
     uint32_t cap = cap_ * 2 > kMax ? kMax : cap_ * 2;
     auto* fresh = static_cast<Stmt**>(stmt_pool::allocate(buffer_bytes(cap)));
-    std::memcpy(static_cast<void*>(fresh), ops(), size_t{size_} * kSlotBytes);
+    std::memcpy(static_cast<void*>(fresh), static_cast<const void*>(ops()), size_t{size_} * kSlotBytes);
     std::memcpy(reinterpret_cast<uint32_t*>(fresh + cap), positions(), size_t{size_} * sizeof(uint32_t));
-    if (on_heap()) stmt_pool::deallocate(heap_, buffer_bytes(cap_));
+    if (on_heap()) stmt_pool::deallocate(static_cast<void*>(heap_), buffer_bytes(cap_));
     heap_ = fresh;
     cap_ = static_cast<uint16_t>(cap);
   }

@@ -3,6 +3,7 @@
 // everywhere it is not yet handled.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -71,16 +72,14 @@ enum class StmtKind : uint8_t {
 
 std::string_view kind_name(StmtKind k);
 
-constexpr uint8_t traits_of(StmtKind k) {
-  switch (k) {
-#define PB_X(Name, text, traits) \
-  case StmtKind::Name:           \
-    return traits;
+// Indexed by StmtKind: a table rather than a switch, whose cases would be identical branches.
+inline constexpr uint8_t kKindTraits[] = {
+#define PB_X(Name, text, traits) static_cast<uint8_t>(traits),
     PB_STMT_KINDS(PB_X)
 #undef PB_X
-  }
-  return kNoTraits;
-}
+};
+
+constexpr uint8_t traits_of(StmtKind k) { return kKindTraits[static_cast<size_t>(k)]; }
 
 constexpr bool computed_from_operands(StmtKind k) { return traits_of(k) & kComputedFromOperands; }
 constexpr bool is_loop(StmtKind k) { return traits_of(k) & kLoop; }

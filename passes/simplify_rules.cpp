@@ -132,7 +132,7 @@ std::optional<Value> fold(const Stmt& s) {
       return constant_identity(*b);
     }
   } catch (const EvalError&) {
-    // Left for run time (integer division by zero, negative integer exponent).
+    return std::nullopt;  // left for run time (integer division by zero, negative integer exponent)
   }
   return std::nullopt;
 }

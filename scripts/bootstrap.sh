@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine:
 #   scripts/bootstrap.sh demo   install what is missing, build, run the main job on a bundled dump
-#   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite, then build
-#                               the libFuzzer targets and run each for FUZZ_SECONDS (default 20; 0 skips)
+#   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite, build the
+#                               libFuzzer targets and run each for FUZZ_SECONDS (default 20; 0 skips),
+#                               then check formatting and clang-tidy (scripts/lint.sh; LINT=0 skips)
 # BUILD_DIR (default: build) and BUILD_TYPE (default: Release) may be set in the environment.
 set -euo pipefail
 
@@ -31,6 +32,9 @@ case "$mode" in
     (cd "$build" && ctest --output-on-failure -j "$jobs")
     if [ "${FUZZ_SECONDS:-20}" != 0 ]; then
       PASSBENCH="$pb" bash "$root/scripts/fuzz/libfuzzer.sh" ci "${FUZZ_SECONDS:-20}"
+    fi
+    if [ "${LINT:-1}" != 0 ]; then
+      bash "$root/scripts/lint.sh" all "$build"
     fi
     ;;
   *)

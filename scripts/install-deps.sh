@@ -18,6 +18,8 @@ packages=(
   libgtest-dev libbenchmark-dev python3
   # libFuzzer targets under ASan/UBSan (tests/fuzz, scripts/fuzz/libfuzzer.sh)
   clang-19 libclang-rt-19-dev
+  # the house rules CI checks (scripts/lint.sh): formatting and static analysis
+  clang-format-19 clang-tidy-19
   # passbench-gui (workbench/gui): Dear ImGui with its GLFW + OpenGL3 backends, GLFW, OpenGL,
   # FreeType (libimgui.a refers to it), stb_image_write for screenshots
   libimgui-dev libglfw3-dev libgl-dev libfreetype-dev libstb-dev

@@ -151,8 +151,11 @@ class Adjointer {
   // The address of the gradient of the element that differentiable pointer `ptr` addresses
   // (is_differentiable_ptr): the gradient field's element, or the ndarray's gradient array.
   Stmt* gradient_ptr(const Stmt* ptr) {
-    if (auto* g = dyn_cast<GlobalPtrStmt>(ptr))
-      return b_.global_ptr(*k_.field(g->field).grad, {g->indices().begin(), g->indices().end()});
+    if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) {
+      const auto& grad = k_.field(g->field).grad;
+      PB_ASSERT(grad.has_value(), "a differentiable field pointer whose field has no gradient field");
+      return b_.global_ptr(*grad, {g->indices().begin(), g->indices().end()});
+    }
     auto* e = static_cast<const ExternalPtrStmt*>(ptr);
     auto g = k_.make<ExternalPtrStmt>(e->base(), std::vector<Stmt*>(e->indices().begin(), e->indices().end()));
     g->element_shape = e->element_shape;

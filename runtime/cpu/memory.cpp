@@ -97,10 +97,11 @@ codegen::llvmgen::EmitShapes shapes_of(const ir::Kernel& k, const State& st) {
       sh.fields[static_cast<ir::FieldId>(i)] = it->second.shape;
   sh.ndarray_dtypes = ndarray_kinds(k, st);
   for (size_t i = 0; i < st.args.size(); ++i) {
-    if (!st.args[i].is_ndarray) continue;
-    sh.ndarrays[static_cast<int>(i)] = st.args[i].array.shape;
-    if (st.args[i].grad) sh.ndarray_grads[static_cast<int>(i)] = st.args[i].grad->shape;
-    if (st.args[i].dual) sh.ndarray_duals[static_cast<int>(i)] = st.args[i].dual->shape;
+    const ArgValue& a = st.args[i];
+    if (!a.is_ndarray) continue;
+    sh.ndarrays[static_cast<int>(i)] = a.array.shape;
+    if (a.grad) sh.ndarray_grads[static_cast<int>(i)] = a.grad->shape;
+    if (a.dual) sh.ndarray_duals[static_cast<int>(i)] = a.dual->shape;
   }
   auto add_space = [&](const std::string& name) {
     if (!sh.spaces.count(name)) sh.spaces[name] = space_shape(k, st, name);
@@ -193,6 +194,7 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
   }
   auto ptrs = [](std::vector<std::vector<uint64_t>>& v) {
     std::vector<void*> p;
+    p.reserve(v.size());
     for (auto& w : v) p.push_back(w.empty() ? nullptr : w.data());
     return p;
   };

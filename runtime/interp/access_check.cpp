@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "ir/printer.h"
 
 namespace pb::runtime::detail {
@@ -10,12 +12,12 @@ namespace {
 
 std::string element(const std::string& array, const Buffer& b, const ir::Value* cell) {
   auto flat = static_cast<int64_t>(cell - b.data.data());
-  std::string idx;
+  std::vector<int64_t> idx(b.shape.size());
   for (size_t d = b.shape.size(); d-- > 0;) {
-    idx = std::to_string(flat % b.shape[d]) + (idx.empty() ? "" : ", ") + idx;
+    idx[d] = flat % b.shape[d];
     flat /= b.shape[d];
   }
-  return b.shape.empty() ? array : fmt::format("{}, element [{}],", array, idx);
+  return b.shape.empty() ? array : fmt::format("{}, element [{}],", array, fmt::join(idx, ", "));
 }
 
 bool holds(const Buffer& b, const ir::Value* cell) {

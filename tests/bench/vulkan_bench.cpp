@@ -4,7 +4,8 @@
 // kernel time from timestamp queries and launch time (uploads, dispatches, downloads) as the
 // median of --repeat launches after one untimed launch (pipeline creation), the adstack heap's
 // bytes the launch used, and the interpreter's time where the size is at most --interp-max.
-// Writes JSON:
+// `--shape S` runs one kernel; `--workgroup N` (the lowering's workgroup size) and
+// `--max-workgroups N` (the launch's cap) change the dispatch shape. Writes JSON:
 //   {"device": ..., "cases": [{"kernel", "direction", "size", "backend", "kernel_ms", "launch_ms",
 //     "heap_bytes", "peak_rss_kib"}, ...]}
 // Without a Vulkan device it writes {"skipped": reason} and succeeds.
@@ -82,13 +83,26 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   return pb::bench::guarded_main("vulkan_bench", [&] {
     size_t interp_max = 100'000;
+    std::vector<std::string> shapes = {"elementwise", "carried", "atomic"};
+    codegen::spirv::LoweringOptions lowering;
+    runtime::vulkan::LaunchOptions launch;
     std::vector<char*> rest{argv[0]};
     for (int i = 1; i < argc; ++i) {
-      if (std::string(argv[i]) == "--interp-max" && i + 1 < argc)
+      std::string a = argv[i];
+      if (a == "--interp-max" && i + 1 < argc)
         interp_max = pb::bench::count_or_throw("--interp-max", argv[++i], 0);
+      else if (a == "--shape" && i + 1 < argc)
+        shapes = {argv[++i]};
+      else if (a == "--workgroup" && i + 1 < argc)
+        lowering.workgroup_size = static_cast<uint32_t>(pb::bench::count_or_throw("--workgroup", argv[++i], 1));
+      else if (a == "--max-workgroups" && i + 1 < argc)
+        launch.max_workgroups = static_cast<uint32_t>(pb::bench::count_or_throw("--max-workgroups", argv[++i], 1));
       else
         rest.push_back(argv[i]);
     }
+    for (const std::string& shape : shapes)
+      if (shape != "elementwise" && shape != "carried" && shape != "atomic")
+        throw std::runtime_error("--shape takes elementwise, carried or atomic");
     pb::bench::BenchArgs defaults;
     defaults.sizes = {1'000, 10'000, 100'000, 1'000'000};
     auto args = pb::bench::parse_bench_args(static_cast<int>(rest.size()), rest.data(), defaults, "vulkan_bench");
@@ -103,8 +117,10 @@ int main(int argc, char** argv) {
     if (vk) {
       out["device"] = vk->device().name;
       out["cases"] = nlohmann::json::array();
+      out["workgroup_size"] = lowering.workgroup_size;
+      out["max_workgroups"] = launch.max_workgroups;
       for (size_t size : args->sizes)
-        for (std::string shape : {"elementwise", "carried", "atomic"}) {
+        for (const std::string& shape : shapes) {
           auto forward = ir::parse_kernel(kernel_text(shape, size), shape + ".chi");
           auto reverse = ir::parse_kernel(kernel_text(shape, size), shape + ".chi");
           passes::RunOptions ro;
@@ -115,12 +131,12 @@ int main(int argc, char** argv) {
             std::string direction = k == forward.get() ? "forward" : "reverse";
             runtime::State base = inputs(*k, size);
             runtime::State warm = base;
-            runtime::vulkan::run_kernel(*vk, *k, warm);  // creates the pipelines
+            runtime::vulkan::run_kernel(*vk, *k, warm, lowering, launch);  // creates the pipelines
             std::vector<double> kernel_ms, launch_ms;
             uint64_t heap_bytes = 0;
             for (int r = 0; r < args->repeat; ++r) {
               runtime::State s = base;
-              auto report = runtime::vulkan::run_kernel(*vk, *k, s);
+              auto report = runtime::vulkan::run_kernel(*vk, *k, s, lowering, launch);
               kernel_ms.push_back(report.launch.kernel_ms);
               launch_ms.push_back(report.launch.launch_ms);
               for (const auto& t : report.launch.tasks) heap_bytes = std::max(heap_bytes, t.heap_bytes);

@@ -73,7 +73,7 @@ TEST(InterpOffloaded, PrintsBackReparsesAndSurvivesJson) {
   EXPECT_EQ(ir::print_kernel(*ir::from_json(nlohmann::json::parse(ir::to_json(*k).dump()))), text);
   // The body of kChain prints as written (the header adds the inferred place fields only when
   // declared, which they are not).
-  EXPECT_EQ(ir::print_kernel(*k, {.header = false}), kChain);
+  EXPECT_EQ(ir::print_kernel(*k, {.header = false, .annotate = {}}), kChain);
 }
 
 TEST(InterpOffloaded, LookupOutOfBoundsIsAnErrorNamingTheSNode) {

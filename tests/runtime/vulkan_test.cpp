@@ -202,7 +202,9 @@ TEST(VulkanRuntime, HeapGrowsByDoublingAndReleasesWhatItReplaced) {
     ASSERT_GT(need, 0u);
     EXPECT_GE(h.bytes, need);
     EXPECT_GE(h.bytes, previous_bytes) << "the heap never shrinks";
-    if (need > previous_bytes) EXPECT_GE(h.bytes, std::min<uint64_t>(2 * previous_bytes, h.bytes));
+    if (need > previous_bytes) {
+      EXPECT_GE(h.bytes, std::min<uint64_t>(2 * previous_bytes, h.bytes));
+    }
     EXPECT_EQ(h.retired, 0u) << "every replaced buffer is released once its launch completed";
     EXPECT_EQ(h.released + 1, h.grows);
     previous_bytes = h.bytes;

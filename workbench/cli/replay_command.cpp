@@ -213,9 +213,9 @@ int cmd_replay(const ReplayArgs& a) {
     };
     if (a.print_before_all || selected(print_before))
       std::cerr << fmt::format("# *** IR Dump Before {} ***\n{}", rec.spec, text_of(rec.before, rec.before_text));
-    bool after = a.print_after_all || selected(print_after);
-    if (a.print_changed == "full" && rec.changed) after = true;
-    if (after)
+    bool dump_after = a.print_after_all || selected(print_after);
+    if (a.print_changed == "full" && rec.changed) dump_after = true;
+    if (dump_after)
       std::cerr << fmt::format("# *** IR Dump After {}{} ***\n{}", rec.spec, rec.changed ? "" : " (no change)",
                                text_of(rec.after, rec.after_text));
     if (a.print_changed == "diff" && rec.changed) {
