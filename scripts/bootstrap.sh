@@ -3,7 +3,7 @@
 #   scripts/bootstrap.sh demo   install what is missing, build, run the main job on a bundled dump
 #   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite, build the
 #                               libFuzzer targets and run each for FUZZ_SECONDS (default 20; 0 skips),
-#                               then check formatting and clang-tidy (scripts/lint.sh; LINT=0 skips)
+#                               then check formatting (scripts/lint.sh format; LINT=0 skips)
 # BUILD_DIR (default: build) and BUILD_TYPE (default: Release) may be set in the environment.
 set -euo pipefail
 
@@ -34,7 +34,7 @@ case "$mode" in
       PASSBENCH="$pb" bash "$root/scripts/fuzz/libfuzzer.sh" ci "${FUZZ_SECONDS:-20}"
     fi
     if [ "${LINT:-1}" != 0 ]; then
-      bash "$root/scripts/lint.sh" all "$build"
+      bash "$root/scripts/lint.sh" format
     fi
     ;;
   *)
