@@ -272,6 +272,7 @@ json emit_only(const ir::Kernel& reverse, const codegen::spirv::LoweringOptions&
   }
   const double statements = static_cast<double>(reverse.count_statements());
   std::vector<double> us_per_statement;
+  us_per_statement.reserve(cpu_s.size());
   uint64_t words = 0;
   uint32_t bound = 0;
   for (double s : cpu_s) us_per_statement.push_back(s * 1e6 / statements);
