@@ -124,6 +124,23 @@ Diagnostic invalid_output_diagnostic(const OptimizerReport& report, bool input_v
       "avoid the faulty pass");
 }
 
+// The module left a bound above what every driver must accept; `compact_ids` and the lowering say
+// which remedies are still open.
+Diagnostic over_universal_limit_diagnostic(const OptimizerReport& report, const ModuleStats& out) {
+  std::vector<std::string> remedies;
+  if (!report.options.compact_ids) remedies.emplace_back("keep CompactIds (drop --no-compact-ids)");
+  if (!report.options.counts_in_shared_array)
+    remedies.emplace_back("lower autodiff stacks with the shared-array count lowering, which leaves fewer IDs");
+  remedies.emplace_back("split the kernel into smaller tasks (the bound grows with a task's statements)");
+  std::string remedy = "either " + remedies.front();
+  for (size_t i = 1; i < remedies.size(); ++i) remedy += (i + 1 == remedies.size() ? ", or " : ", ") + remedies[i];
+  return Diagnostic::plain(
+      fmt::format("the optimized SPIR-V module of {} has ID bound {} ({} live IDs), above {}, the SPIR-V "
+                  "specification's universal limit (spirv-val rejects it; drivers need not accept it)",
+                  module_name(report), out.id_bound, out.live_ids, kSpirvUniversalIdBound),
+      std::move(remedy));
+}
+
 // Fills the summary; `used` is the module returned, or null when the failure is thrown.
 void summarize(OptimizerReport& report, const ModuleStats* used) {
   report.peak_id_bound = 0;
@@ -144,7 +161,7 @@ void summarize(OptimizerReport& report, const ModuleStats* used) {
 OptimizeResult fail(OptimizerReport report, const OptimizerFailure& failure, Diagnostic diagnostic,
                     std::span<const uint32_t> input, const ModuleStats& input_stats) {
   report.failure = failure;
-  if (!report.options.allow_fallback) {
+  if (!report.options.allow_fallback || input_stats.id_bound > kSpirvUniversalIdBound) {
     summarize(report, nullptr);
     throw SpirvOptimizerError(std::move(diagnostic), std::move(report));
   }
@@ -321,6 +338,16 @@ OptimizeResult optimize_spirv(std::span<const uint32_t> words, const OptimizerOp
     current_stats = *stats;
   }
 
+  // Fails closed even unvalidated: a raised max_id_bound must never leak into the module used.
+  if (current_stats.id_bound > kSpirvUniversalIdBound) {
+    OptimizerFailure failure;
+    failure.kind = OptimizerFailureKind::kInvalidOutput;
+    failure.pass = "universal ID limit";
+    failure.max_id_bound = options.max_id_bound;
+    failure.id_bound_before = current_stats.id_bound;
+    Diagnostic diagnostic = over_universal_limit_diagnostic(report, current_stats);
+    return fail(std::move(report), failure, std::move(diagnostic), words, *input_stats);
+  }
   if (options.validate) {
     report.validated = true;
     report.valid = validate(current, options.target_env, report.messages, kValidatorName);

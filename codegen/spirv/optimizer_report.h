@@ -14,8 +14,13 @@
 
 namespace pb::codegen::spirv {
 
-// 4,194,303: the SPIR-V spec's universal limit on the ID bound, and SPIRV-Tools' own default.
-inline constexpr uint32_t kDefaultMaxIdBound = 0x3FFFFF;
+// The bound handed to SPIRV-Tools while optimizing: 67,108,863 (0x3FFFFFF), the reference
+// compiler's, 16 times SPIRV-Tools' own default, because SSA construction on autodiff kernels
+// allocates (and drops) far more IDs than survive; CompactIds at the end renumbers densely.
+inline constexpr uint32_t kDefaultMaxIdBound = 0x3FFFFFF;
+// 4,194,303: the SPIR-V specification's universal limit on a module's ID bound (spirv-val's
+// default); the module returned must stay within it.
+inline constexpr uint32_t kSpirvUniversalIdBound = 0x3FFFFF;
 
 enum class TargetEnv { kVulkan1_0, kVulkan1_1, kVulkan1_2, kVulkan1_3 };
 std::string_view target_env_name(TargetEnv env);  // "vulkan1.1"

@@ -7,7 +7,7 @@
 // only in their pushes (one stack pushed P times; and, for comparison, P stacks pushed once).
 //   spirv_bench [--sizes 1000,10000] [--lowerings all|defaults|L1;L2] [--slope 8,16,32,64]
 //               [--depth D] [--chain L] [--no-intermediate-dce] [--measure-passes] [--write-kernel PREFIX]
-//               [--vs-stock R] [--passbench PATH] [--out FILE]
+//               [--vs-stock R] [--passbench PATH] [--emit-only R] [--validate-max N] [--out FILE]
 // --measure-passes runs the optimizer pass by pass and records the true peak (the most IDs a pass
 // needed); without it the optimizer runs as one spvtools::Optimizer and peak_id_bound is 0.
 // --write-kernel writes each forward kernel to PREFIX.SIZE.chi (for `passbench compile`).
@@ -16,6 +16,11 @@
 // child), CPU time and peak RSS, whether the outputs are byte-identical, and the whole
 // `passbench compile --passes=reverse_ad --target=msl` (a child; --passbench PATH, default
 // ../../workbench/passbench from this binary). Needs spirv-opt on PATH.
+// --emit-only R: instead of compiling, per size and lowering, emission alone (no validation, no
+// optimization), R times (median and range of wall and CPU time, and per reverse statement); then,
+// at sizes up to --validate-max (default 10000 forward statements), the emitted module validated
+// once in process (SPIRV-Tools, Vulkan 1.1) and once by stock `spirv-val --target-env vulkan1.1`
+// (a child, CPU time; skipped without spirv-val on PATH).
 // --lowerings `defaults` is the default lowering and per-stack,branch,on (heap): the two the
 // targets compare. Writes JSON (to stdout without --out) and a progress line per row on stderr.
 #include <fcntl.h>
@@ -37,9 +42,11 @@
 
 #include "ad_kernel_gen.h"
 #include "bench_args.h"
+#include "codegen/spirv/compile.h"
 #include "codegen/spirv/optimizer.h"
 #include "codegen/spirv/optimizer_runs.h"
 #include "codegen/spirv/options.h"
+#include "codegen/spirv/validate.h"
 #include "ir/parser.h"
 #include "ir/visitor.h"
 #include "passes/pass_manager.h"
@@ -244,6 +251,68 @@ json versus_stock(const ir::Kernel& reverse, const std::string& forward_file, co
           {"compile_rss_over_stock", spread(rss_ratio)}};
 }
 
+// Emission of `reverse` under `lowering`, `repeat` times; then (when `validate`) its validation in
+// process and by stock spirv-val.
+json emit_only(const ir::Kernel& reverse, const codegen::spirv::LoweringOptions& lowering, int repeat, bool validate) {
+  codegen::spirv::LoweringOptions options = lowering;
+  options.validate = false;
+  const std::string name = codegen::spirv::lowering_name(lowering);
+  std::vector<double> wall_ms, cpu_s;
+  codegen::spirv::CompiledKernel c;
+  for (int r = 0; r < repeat; ++r) {
+    const auto wall = std::chrono::steady_clock::now();
+    const double start = process_cpu_s();
+    try {
+      c = codegen::spirv::compile(reverse, options);
+    } catch (const std::exception& e) {
+      return {{"lowering", name}, {"error", e.what()}};
+    }
+    cpu_s.push_back(process_cpu_s() - start);
+    wall_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall).count());
+  }
+  const double statements = static_cast<double>(reverse.count_statements());
+  std::vector<double> us_per_statement;
+  us_per_statement.reserve(cpu_s.size());
+  uint64_t words = 0;
+  uint32_t bound = 0;
+  for (double s : cpu_s) us_per_statement.push_back(s * 1e6 / statements);
+  for (const auto& t : c.tasks) {
+    words += t.spirv.size();
+    bound = std::max(bound, t.spirv.size() > 3 ? t.spirv[3] : 0);
+  }
+  json out = {{"lowering", name},
+              {"tasks", c.tasks.size()},
+              {"unoptimized_id_bound", bound},
+              {"words", words},
+              {"emit_ms", spread(wall_ms)},
+              {"emit_cpu_s", spread(cpu_s)},
+              {"emit_cpu_us_per_reverse_statement", spread(us_per_statement)},
+              {"validate", nullptr}};
+  if (!validate) return out;
+  double ours_s = 0, stock_s = 0;
+  bool ours_ok = true, stock_ok = true, have_stock = true;
+  const std::string dir = std::filesystem::temp_directory_path() / fmt::format("spirv_bench_val.{}", getpid());
+  std::filesystem::create_directories(dir);
+  for (size_t t = 0; t < c.tasks.size(); ++t) {
+    const std::vector<uint32_t>& module = c.tasks[t].spirv;
+    const double start = process_cpu_s();
+    ours_ok = codegen::spirv::validate(module).ok && ours_ok;
+    ours_s += process_cpu_s() - start;
+    const std::string file = fmt::format("{}/t{}.spv", dir, t);
+    bench::write_file(file, std::string(reinterpret_cast<const char*>(module.data()), module.size() * 4));
+    const ChildCost s = run_child({"spirv-val", "--target-env", "vulkan1.1", file});
+    have_stock = have_stock && s.status != 127 && s.status >= 0;
+    stock_ok = stock_ok && s.status == 0;
+    stock_s += s.cpu_s;
+  }
+  std::filesystem::remove_all(dir);
+  out["validate"] = {{"passbench_cpu_s", ours_s},
+                     {"passbench_valid", ours_ok},
+                     {"stock_spirv_val_cpu_s", have_stock ? json(stock_s) : json(nullptr)},
+                     {"stock_spirv_val_valid", have_stock ? json(stock_ok) : json(nullptr)}};
+  return out;
+}
+
 std::vector<codegen::spirv::LoweringOptions> pick_lowerings(const std::string& which) {
   if (which == "all") return codegen::spirv::all_stack_lowerings();
   if (which == "defaults")
@@ -297,7 +366,8 @@ int bench_main(int argc, char** argv) {
   std::vector<size_t> sizes = {1000, 10000};
   std::vector<size_t> slope_counts = {8, 16, 32, 64};
   std::string which = "all", out_path, write_kernel, passbench;
-  int vs_stock = 0;
+  int vs_stock = 0, emit_repeat = 0;
+  size_t validate_max = 10000;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--sizes" && i + 1 < argc) {
@@ -316,6 +386,10 @@ int bench_main(int argc, char** argv) {
       write_kernel = argv[++i];
     } else if (a == "--vs-stock" && i + 1 < argc) {
       vs_stock = static_cast<int>(bench::count_or_throw("--vs-stock", argv[++i]));
+    } else if (a == "--emit-only" && i + 1 < argc) {
+      emit_repeat = static_cast<int>(bench::count_or_throw("--emit-only", argv[++i]));
+    } else if (a == "--validate-max" && i + 1 < argc) {
+      validate_max = bench::count_or_throw("--validate-max", argv[++i], 0);
     } else if (a == "--passbench" && i + 1 < argc) {
       passbench = argv[++i];
     } else if (a == "--no-intermediate-dce") {
@@ -327,7 +401,7 @@ int bench_main(int argc, char** argv) {
     } else {
       std::cerr << "usage: spirv_bench [--sizes N,N,...] [--lowerings all|defaults|L1;L2] [--slope P,P,...] [--depth "
                    "D] [--chain L] [--no-intermediate-dce] [--measure-passes] [--write-kernel PREFIX] [--vs-stock R] "
-                   "[--passbench PATH] [--out FILE]\n";
+                   "[--passbench PATH] [--emit-only R] [--validate-max N] [--out FILE]\n";
       return 2;
     }
   }
@@ -362,7 +436,24 @@ int bench_main(int argc, char** argv) {
       if (stock.contains("error")) return 1;
     }
     json rows = json::array();
-    for (const auto& lowering : lowerings) {
+    for (const auto& lowering : emit_repeat ? lowerings : decltype(lowerings){}) {
+      json e = emit_only(*k, lowering, emit_repeat, n <= validate_max);
+      std::cerr << fmt::format("{:>7} fwd / {:>7} rev stmts {:<56} ", forward, k->count_statements(),
+                               e["lowering"].get<std::string>());
+      if (e.contains("error")) {
+        std::cerr << "error: " << e["error"].get<std::string>().substr(0, 200) << "\n";
+        return 1;
+      }
+      std::cerr << fmt::format("emit {:.3f} s CPU ({:.2f} us/stmt)", e["emit_cpu_s"]["median"].get<double>(),
+                               e["emit_cpu_us_per_reverse_statement"]["median"].get<double>());
+      if (!e["validate"].is_null())
+        std::cerr << fmt::format("; validate {:.3f} s, stock spirv-val {} s",
+                                 e["validate"]["passbench_cpu_s"].get<double>(),
+                                 e["validate"]["stock_spirv_val_cpu_s"].dump());
+      std::cerr << "\n";
+      rows.push_back(e);
+    }
+    for (const auto& lowering : emit_repeat ? decltype(lowerings){} : lowerings) {
       Row r = measure(*k, lowering);
       const json& j = r.j;
       std::cerr << fmt::format("{:>7} fwd / {:>7} rev stmts {:<56} ", forward, k->count_statements(),
@@ -390,13 +481,14 @@ int bench_main(int argc, char** argv) {
                        {"stacks", count_stacks(*k)},
                        {"pushes", workbench::count_pushes(*k)},
                        {"vs_stock", stock},
-                       {"lowerings", rows}});
+                       {emit_repeat ? "emit_only" : "lowerings", rows}});
   }
   json doc = {{"benchmark", "spirv"},
+              {"emit_only", emit_repeat > 0},
               {"intermediate_dce", g_intermediate_dce},
               {"measure_passes", g_measure_passes},
               {"kernels", kernels},
-              {"slopes", slope_counts.empty() ? json::array() : slopes(slope_counts, lowerings)}};
+              {"slopes", slope_counts.empty() || emit_repeat ? json::array() : slopes(slope_counts, lowerings)}};
   if (out_path.empty())
     std::cout << doc.dump(2) << "\n";
   else

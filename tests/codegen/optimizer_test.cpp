@@ -308,6 +308,32 @@ TEST(SpirvOptimizer, MaxIdBoundUpToTwoToThe32MinusOne) {
   EXPECT_EQ(result.report.options.max_id_bound, UINT32_MAX);
 }
 
+// The default bound is the reference compiler's raised one; the module returned must still be
+// within SPIR-V's universal limit, or the compile fails closed (also without validation).
+TEST(SpirvOptimizer, DefaultBoundIsRaisedButTheResultStaysWithinTheUniversalLimit) {
+  EXPECT_EQ(OptimizerOptions{}.max_id_bound, 67108863u);
+  EXPECT_EQ(kSpirvUniversalIdBound, 4194303u);
+  std::vector<uint32_t> words = assemble(kAdStackShader);
+  words[3] = 5000000;  // an input bound above the universal limit, below the optimizer's
+  const OptimizeResult compacted = optimize_spirv(words, OptimizerOptions{}, "k", "t");
+  EXPECT_LT(compacted.report.final_id_bound, 200u);
+  EXPECT_TRUE(compacted.report.valid);
+  for (const bool validate : {true, false}) {
+    OptimizerOptions options;
+    options.compact_ids = false;
+    options.validate = validate;
+    options.allow_fallback = true;  // the input is over the limit too: nothing to fall back to
+    const SpirvOptimizerError error = expect_failure(words, options);
+    ASSERT_TRUE(error.report().failure);
+    EXPECT_EQ(error.report().failure->kind, OptimizerFailureKind::kInvalidOutput);
+    EXPECT_FALSE(error.report().module_used());
+    const std::string what = error.what();
+    for (const char* needle : {"task 'task_3'", "ID bound 5000", "universal limit", "4194303", "CompactIds",
+                               "shared-array", "smaller tasks"})
+      EXPECT_NE(what.find(needle), std::string::npos) << needle << " not in: " << what;
+  }
+}
+
 TEST(SpirvOptimizer, AllowFallbackReturnsTheInputWithAWarning) {
   const std::vector<uint32_t> words = assemble(kAdStackShader);
   OptimizerOptions options;
@@ -414,7 +440,7 @@ TEST(SpirvOptimizer, JsonReportOfAFailure) {
 TEST(SpirvOptimizer, TextTable) {
   const OptimizeResult result = optimize_spirv(assemble(kAdStackShader), per_pass(), "k", "t");
   const std::string table = format_report_table(result.report);
-  EXPECT_EQ(table.rfind("SPIR-V optimizer: kernel 'k', task 't' (max ID bound 4194303)\n", 0), 0u) << table;
+  EXPECT_EQ(table.rfind("SPIR-V optimizer: kernel 'k', task 't' (max ID bound 67108863)\n", 0), 0u) << table;
   EXPECT_NE(table.find("id bound"), std::string::npos);
   EXPECT_NE(table.find(" 34  CompactIds"), std::string::npos) << table;
   EXPECT_NE(table.find("(unchanged)"), std::string::npos) << table;

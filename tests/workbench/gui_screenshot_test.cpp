@@ -152,7 +152,7 @@ TEST(GuiScreenshot, HoveringAValueTintsItsDefinitionAndUses) {
 TEST(GuiScreenshot, SpirvChartCrossesAScaledBound) {
   // The emitter's module needs 138 IDs and LocalMultiStoreElim more: under 139 the optimizer stops
   // and the chart's ID series rises above the bound line.
-  Image over = screenshot("spirv_overflow", "--load " + kDemo + " --panel spirv --max-id-bound 139");
+  Image over = screenshot("spirv_overflow", "--load " + kDemo + " --panel spirv --measure-passes --max-id-bound 139");
   int line = densest_row(over, kThreshold);
   ASSERT_GT(line, 0);
   EXPECT_GT(over.count(kThreshold, over.width / 3, line, over.width, line + 1), 300u);
@@ -163,7 +163,7 @@ TEST(GuiScreenshot, SpirvChartCrossesAScaledBound) {
   EXPECT_GT(over.count(kIdSeries, over.width / 3, top + 20, over.width, line - 3), 5u);
   EXPECT_GT(over.count(kIdSeries, over.width / 3, line + 2, over.width, over.height), 10u);
   // Under the default bound the series stays below the line.
-  Image fits = screenshot("spirv", "--load " + kDemo + " --panel spirv");
+  Image fits = screenshot("spirv", "--load " + kDemo + " --panel spirv --measure-passes");
   int default_line = densest_row(fits, kThreshold);
   ASSERT_GT(default_line, 0);
   int fits_top = chart_top(fits);

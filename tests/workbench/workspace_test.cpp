@@ -163,7 +163,10 @@ TEST(Workspace, CompileKeepsOneResultPerLowering) {
   ASSERT_TRUE(heap.ok()) << heap.error->message;
   ASSERT_FALSE(heap.tasks.empty());
   ASSERT_TRUE(heap.tasks[0].report);
-  EXPECT_GT(heap.tasks[0].report->rows.size(), 2u);  // measured pass by pass
+  // One optimizer for all passes unless the per-pass chart is asked for.
+  EXPECT_FALSE(ws.compile_settings().measure_passes);
+  EXPECT_EQ(heap.tasks[0].report->rows.size(), 2u);
+  EXPECT_EQ(heap.tasks[0].report->rows.back().pass, "pipeline");
   EXPECT_GT(heap.metrics.msl_lines, 0u);
   auto settings = ws.compile_settings();
   settings.lowering.storage = codegen::spirv::StackStorage::function;
@@ -174,6 +177,13 @@ TEST(Workspace, CompileKeepsOneResultPerLowering) {
   settings.lowering.storage = codegen::spirv::StackStorage::heap;
   ws.set_compile_settings(settings);
   EXPECT_EQ(ws.compile_if_ready(), &heap);  // both kept
+  settings.measure_passes = true;
+  ws.set_compile_settings(settings);
+  const auto& measured = ws.compile();
+  ASSERT_TRUE(measured.ok() && measured.tasks[0].report);
+  EXPECT_GT(measured.tasks[0].report->rows.size(), 2u);  // measured pass by pass
+  settings.measure_passes = false;
+  ws.set_compile_settings(settings);
   const auto& table = ws.lowerings();
   EXPECT_EQ(table.rows.size(), codegen::spirv::all_stack_lowerings().size());
 }

@@ -3,10 +3,12 @@
 
 #include <atomic>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "ir/diagnostic.h"
 #include "workbench/cli/commands.h"
+#include "workbench/cli/progress_line.h"
 #include "workbench/workspace/backend.h"
 #include "workbench/workspace/fixture.h"
 #include "workbench/workspace/load.h"
@@ -60,9 +62,11 @@ int cmd_fixture_backend(const FixtureArgs& a) {
   o.interp.max_steps = 20'000'000;
   workbench::Tolerances tol{a.rtol_f32, a.rtol_f64};
   std::vector<workbench::FixtureBackendOutcome> outcomes(files.size());
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next{0}, done{0};
+  std::optional<ProgressLine> progress(std::in_place, "fixture check --backend " + a.backend);
   auto work = [&] {
-    for (size_t i; (i = next++) < files.size();) {
+    for (size_t i; (i = next++) < files.size(); ++done) {
+      progress->set(fixture_progress(i, files.size(), done, files[i]));
       try {
         outcomes[i] = workbench::check_fixture_on_backends(files[i], backends, o, tol);
       } catch (const UserError& e) {
@@ -78,6 +82,7 @@ int cmd_fixture_backend(const FixtureArgs& a) {
   for (int j = 1; j < std::min<int>(a.jobs, static_cast<int>(files.size())); ++j) workers.emplace_back(work);
   work();
   for (auto& t : workers) t.join();
+  progress.reset();  // the line is erased before the results are printed
   int passed = 0, failed = 0, skipped = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     const auto& o2 = outcomes[i];

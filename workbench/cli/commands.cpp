@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <atomic>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "ir/diagnostic.h"
 #include "ir/json.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "workbench/cli/progress_line.h"
 #include "workbench/workspace/fixture.h"
 #include "workbench/workspace/forward.h"
 #include "workbench/workspace/gradient.h"
@@ -143,15 +145,20 @@ int cmd_fixture(const FixtureArgs& a) {
   if (a.jobs < 1) throw UserError(fmt::format("-j {}: at least one job", a.jobs), "for example -j 2");
   // Each fixture is independent; results are printed in path order whatever finishes first.
   std::vector<workbench::FixtureOutcome> outcomes(files.size());
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next{0}, done{0};
+  std::optional<ProgressLine> progress(std::in_place, a.update ? "fixture update" : "fixture check");
   auto work = [&] {
-    for (size_t i; (i = next++) < files.size();)
+    for (size_t i; (i = next++) < files.size();) {
+      progress->set(fixture_progress(i, files.size(), done, files[i]));
       outcomes[i] = a.update ? workbench::update_fixture(files[i]) : workbench::check_fixture(files[i]);
+      ++done;
+    }
   };
   std::vector<std::thread> workers;
   for (int j = 1; j < std::min<int>(a.jobs, static_cast<int>(files.size())); ++j) workers.emplace_back(work);
   work();
   for (auto& t : workers) t.join();
+  progress.reset();  // the line is erased before the results are printed
   int passed = 0, failed = 0, changed = 0, unchanged = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     const auto& o = outcomes[i];

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "codegen/spirv/optimizer_report.h"
+
 namespace pb::cli {
 
 // Options shared by both commands: the pipeline, the lowering and the optimizer.
@@ -16,7 +18,7 @@ struct CodegenArgs {
   std::string storage, count, push, bounds;  // empty: the default (or what --lowering says)
   std::string lowering;                      // extra parse_lowering pairs: "float64=on,capacity=32"
   std::string float64 = "auto", int64 = "auto";
-  uint64_t max_id_bound = 0x3FFFFF;
+  uint64_t max_id_bound = codegen::spirv::kDefaultMaxIdBound;
   bool no_intermediate_dce = false;
   bool no_compact_ids = false;
   bool fallback = false;        // --spirv-opt-fallback

@@ -3,12 +3,21 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 
 namespace pb::cli {
 
 ProgressLine::ProgressLine(std::string what)
     : what_(std::move(what)), enabled_(isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {
+  if (const char* after = std::getenv("PASSBENCH_PROGRESS_AFTER_MS"); after && *after) {
+    char* end = nullptr;
+    const long ms = std::strtol(after, &end, 10);
+    if (*end == '\0' && ms >= 0) after_ = std::chrono::milliseconds(ms);
+  }
   if (enabled_) thread_ = std::thread([this] { run(); });
 }
 
@@ -34,11 +43,23 @@ void ProgressLine::update(const workbench::CompileProgress& p) {
   text_ = std::move(text);
 }
 
+void ProgressLine::set(std::string text) {
+  if (!enabled_) return;
+  std::lock_guard lock(mutex_);
+  text_ = what_ + ": " + std::move(text);
+}
+
+std::string fixture_progress(size_t index, size_t count, size_t done, const std::string& path) {
+  return fmt::format("fixture {} of {}, {} done: {}", index + 1, count, done,
+                     std::filesystem::path(path).filename().string());
+}
+
 void ProgressLine::run() {
+  const auto period = std::min(std::chrono::milliseconds(250), std::max(after_, std::chrono::milliseconds(10)));
   std::unique_lock lock(mutex_);
-  while (!wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_; })) {
+  while (!wake_.wait_for(lock, period, [this] { return stop_; })) {
     const auto elapsed = std::chrono::steady_clock::now() - start_;
-    if (elapsed < std::chrono::seconds(1) || text_.empty()) continue;
+    if (elapsed < after_ || text_.empty()) continue;
     const double s = std::chrono::duration<double>(elapsed).count();
     std::fputs(fmt::format("\r\033[K{} ({:.0f} s)", text_, s).c_str(), stderr);
     std::fflush(stderr);

@@ -24,6 +24,7 @@ struct Arguments {
   std::string load, dump, passes, panel, screenshot, fixtures, loss;
   int select_pass = 0, frames = 3, width = 1400, height = 860;
   uint32_t max_id_bound = 0;
+  bool measure_passes = false;
   bool reverse = false;
   std::vector<float> mouse;  // x, y: where the mouse is for every frame (screenshots of hover states)
 };
@@ -74,9 +75,10 @@ int run(const Arguments& args) {
     }
   }
   if (!args.passes.empty()) app->ws.set_pipeline(args.passes);
-  if (args.max_id_bound) {
+  if (args.max_id_bound || args.measure_passes) {
     auto settings = app->ws.compile_settings();
-    settings.max_id_bound = args.max_id_bound;
+    if (args.max_id_bound) settings.max_id_bound = args.max_id_bound;
+    settings.measure_passes = args.measure_passes;
     app->ws.set_compile_settings(settings);
   }
   app->run.reverse = args.reverse;
@@ -155,7 +157,8 @@ int main(int argc, char** argv) {
   cli.add_option("--screenshot", args.screenshot, "render, write the window as a PNG to this file and exit");
   cli.add_option("--frames", args.frames, "frames to render before the screenshot (default 3)");
   cli.add_option("--fixtures", args.fixtures, "run the fixtures of this folder in the Fixtures panel");
-  cli.add_option("--max-id-bound", args.max_id_bound, "SPIR-V optimizer ID bound (default 4194303)");
+  cli.add_option("--max-id-bound", args.max_id_bound, "SPIR-V optimizer ID bound (default 67108863)");
+  cli.add_flag("--measure-passes", args.measure_passes, "SPIR-V panel: the per-pass chart (each pass's ID need)");
   cli.add_flag("--reverse", args.reverse, "Run panel: forward + reverse with a gradient check");
   cli.add_option("--loss", args.loss, "Run panel: the loss field of the gradient check");
   cli.add_option("--mouse", args.mouse, "X Y: keep the mouse there (hover states in screenshots)")->expected(2);

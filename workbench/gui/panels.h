@@ -58,7 +58,7 @@ struct BisectPanel {
 
 struct SpirvPanel {
   int task = 0;
-  // Until the user picks: log when the bound dwarfs the module (4,194,303 against a few hundred IDs).
+  // Until the user picks: log when the bound dwarfs the module (67,108,863 against a few hundred IDs).
   std::optional<bool> log_scale;
   bool show_disassembly = false;
   int max_id_bound = 0;  // mirrors the workspace's compile settings

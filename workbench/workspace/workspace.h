@@ -72,7 +72,9 @@ struct ReplayRecords {
 struct CompileSettings {
   codegen::spirv::LoweringOptions lowering;
   uint32_t max_id_bound = codegen::spirv::kDefaultMaxIdBound;
-  bool measure_passes = true;  // one optimizer row per pass (the SPIR-V panel's chart)
+  // One optimizer row per pass with each pass's ID need (the SPIR-V panel's per-pass chart), several
+  // times slower; off: one optimizer for all passes (the normal path), a row for the pipeline.
+  bool measure_passes = false;
   bool after_pipeline = true;  // compile the kernel after the pipeline, else the source kernel
 };
 
