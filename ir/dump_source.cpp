@@ -257,8 +257,10 @@ Scan scan(std::string_view text) {
     if (string_was_open || in_string) continue;  // a line inside a string literal opens and closes nothing
     // Brace depth counts whole logical lines: a wrapped line's `{` arrives with its last piece.
     Logical& l = open->body.back();
-    bool closes = closes_block(trim(s.lines[l.line - 1]));
-    int delta = (opens_block(trim(s.lines[l.last - 1])) ? 1 : 0) - (closes ? 1 : 0);
+    // A `#` comment line opens and closes nothing, whatever it quotes (`# CHECK: $3 : if $2 {`).
+    bool comment = trim(s.lines[l.line - 1]).starts_with('#');
+    bool closes = !comment && closes_block(trim(s.lines[l.line - 1]));
+    int delta = comment ? 0 : (opens_block(trim(s.lines[l.last - 1])) ? 1 : 0) - (closes ? 1 : 0);
     depth += delta - l.counted;
     l.counted = delta;
     if (!open->info.bare && depth <= 0 && closes) kernel_done = true;

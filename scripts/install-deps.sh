@@ -16,6 +16,8 @@ packages=(
   llvm-19-dev libzstd-dev libtbb-dev
   # tests and benchmarks (python3: the autodiff fuzzer's smoke test)
   libgtest-dev libbenchmark-dev python3
+  # FileCheck tests (tests/passes/*.chi, tests/codegen/*.chi): LLVM's lit, FileCheck and not
+  llvm-19-tools
   # libFuzzer targets under ASan/UBSan (tests/fuzz, scripts/fuzz/libfuzzer.sh)
   clang-19 libclang-rt-19-dev
   # the house rules CI checks (scripts/lint.sh): formatting and static analysis

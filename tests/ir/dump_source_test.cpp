@@ -71,6 +71,31 @@ TEST(DumpSource, ListsTheDumpsOfALogWithTheirStageTitles) {
             "   3  lines 14-18  Simplified I:\n");
 }
 
+// Comment lines quote IR (FileCheck lines in tests/passes/*.chi): their braces open and close
+// nothing, so each kernel is still a dump of its own.
+TEST(DumpSource, BracesInCommentLinesDoNotNestDumps) {
+  const char* text =
+      "# CHECK: $1 : if $0 {\n"
+      "kernel a {\n"
+      "  <u1> $0 = const true\n"
+      "}\n"
+      "# CHECK: }\n"
+      "# CHECK: }\n"
+      "kernel b {\n"
+      "  # CHECK: $3 : for in range($1, $2) {\n"
+      "  <i32> $1 = const 0\n"
+      "}\n"
+      "kernel c {\n"
+      "}\n";
+  auto dumps = find_dumps(text);
+  ASSERT_EQ(dumps.size(), 3u) << format_dump_list(dumps);
+  EXPECT_EQ(format_dump_list(dumps),
+            "   1  lines 1-4  (no title)\n"
+            "   2  lines 5-10  (no title)\n"
+            "   3  lines 11-12  (no title)\n");
+  EXPECT_NE(prepare_dump(text, "2", "t").text.find("kernel b"), std::string::npos);
+}
+
 TEST(DumpSource, SelectsByNumberByTitleAndTakesTheLastByDefault) {
   EXPECT_NE(prepare_dump(kLog, "", "log").text.find("const 3"), std::string::npos);
   EXPECT_NE(prepare_dump(kLog, "2", "log").text.find("const 2"), std::string::npos);
