@@ -124,9 +124,11 @@ TEST(Registry, ParsedPipelinesSurviveLaterRegistrations) {
   ScopedRegistry early({{.name = "test_early", .summary = "test only", .options = {}, .statistics = {}, .create = {}}});
   Pipeline p = parse_pipeline("dce,test_early,reverse_ad{use_stack=false},simplify");
   std::vector<const PassInfo*> infos;
+  infos.reserve(p.entries.size());
   for (const PipelineEntry& e : p.entries) infos.push_back(e.info);
   {
     std::vector<PassInfo> many;
+    many.reserve(100);
     for (int i = 0; i < 100; ++i)
       many.push_back({.name = "test_late_" + std::to_string(i),
                       .summary = "test only",
