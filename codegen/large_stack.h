@@ -1,8 +1,8 @@
 // Runs work on a thread with a large stack. SPIRV-Tools' SSA rewriter and SPIRV-Cross's
 // expression emitter recurse once per nested block or chained expression, so the modules of
-// reverse kernels with deep loop nests or thousands of pushes overflow the default 8 MiB stack
-// (a segfault, seen at 10K IR statements). 1 GiB is address space only: pages are touched as the
-// recursion goes. Exceptions thrown by the work are rethrown in the caller.
+// reverse kernels with deep loop nests or thousands of pushes overflow the default 8 MiB stack.
+// 1 GiB is address space only: pages are touched as the recursion goes. Exceptions thrown by the
+// work are rethrown in the caller.
 #pragma once
 
 #include <pthread.h>

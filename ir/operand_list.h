@@ -4,6 +4,7 @@
 // so it is kept as small as the statement set allows (at most 65,535 operands).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +24,18 @@ class OperandList {
   OperandList() : inline_ops_{} {}
   OperandList(const OperandList&) = delete;
   OperandList& operator=(const OperandList&) = delete;
+  // Takes over `other`'s slots (its buffer, when spilled), leaving it empty.
+  OperandList(OperandList&& other) noexcept : size_(other.size_), cap_(other.cap_) {
+    if (other.on_heap()) {
+      heap_ = other.heap_;
+    } else {
+      std::copy(other.inline_ops_, other.inline_ops_ + kInline, inline_ops_);
+      std::copy(other.inline_pos_, other.inline_pos_ + kInline, inline_pos_);
+    }
+    other.size_ = 0;
+    other.cap_ = kInline;
+  }
+  OperandList& operator=(OperandList&&) = delete;
   ~OperandList() {
     if (on_heap()) stmt_pool::deallocate(static_cast<void*>(heap_), buffer_bytes(cap_));
   }

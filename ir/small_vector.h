@@ -25,6 +25,16 @@ class SmallVector {
   SmallVector() {}
   SmallVector(const SmallVector&) = delete;
   SmallVector& operator=(const SmallVector&) = delete;
+  // Takes over `other`'s elements (its buffer, when spilled), leaving it empty.
+  SmallVector(SmallVector&& other) noexcept : size_(other.size_), capacity_(other.capacity_) {
+    if (other.on_heap())
+      heap_ = other.heap_;
+    else
+      std::memcpy(inline_, other.inline_, size_t{size_} * kElem);
+    other.size_ = 0;
+    other.capacity_ = N;
+  }
+  SmallVector& operator=(SmallVector&&) = delete;
   ~SmallVector() {
     if (on_heap()) stmt_pool::deallocate(heap_, capacity_ * kElem);
   }

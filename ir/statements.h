@@ -29,6 +29,7 @@ class StmtOf : public Stmt {
   // The pool aligns blocks to its granule only.
   StmtOf() : Stmt(K) { static_assert(alignof(Derived) <= stmt_pool::kGranule); }
   StmtOf(const StmtOf&) = default;
+  StmtOf(StmtOf&&) = default;  // relocation (Stmt(Stmt&&))
 };
 
 class ConstStmt : public StmtOf<ConstStmt, StmtKind::Const> {
@@ -159,6 +160,7 @@ class IfStmt : public StmtOf<IfStmt, StmtKind::If> {
   IfStmt(const IfStmt& o) : StmtOf(o), true_block(std::make_unique<Block>(this)) {
     if (o.false_block) false_block = std::make_unique<Block>(this);
   }
+  IfStmt(IfStmt&&) = default;
   Stmt* cond() const { return operand(0); }
   BlockList blocks() const override { return BlockList(true_block.get(), false_block.get()); }
   Block& ensure_false_block() {
@@ -182,6 +184,7 @@ class RangeForStmt : public StmtOf<RangeForStmt, StmtKind::RangeFor> {
         block_dim(o.block_dim),
         loop_name(o.loop_name),
         body(std::make_unique<Block>(this)) {}
+  RangeForStmt(RangeForStmt&&) = default;
   Stmt* begin() const { return operand(0); }
   Stmt* end() const { return operand(1); }
   BlockList blocks() const override { return BlockList(body.get()); }
@@ -202,6 +205,7 @@ class StructForStmt : public StmtOf<StructForStmt, StmtKind::StructFor> {
         none_marker(o.none_marker),
         block_dim(o.block_dim),
         body(std::make_unique<Block>(this)) {}
+  StructForStmt(StructForStmt&&) = default;
   BlockList blocks() const override { return BlockList(body.get()); }
   std::string space;
   bool none_marker = false;  // the reference printer's glued "none" scratch-pad marker
@@ -225,6 +229,7 @@ class WhileStmt : public StmtOf<WhileStmt, StmtKind::While> {
  public:
   WhileStmt() : body(std::make_unique<Block>(this)) {}
   WhileStmt(const WhileStmt& o) : StmtOf(o), body(std::make_unique<Block>(this)) {}
+  WhileStmt(WhileStmt&&) = default;
   BlockList blocks() const override { return BlockList(body.get()); }
   std::unique_ptr<Block> body;
 };
@@ -363,6 +368,7 @@ class OffloadedStmt : public StmtOf<OffloadedStmt, StmtKind::Offloaded> {
     if (o.bls_epilogue) bls_epilogue = std::make_unique<Block>(this);
     if (o.tls_epilogue) tls_epilogue = std::make_unique<Block>(this);
   }
+  OffloadedStmt(OffloadedStmt&&) = default;
   // Printing and execution order; absent blocks are null.
   BlockList blocks() const override {
     return {tls_prologue.get(), bls_prologue.get(), body.get(), bls_epilogue.get(), tls_epilogue.get()};

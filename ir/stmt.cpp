@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 #include "ir/assert.h"
 #include "ir/statements.h"
@@ -41,6 +42,32 @@ Block* BlockList::at(size_t i) const {
 
 Stmt::Stmt(const Stmt& other) : id(other.id), type(other.type), kind_(other.kind_) {
   for (Stmt* op : other.operands()) add_operand(op);
+}
+
+Stmt::Stmt(Stmt&& other) noexcept
+    : id(other.id),
+      type(other.type),
+      position(other.position),
+      kind_(other.kind_),
+      parent_(std::exchange(other.parent_, nullptr)),
+      prev_(std::exchange(other.prev_, nullptr)),
+      next_(std::exchange(other.next_, nullptr)),
+      operands_(std::move(other.operands_)),
+      uses_(std::move(other.uses_)) {
+  if (parent_) {
+    (prev_ ? prev_->next_ : parent_->first_) = this;
+    (next_ ? next_->prev_ : parent_->last_) = this;
+  }
+  // Users first: a statement among its own operands (invalid IR, but not ours to crash on) is
+  // then already this one when its use entry is rewritten below.
+  for (Use& u : uses_) {
+    if (u.user() == &other) u = Use(this, u.slot());
+    u.user()->operands_.ops()[u.slot()] = this;
+  }
+  Stmt* const* ops = operands_.ops();
+  const uint32_t* pos = operands_.positions();
+  for (size_t i = 0; i < operands_.size(); ++i)
+    if (Stmt* op = ops[i]) op->uses_[pos[i]] = Use(this, static_cast<uint32_t>(i));
 }
 
 Stmt::~Stmt() {

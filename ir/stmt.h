@@ -121,6 +121,11 @@ class Stmt {
  protected:
   explicit Stmt(StmtKind k) : kind_(k) {}
   Stmt(const Stmt& other);
+  // Relocation (ir/relayout.h): the new statement takes over `other`'s identity and every link to
+  // it (its place in its block, its operands' use entries, its users' operand slots); `other` is
+  // left unlinked, with no operands and no users, to be destroyed. Nested blocks still name
+  // `other` as their owner until the caller repoints them.
+  Stmt(Stmt&& other) noexcept;
   void add_operand(Stmt* s);
 
  private:
@@ -194,6 +199,7 @@ class Block {
   std::vector<Stmt*> statements() const;
 
  private:
+  friend class Stmt;
   friend class Relocator;
   void link(Stmt* before_this, Stmt* s);
   void add_to_totals(std::ptrdiff_t n);

@@ -11,9 +11,8 @@
 namespace pb::ir::stmt_pool {
 
 // Empty 64 KiB slabs kept for reuse (256 MiB) before whole empty chunks go back to the system.
-// Generous because fresh memory is dear: the kernel zeroes each new page on first touch, which
-// cost 130-290 ms of system time per 100K-statement reverse_ad run on the dev VM when a 16 MiB
-// limit sent the previous kernel's memory back.
+// Generous because fresh memory is dear: the kernel zeroes each new page on first touch
+// (figures in docs/performance.md, "Memory layout of statements").
 inline constexpr size_t kMaxSpareSlabs = 4096;
 
 // Block sizes are multiples of the granule, which is also their alignment: an object of `bytes`

@@ -1,5 +1,9 @@
 #include "passes/registry.h"
 
+#include <set>
+#include <string>
+#include <utility>
+
 #include "ir/assert.h"
 #include "passes/autodiff/backup_ssa.h"
 #include "passes/autodiff/check_global_access.h"
@@ -21,8 +25,8 @@ namespace pb::passes {
 
 namespace {
 
-std::vector<PassInfo>& passes() {
-  static std::vector<PassInfo> list = {
+const std::vector<PassInfo>& builtin_passes() {
+  static const std::vector<PassInfo> list = {
       BackupSsaPass::info(),
       CheckGlobalAccessPass::info(),
       CoalesceStackLoadsPass::info(),
@@ -42,8 +46,8 @@ std::vector<PassInfo>& passes() {
   return list;
 }
 
-std::vector<NamedPipelineInfo>& pipelines() {
-  static std::vector<NamedPipelineInfo> list = {
+const std::vector<NamedPipelineInfo>& builtin_pipelines() {
+  static const std::vector<NamedPipelineInfo> list = {
       {.name = "cleanup",
        .summary = "simplify then dce",
        .options = {},
@@ -79,31 +83,53 @@ std::vector<NamedPipelineInfo>& pipelines() {
   return list;
 }
 
+// The live scopes, innermost last.
+std::vector<const ScopedRegistry*>& scopes() {
+  static std::vector<const ScopedRegistry*> list;
+  return list;
+}
+
+template <class Info>
+const Info* find_in(const std::vector<Info>& list, std::string_view name) {
+  for (const auto& i : list)
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
 }  // namespace
 
-const std::vector<PassInfo>& all_passes() { return passes(); }
-const std::vector<NamedPipelineInfo>& all_named_pipelines() { return pipelines(); }
+const std::vector<PassInfo>& all_passes() { return builtin_passes(); }
+const std::vector<NamedPipelineInfo>& all_named_pipelines() { return builtin_pipelines(); }
 
 const PassInfo* find_pass(std::string_view name) {
-  for (const auto& p : passes())
-    if (p.name == name) return &p;
+  if (const PassInfo* p = find_in(builtin_passes(), name)) return p;
+  for (const ScopedRegistry* s : scopes())
+    if (const PassInfo* p = find_in(s->passes_, name)) return p;
   return nullptr;
 }
 
 const NamedPipelineInfo* find_named_pipeline(std::string_view name) {
-  for (const auto& p : pipelines())
-    if (p.name == name) return &p;
+  if (const NamedPipelineInfo* p = find_in(builtin_pipelines(), name)) return p;
+  for (const ScopedRegistry* s : scopes())
+    if (const NamedPipelineInfo* p = find_in(s->pipelines_, name)) return p;
   return nullptr;
 }
 
-void register_pass(PassInfo info) {
-  PB_ASSERT(!find_pass(info.name) && !find_named_pipeline(info.name), "pass '" + info.name + "' registered twice");
-  passes().push_back(std::move(info));
+ScopedRegistry::ScopedRegistry(std::vector<PassInfo> passes, std::vector<NamedPipelineInfo> pipelines)
+    : passes_(std::move(passes)), pipelines_(std::move(pipelines)) {
+  std::set<std::string_view> seen;
+  auto check = [&](const std::string& name) {
+    PB_ASSERT(!find_pass(name) && !find_named_pipeline(name) && seen.insert(name).second,
+              "pass or pipeline '" + name + "' declared twice");
+  };
+  for (const PassInfo& p : passes_) check(p.name);
+  for (const NamedPipelineInfo& p : pipelines_) check(p.name);
+  scopes().push_back(this);
 }
 
-void register_named_pipeline(NamedPipelineInfo info) {
-  PB_ASSERT(!find_pass(info.name) && !find_named_pipeline(info.name), "pipeline '" + info.name + "' registered twice");
-  pipelines().push_back(std::move(info));
+ScopedRegistry::~ScopedRegistry() {
+  PB_ASSERT(!scopes().empty() && scopes().back() == this, "registry scopes must end in reverse order");
+  scopes().pop_back();
 }
 
 }  // namespace pb::passes

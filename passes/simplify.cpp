@@ -101,9 +101,9 @@ std::optional<CseKey> key_of(const Stmt& s) {
 // filled an empty slot and growing re-inserts in insertion order, so what remains is exactly the
 // table the older entries alone would make: no tombstones, and the table holds only what is
 // available now. Its size follows that count (the statements of the open blocks), which in a
-// kernel made of loop bodies is a small fraction of the kernel: at most 141 entries are live in
-// reverse_ad's simplify at 100K statements (many bodies), where a table sized by the kernel had
-// a million slots and missed the cache on most probes.
+// kernel made of loop bodies is a small fraction of the kernel, so the table stays in cache where
+// one sized by the kernel would not (figures: docs/performance.md, "Session 6: simplify's CSE
+// table").
 class AvailableTable {
  public:
   // Empties the table, sized so that `expected` insertions keep it at most half full; more grow it.
@@ -181,8 +181,8 @@ class AvailableTable {
   std::vector<size_t> scope_starts_;                          // per open scope: its first entry
 };
 
-// One table per thread, kept between calls: at a million statements its 10 MB would otherwise be
-// fresh memory every time, which the kernel zeroes page by page on first touch (13% of simplify).
+// One table per thread, kept between calls: on a large kernel it would otherwise be fresh memory
+// every time, which the kernel zeroes page by page on first touch.
 AvailableTable& thread_table() {
   thread_local AvailableTable table;
   return table;

@@ -24,7 +24,7 @@ uint32_t wrap(int64_t v) { return static_cast<uint32_t>(v); }  // counts are u32
 void TaskEmitter::setup_stacks() {
   std::vector<HeapArray> heap_arrays;  // heap storage: the members of an invocation's slice
   for (const ir::AdStackAllocaStmt* a : task_.stacks) {
-    current_ = a;
+    CurrentStmt scope(*this, a);
     StackSlot slot;
     slot.alloc = a;
     StackLayout& l = slot.layout;
@@ -71,7 +71,6 @@ void TaskEmitter::setup_stacks() {
     stack_index_[a] = stacks_.size();
     stacks_.push_back(std::move(slot));
   }
-  current_ = nullptr;
   if (stacks_.empty()) return;
   if (o_.count == StackCount::shared_array) {
     std::vector<const ir::Stmt*> body = task_.roots;

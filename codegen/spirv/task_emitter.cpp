@@ -152,10 +152,10 @@ Place TaskEmitter::temps_place(const ir::Stmt* s, ScalarKind kind) {
 
 void TaskEmitter::emit_stmt(const ir::Stmt& s) {
   if (is_segment_boundary(s)) end_segment();
-  const ir::Stmt* saved = current_;
-  current_ = &s;
-  ir::visit(s, *this);
-  current_ = saved;
+  {
+    CurrentStmt scope(*this, &s);
+    ir::visit(s, *this);
+  }
   // A root value another task reads is stored where it is defined.
   if (!emitting_import_ && plan_.spilled.count(&s)) store(temps_place(&s, s.type.scalar), value(&s));
 }
@@ -170,16 +170,18 @@ void TaskEmitter::emit_block(const ir::Block& b) {
 
 void TaskEmitter::emit_imports() {
   emitting_import_ = true;
+  struct EndImports {
+    bool& flag;
+    ~EndImports() { flag = false; }
+  } end_imports{emitting_import_};
   for (const ir::Stmt* a : task_.shared_allocas) places_[a] = temps_place(a, a->type.scalar);
   for (const Import& imp : task_.imports) {
-    current_ = imp.stmt;
+    CurrentStmt scope(*this, imp.stmt);
     if (imp.from_temps)
       define(*imp.stmt, load(temps_place(imp.stmt, imp.stmt->type.scalar)));
     else
       ir::visit(*imp.stmt, *this);
   }
-  current_ = nullptr;
-  emitting_import_ = false;
 }
 
 // Fields and ndarrays that a float atomic reaches through compare-exchange are declared as
@@ -285,7 +287,7 @@ Id TaskEmitter::range_count(Id begin, Id end, ScalarKind k, Id* count_type) {
 
 // A grid-stride loop: invocation i runs iterations i, i + total, ... of the loop's range.
 void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
-  current_ = &loop;
+  CurrentStmt scope(*this, &loop);
   const auto* rf = ir::dyn_cast<ir::RangeForStmt>(&loop);
   const auto* sf = ir::dyn_cast<ir::StructForStmt>(&loop);
   Id count = 0, count_type = t_u32();
@@ -343,7 +345,6 @@ void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
   b_.op_void(spv::OpStore, {t_var, next});
   b_.op_void(spv::OpBranch, {header});
   b_.begin_block(merge);
-  current_ = nullptr;
 }
 
 // Row-major decomposition of the linear cell number into one i32 index per axis.

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "codegen/spirv/compiled_kernel.h"
@@ -196,7 +197,20 @@ class TaskEmitter {
   const Task& task_;
   CompiledKernel& out_;
 
-  const ir::Stmt* current_ = nullptr;  // the statement being emitted, for error messages
+  // The statement being emitted (for error messages and count liveness); set only through a
+  // CurrentStmt scope, which restores the enclosing statement when it ends, however it ends.
+  const ir::Stmt* current_ = nullptr;
+  class CurrentStmt {
+   public:
+    CurrentStmt(TaskEmitter& e, const ir::Stmt* s) : slot_(e.current_), saved_(std::exchange(e.current_, s)) {}
+    ~CurrentStmt() { slot_ = saved_; }
+    CurrentStmt(const CurrentStmt&) = delete;
+    CurrentStmt& operator=(const CurrentStmt&) = delete;
+
+   private:
+    const ir::Stmt*& slot_;
+    const ir::Stmt* saved_;
+  };
   std::unordered_map<const ir::Stmt*, Id> values_;
   std::unordered_map<const ir::Stmt*, Place> places_;
   // loop -> per axis: the index value and its kind
@@ -217,7 +231,7 @@ class TaskEmitter {
   std::map<uint32_t, PendingCount> pending_;     // shared-array counts: their groups
   uint32_t segment_overflow_ = 0;                // shared-array counts: the signal of pushes known to overflow
   std::vector<const ir::Stmt*> group_last_use_;  // shared-array counts: CountGroups::last_use
-  bool emitting_import_ = false;
+  bool emitting_import_ = false;                 // set by emit_imports for its duration only
 };
 
 template <class F>

@@ -35,8 +35,8 @@ struct KernelFacts {
     for (Block* b : blocks) {
       index_.emplace(b, ibs.size());
       ibs.push_back({b, {}, {}});
-      // Sized up front: at a million statements, growing by doubling copies 60 MB through fresh
-      // pages that the kernel must zero first.
+      // Sized up front: growing by doubling would copy the list through fresh pages that the
+      // kernel must zero first.
       ibs.back().statements.reserve(b->total_size());
     }
     visit(k.root(), nullptr);

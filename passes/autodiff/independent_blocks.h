@@ -1,5 +1,5 @@
 // identify_independent_blocks: finds the blocks where reverse-mode autodiff places forward and
-// reverse code together (ad-pipeline.md 2.3).
+// reverse code together (docs/autodiff.md, "The stages").
 //
 // A loop body B is independent when no local load or store inside it touches an alloca defined
 // in a strict ancestor block of B. It is a smallest independent block when it is independent and

@@ -7,7 +7,7 @@
 // sibling loops (the root included), the statements at or after the first loop that the loops
 // use (bounds, outer values read inside the bodies, and their in-block operands) are hoisted
 // before the first loop, then the loops are reordered last-to-first with the other statements
-// kept in their slots (ad-pipeline.md 2.4, pitfall 2).
+// kept in their slots (docs/autodiff.md, "Sibling loops keep what they read").
 // Pre: verified. Post: verified (hoisting keeps every use dominated).
 #pragma once
 

@@ -1,6 +1,6 @@
-// Every statement kind of the kind list appears in one of the sample kernels below, and each
-// sample prints, parses back to the same text, and survives JSON. A kind added to ir/stmt_kinds.h
-// without a sample here fails this test.
+// Every statement kind of the kind list appears in one of the sample kernels of
+// tests/every_kind_samples.h, and each sample prints, parses back to the same text, and survives
+// JSON. A kind added to ir/stmt_kinds.h without a sample there fails this test.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -11,111 +11,14 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
+#include "tests/every_kind_samples.h"
 
 namespace pb::ir {
 namespace {
 
-constexpr const char* kLowered = R"chi(dense S1 : [8]
-field x : f32[8] grad x_grad dual x_dual in S1
-field c : i32[]
-arg 0 : i32
-arg 1 : ndarray<f32, 1>
-kernel "all" {
-  <i32> $0 = argload[0]
-  <*f32> $1 = argload[1]
-  <i32> $2 = const 0
-  <f32> $3 = const 0.95
-  $4 : for in range($2, $0) block_dim=adaptive {
-    <i32> $5 = loop $4 index 0
-    <*f32> $6 = external_ptr $1, [$5] layout=AOS is_grad=true
-    <f32> $7 = global load volatile $6
-    <f32> $8 = sin $7
-    <f32> $9 = mul $7 $8
-    <*f32> $10 = alloca
-    <f32> $11 : local store [$10 <- $9]
-    <f32> $12 = local load [$10]
-    <u1> $13 = cmp_lt $7 $3
-    <f32> $14 = select($13, $7, $8)
-    <i32> $15 = reinterpret_cast_bits<i32> $14
-    $16 : if $13 {
-      <*i32> $17 = global ptr [c], index [] activate=false
-      <i32> $18 = atomic bit_xor($17, $15)
-    } else {
-      $19 : global store [$6 <- $14]
-    }
-    <f32> $20 = stack alloc (max_size=16)
-    <f32> $21 : stack push $20, val = $9
-    <f32> $22 = stack load top $20
-    <f32> $23 = stack load top adj $20
-    <f32> $24 : stack acc adj $20, val = $12
-    <f32> $25 : stack pop $20
-    $26 : reversed for in range($2, $0) block_dim=64  loop_name=inner{
-      <*i32> $27 = alloca
-      $28 : while true {
-        $29 : while control $27, $13
-        $30 continue
-      }
-    }
-    print "x = ", $7, " \"quoted\"\n"
-    32 : assert $13, "raw, text %d", $5
-  }
-  $33 : struct for in S1 noneblock_dim=adaptive {
-    <i32> $34 = loop $33 index 0
-    <*f32> $35 = global ptr [x_grad], index [$34] activate=true
-  }
-}
-)chi";
-
-constexpr const char* kOffloaded = R"chi(field x : f32[2, 3]
-kernel {
-  $0 = offloaded range_for(0, 8) grid_dim=0 block_dim=128
-  tls prologue {
-    <*i32> $1 = thread local ptr (offset = 0 B)
-  }
-  body {
-    <i32> $2 = loop $0 index 0
-    <i32> $3 = loop $0 index linear
-    <*gen> $4 = get root nullptr
-    <i32> $5 = linearized(ind {$2}, stride {8})
-    <*gen> $6 = [S1dense][dense]::lookup($4, $5) activate = false
-    <*f32> $7 = get child [S1dense->S2place<f32>] $6
-    <*i32> $8 = global tmp var (offset = 0 B)
-    <i32> $9 = bit_extract($3) bit_range=[0, 4)
-    <i32> $10 = offset $9 + 100
-    <i32> $11 = atomic add($8, $10)
-  }
-  tls_epilogue {
-    <*i32> $12 = thread local ptr (offset = 0 B)
-  }
-  $13 = offloaded range_for(0, tmp(offset=0B)) grid_dim=0 block_dim=64 loop_name=a gdw_level=1
-  body {
-    <i32> $14 = const 0
-    $15 : return $14
-  }
-  $16 = offloaded struct_for(x) grid_dim=0 block_dim=64 bls=none
-  bls prologue {
-  }
-  body {
-  }
-  bls_epilogue {
-  }
-  $17 = offloaded listgen S0root->S1dense gdw_level=0
-  $18 = offloaded garbage collect S1dense
-  $19 = offloaded clear_list S1dense
-  $20 = offloaded
-  body {
-    <*i32> $21 = alloca
-    <i32> $22 = const 1
-    $23 : while true {
-      $24 : while control nullptr, $22
-    }
-  }
-}
-)chi";
-
 TEST(EveryKind, HasASampleThatPrintsParsesBackAndSurvivesJson) {
   std::set<StmtKind> seen;
-  for (const char* text : {kLowered, kOffloaded}) {
+  for (const char* text : {test::kLowered, test::kOffloaded}) {
     auto k = parse_kernel(text, "sample.chi");
     EXPECT_TRUE(verify(*k).empty()) << text;
     std::string printed = print_kernel(*k);

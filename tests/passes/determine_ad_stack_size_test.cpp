@@ -145,7 +145,8 @@ kernel {
                {{"$3", "max_size=0, size=1 + arg(0)"}}, 1);
 }
 
-// The shape of ad-pipeline.md 9.1 after auto_diff: three stacks, the acc stack with a user push.
+// `for i in x: acc = 0; for j in range(n[None]): acc += sin(x[i] + j*0.3); y[None] += acc` after
+// auto_diff: three stacks, the acc stack with a user push.
 const char* k91 = R"(field n : i32[]
 field x : f32[4]
 kernel {

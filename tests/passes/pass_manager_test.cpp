@@ -50,25 +50,23 @@ struct AssertPass final : Pass {
   }
 };
 
-void register_test_passes() {
-  static bool done = false;
-  if (done) return;
-  done = true;
-  register_pass({.name = "test_dangle",
-                 .summary = "test only: erases a used statement",
-                 .options = {},
-                 .statistics = {},
-                 .create = [] { return std::make_unique<EraseFirstUsedPass>(); }});
-  register_pass({.name = "test_user_error",
-                 .summary = "test only: throws a user error",
-                 .options = {},
-                 .statistics = {},
-                 .create = [] { return std::make_unique<ThrowUserErrorPass>(); }});
-  register_pass({.name = "test_assert",
-                 .summary = "test only: trips an assertion",
-                 .options = {},
-                 .statistics = {},
-                 .create = [] { return std::make_unique<AssertPass>(); }});
+// The broken passes these tests run, visible while the returned scope lives.
+ScopedRegistry test_passes() {
+  return ScopedRegistry({{.name = "test_dangle",
+                          .summary = "test only: erases a used statement",
+                          .options = {},
+                          .statistics = {},
+                          .create = [] { return std::make_unique<EraseFirstUsedPass>(); }},
+                         {.name = "test_user_error",
+                          .summary = "test only: throws a user error",
+                          .options = {},
+                          .statistics = {},
+                          .create = [] { return std::make_unique<ThrowUserErrorPass>(); }},
+                         {.name = "test_assert",
+                          .summary = "test only: trips an assertion",
+                          .options = {},
+                          .statistics = {},
+                          .create = [] { return std::make_unique<AssertPass>(); }}});
 }
 
 TEST(PassManager, RecordsEveryPassExecution) {
@@ -139,7 +137,7 @@ TEST(PassManager, BisectLimitRunsOnlyTheFirstN) {
 }
 
 TEST(PassManager, InvalidIrStopsTheRunAndNamesTheStatement) {
-  register_test_passes();
+  ScopedRegistry scope = test_passes();
   auto k = test::parse(kKernel);
   auto run = run_pipeline(*k, parse_pipeline("simplify,test_dangle,dce"));
   ASSERT_TRUE(run.failed);
@@ -155,7 +153,7 @@ TEST(PassManager, InvalidIrStopsTheRunAndNamesTheStatement) {
 }
 
 TEST(PassManager, WithoutVerifyEachInvalidIrIsNotCaught) {
-  register_test_passes();
+  ScopedRegistry scope = test_passes();
   auto k = test::parse(kKernel);
   RunOptions o;
   o.verify_each = false;
@@ -165,7 +163,7 @@ TEST(PassManager, WithoutVerifyEachInvalidIrIsNotCaught) {
 }
 
 TEST(PassManager, UserErrorAndAssertionAreRecordedNotThrown) {
-  register_test_passes();
+  ScopedRegistry scope = test_passes();
   auto k = test::parse(kKernel);
   auto run = run_pipeline(*k, parse_pipeline("dce,test_user_error,simplify"));
   ASSERT_TRUE(run.failed);

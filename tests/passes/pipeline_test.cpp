@@ -86,18 +86,18 @@ TEST(Pipeline, SyntaxErrorsAreLocated) {
 }
 
 TEST(Pipeline, TypedOptionsOfEveryKind) {
-  register_pass(
-      {.name = "test_typed_options",
-       .summary = "test only",
-       .options = {{.name = "flag", .type = OptionType::Bool, .default_value = "false", .help = "", .choices = {}},
-                   {.name = "ratio", .type = OptionType::Float, .default_value = "0.5", .help = "", .choices = {}},
-                   {.name = "mode",
-                    .type = OptionType::String,
-                    .default_value = "heap",
-                    .help = "",
-                    .choices = {"heap", "function"}}},
-       .statistics = {},
-       .create = {}});
+  ScopedRegistry scope(
+      {{.name = "test_typed_options",
+        .summary = "test only",
+        .options = {{.name = "flag", .type = OptionType::Bool, .default_value = "false", .help = "", .choices = {}},
+                    {.name = "ratio", .type = OptionType::Float, .default_value = "0.5", .help = "", .choices = {}},
+                    {.name = "mode",
+                     .type = OptionType::String,
+                     .default_value = "heap",
+                     .help = "",
+                     .choices = {"heap", "function"}}},
+        .statistics = {},
+        .create = {}}});
   auto p = parse_pipeline("test_typed_options{flag=true,ratio=2.25,mode=function}");
   EXPECT_TRUE(p.entries[0].options.get_bool("flag"));
   EXPECT_DOUBLE_EQ(p.entries[0].options.get_float("ratio"), 2.25);
@@ -110,11 +110,40 @@ TEST(Pipeline, TypedOptionsOfEveryKind) {
 }
 
 TEST(Pipeline, SelfExpandingNamedPipelineIsAnError) {
-  register_named_pipeline(
-      {.name = "test_loop", .summary = "test only", .options = {}, .expand = [](const PassOptions&) {
-         return std::string("test_loop");
-       }});
+  ScopedRegistry scope({},
+                       {{.name = "test_loop", .summary = "test only", .options = {}, .expand = [](const PassOptions&) {
+                           return std::string("test_loop");
+                         }}});
   EXPECT_NE(error_of("test_loop").find("expands into itself"), std::string::npos);
+}
+
+// A parsed pipeline keeps pointers to its passes' declarations: a registration after parsing (a
+// scope of many more passes) must leave them where they are, and a scope's passes vanish with it.
+TEST(Registry, ParsedPipelinesSurviveLaterRegistrations) {
+  const size_t builtin = all_passes().size();
+  ScopedRegistry early({{.name = "test_early", .summary = "test only", .options = {}, .statistics = {}, .create = {}}});
+  Pipeline p = parse_pipeline("dce,test_early,reverse_ad{use_stack=false},simplify");
+  std::vector<const PassInfo*> infos;
+  infos.reserve(p.entries.size());
+  for (const PipelineEntry& e : p.entries) infos.push_back(e.info);
+  {
+    std::vector<PassInfo> many;
+    many.reserve(100);
+    for (int i = 0; i < 100; ++i)
+      many.push_back({.name = "test_late_" + std::to_string(i),
+                      .summary = "test only",
+                      .options = {},
+                      .statistics = {},
+                      .create = {}});
+    ScopedRegistry late(std::move(many));
+    ASSERT_NE(find_pass("test_late_99"), nullptr);
+    for (size_t i = 0; i < p.entries.size(); ++i) EXPECT_EQ(find_pass(p.entries[i].info->name), infos[i]) << i;
+    EXPECT_EQ(p.to_string(), parse_pipeline(p.to_string()).to_string());
+  }
+  EXPECT_EQ(find_pass("test_late_0"), nullptr);
+  EXPECT_EQ(find_pass("test_early"), infos[1]);
+  EXPECT_EQ(all_passes().size(), builtin);  // scopes never touch the built-in set
+  EXPECT_EQ(p.entries.front().info->name, "dce");
 }
 
 TEST(Pipeline, EditDistance) {

@@ -13,11 +13,13 @@
 
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
+#include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "passes/pass_manager.h"
 #include "passes/pipeline.h"
+#include "tests/every_kind_samples.h"
 #include "tests/fixture_params.h"
 
 namespace pb {
@@ -116,6 +118,93 @@ TEST(Relayout, StatementsEndUpAdjacentInPreOrder) {
   }
   // Only a slab boundary (64 KiB, ~400 constants) separates neighbours.
   EXPECT_GE(adjacent * 100, pairs * 97) << adjacent << " of " << pairs;
+}
+
+// Every kind moves, those holding a std::string included: a short string lives in the object's
+// own small buffer, so moving its bytes (memcpy) would leave it pointing into the freed old
+// statement. The strings must read back and lie inside the new objects.
+TEST(Relayout, MovesEveryKindThroughItsMoveConstructor) {
+  for (const char* text : {test::kLowered, test::kOffloaded}) {
+    auto k = parse_kernel(text, "sample.chi");
+    std::vector<const void*> before;
+    walk(k->root(), [&](Stmt& s) { before.push_back(&s); });
+    EXPECT_EQ(ir::relayout(*k), before.size());
+    expect_links_consistent(*k);
+    EXPECT_EQ(print_kernel(*k), text);
+    EXPECT_TRUE(verify(*k).empty());
+    size_t i = 0, strings = 0;
+    walk(k->root(), [&](Stmt& s) {
+      EXPECT_NE(static_cast<const void*>(&s), before[i++]) << "$" << s.id << " did not move";
+      const auto* obj = reinterpret_cast<const char*>(&s);
+      const size_t bytes = visit(s, [](auto& o) { return sizeof(o); });
+      auto inside = [&](const std::string& str) {
+        ++strings;
+        // A short string keeps its characters in the object (libstdc++ holds up to 15 there).
+        if (str.size() < 16) {
+          EXPECT_TRUE(str.data() >= obj && str.data() < obj + bytes) << "a string of $" << s.id;
+        }
+      };
+      if (auto* e = dyn_cast<ExternalPtrStmt>(&s)) inside(e->layout);
+      if (auto* r = dyn_cast<RangeForStmt>(&s)) inside(r->loop_name);
+      if (auto* a = dyn_cast<AssertStmt>(&s)) inside(a->message);
+      if (auto* f = dyn_cast<StructForStmt>(&s)) inside(f->space);
+      if (auto* o = dyn_cast<OffloadedStmt>(&s)) inside(o->bls);
+      if (auto* g = dyn_cast<GetChStmt>(&s)) inside(g->to);
+    });
+    EXPECT_GT(strings, 0u);
+  }
+}
+
+// A kind whose move would fall back to its copy constructor cannot be relocated: relayout's
+// per-kind static_assert rejects it at compile time.
+class CopyOnlyStmt : public StmtOf<CopyOnlyStmt, StmtKind::Assert> {
+ public:
+  CopyOnlyStmt() = default;
+  CopyOnlyStmt(const CopyOnlyStmt& o) : StmtOf(o), name(o.name) {}
+  std::string name;
+};
+class MovableStmt : public StmtOf<MovableStmt, StmtKind::Assert> {
+ public:
+  MovableStmt(Stmt* op, std::string n) : name(std::move(n)) {
+    add_operand(op);
+    type = DataType::of(ScalarKind::i32);
+  }
+  std::string name;
+};
+static_assert(!RelocatableStmt<CopyOnlyStmt>);
+static_assert(RelocatableStmt<MovableStmt>);
+static_assert(RelocatableStmt<AssertStmt> && RelocatableStmt<OffloadedStmt> && RelocatableStmt<IfStmt>);
+
+// Moving a statement relocates it: block links, operands' use entries and users' slots follow,
+// a short string comes along inside the new object, and the old one is left empty.
+TEST(Relayout, MovingAStatementRelocatesIt) {
+  Kernel k;
+  Builder b(k);
+  Stmt* c = b.const_i32(1);
+  auto* old = k.root().emplace_back<MovableStmt>(c, "short");
+  Stmt* user = b.binary(BinaryOp::add, old, old);
+  auto* moved = new MovableStmt(std::move(*old));
+  EXPECT_EQ(c->next(), moved);
+  EXPECT_EQ(moved->prev(), c);
+  EXPECT_EQ(moved->next(), user);
+  EXPECT_EQ(user->prev(), moved);
+  EXPECT_EQ(moved->parent(), &k.root());
+  EXPECT_EQ(user->operand(0), moved);
+  EXPECT_EQ(user->operand(1), moved);
+  ASSERT_EQ(c->num_uses(), 1u);
+  EXPECT_EQ(c->uses()[0].user(), moved);
+  EXPECT_EQ(moved->operand(0), c);
+  EXPECT_EQ(moved->num_uses(), 2u);
+  EXPECT_EQ(moved->name, "short");
+  const char* chars = moved->name.data();
+  const auto* bytes = reinterpret_cast<const char*>(moved);
+  EXPECT_TRUE(chars >= bytes && chars < bytes + sizeof(MovableStmt));
+  EXPECT_EQ(old->parent(), nullptr);
+  EXPECT_EQ(old->num_operands(), 0u);
+  EXPECT_EQ(old->num_uses(), 0u);
+  delete old;  // the block owns `moved` now
+  expect_links_consistent(k);
+  EXPECT_EQ(k.root().size(), 3u);
 }
 
 // Relayouts on two threads at once share the fresh slabs: both kernels come out intact.

@@ -1,4 +1,4 @@
-// Autodiff stacks in the reference interpreter (ad-pipeline.md section 3).
+// Autodiff stacks in the reference interpreter (docs/autodiff.md, "Autodiff stacks").
 #include "interp_test_util.h"
 #include "runtime/interp/stack_capacity.h"
 

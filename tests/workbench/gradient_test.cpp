@@ -102,22 +102,20 @@ class CannotDifferentiate : public passes::Pass {
   }
 };
 
-const bool registered = [] {
-  passes::register_pass({.name = "test_reverse",
-                         .summary = "test only: replaces the kernel with a hand-written reverse kernel",
-                         .options = {{.name = "kernel",
-                                      .type = passes::OptionType::String,
-                                      .default_value = "square",
-                                      .help = "which",
-                                      .choices = {}}},
-                         .statistics = {},
-                         .create = [] { return std::make_unique<ReplaceWithReverse>(); }});
-  passes::register_pass(
-      {.name = "test_no_reverse", .summary = "test only: fails", .options = {}, .statistics = {}, .create = [] {
-         return std::make_unique<CannotDifferentiate>();
-       }});
-  return true;
-}();
+// The test passes, visible for the whole test program.
+const passes::ScopedRegistry kTestPasses(
+    {{.name = "test_reverse",
+      .summary = "test only: replaces the kernel with a hand-written reverse kernel",
+      .options = {{.name = "kernel",
+                   .type = passes::OptionType::String,
+                   .default_value = "square",
+                   .help = "which",
+                   .choices = {}}},
+      .statistics = {},
+      .create = [] { return std::make_unique<ReplaceWithReverse>(); }},
+     {.name = "test_no_reverse", .summary = "test only: fails", .options = {}, .statistics = {}, .create = [] {
+        return std::make_unique<CannotDifferentiate>();
+      }}});
 
 nlohmann::json inputs_x(std::vector<double> x) { return {{"fields", {{"x", {{"data", x}}}}}}; }
 

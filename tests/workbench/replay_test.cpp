@@ -39,11 +39,11 @@ kernel {
 )";
 
 TEST(Reproducer, BrokenPassReplaysToTheSameFailure) {
-  passes::register_pass({.name = "test_break_consts",
-                         .summary = "test only: erases a used constant",
-                         .options = {},
-                         .statistics = {},
-                         .create = [] { return std::make_unique<EraseUsedConstPass>(); }});
+  passes::ScopedRegistry scope({{.name = "test_break_consts",
+                                 .summary = "test only: erases a used constant",
+                                 .options = {},
+                                 .statistics = {},
+                                 .create = [] { return std::make_unique<EraseUsedConstPass>(); }}});
   auto first = workbench::replay(ir::parse_kernel(kKernel), "dce,test_break_consts,simplify", passes::RunOptions{});
   ASSERT_TRUE(first.run.failed);
   const auto& rec = first.run.records[first.run.failed_index];

@@ -50,13 +50,13 @@ struct WrongConstantPass final : passes::Pass {
   }
 };
 
-void register_wrong_constant() {
-  if (!passes::find_pass("test_wrong_constant"))
-    passes::register_pass({.name = "test_wrong_constant",
-                           .summary = "test only: 3 becomes 4",
-                           .options = {},
-                           .statistics = {},
-                           .create = [] { return std::make_unique<WrongConstantPass>(); }});
+// A pass that changes the answer, visible while the returned scope lives.
+passes::ScopedRegistry wrong_constant_pass() {
+  return passes::ScopedRegistry({{.name = "test_wrong_constant",
+                                  .summary = "test only: 3 becomes 4",
+                                  .options = {},
+                                  .statistics = {},
+                                  .create = [] { return std::make_unique<WrongConstantPass>(); }}});
 }
 
 Workspace loaded() {
@@ -214,7 +214,7 @@ TEST(Workspace, CancelFromAnotherThreadStopsACompile) {
 }
 
 TEST(Bisect, MarksTheFirstPassThatChangesTheAnswer) {
-  register_wrong_constant();
+  passes::ScopedRegistry scope = wrong_constant_pass();
   Workspace ws = loaded();
   ws.set_pipeline("simplify,dce,test_wrong_constant,renumber");
   const auto& b = ws.bisect();

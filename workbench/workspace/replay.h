@@ -1,5 +1,5 @@
 // Replaying a kernel through a pipeline: the workspace keeps the pipeline, the per-pass records
-// and the final kernel as plain data; the CLI prints from them and the GUI will draw them.
+// and the final kernel as plain data; the CLI prints from them and the GUI draws them.
 // When a pass fails, a reproducer (a fixture holding the IR just before that pass and the
 // remaining pipeline) can be written; replaying it reproduces the failure.
 #pragma once
