@@ -173,7 +173,7 @@ int64_t launch_capacity(const ir::AdStackAllocaStmt& a, const CpuKernel& ck, con
 
 }  // namespace
 
-LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
+LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_steps) {
   const ir::Kernel& k = ck.kernel();
   const KernelInfo& info = ck.info();
   CpuKernel::Impl& code = ck.impl();
@@ -185,6 +185,9 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
   std::vector<int64_t> offsets(std::max<size_t>(info.stacks.size(), 1), 0), caps(offsets.size(), 0);
   std::vector<int64_t> returned(64, 0);
   std::array<std::atomic<int32_t>, codegen::llvmgen::kNumFlags> flags{};
+  // [0] the budget left for the next task (all ones: none), [1] the iterations its calls ran.
+  std::array<uint64_t, 2> steps{};
+  uint64_t steps_used = 0;
   void* ctx[codegen::llvmgen::kNumContextWords] = {m.field_ptrs.data(),
                                                    m.ndarray_ptrs.data(),
                                                    m.ndarray_grad_ptrs.data(),
@@ -196,7 +199,17 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
                                                    flags.data(),
                                                    returned.data(),
                                                    &host,
-                                                   m.ndarray_dual_ptrs.data()};
+                                                   m.ndarray_dual_ptrs.data(),
+                                                   steps.data()};
+  auto over_budget = [&](const codegen::llvmgen::TaskInfo& task, const ir::Stmt* loop) {
+    return UserError(
+        fmt::format("the launch exceeded its step budget in {}, task {}{}: max_steps={} loop iterations (the cpu "
+                    "counts each parallel and nested loop's trip count and each `while` iteration)",
+                    kernel_label(k), task.name, loop ? fmt::format(", at `{}`", ir::print_stmt(*loop, k)) : "",
+                    max_steps),
+        "look for a `while true` that never ends or a huge trip count; or raise the budget (--max-steps N, 0 for "
+        "none)");
+  };
   auto stack_text = [&](const ir::AdStackAllocaStmt& a) {
     return fmt::format("stack ${} (`{}`) in {}", a.id, ir::print_stmt(a, k), kernel_label(k));
   };
@@ -221,11 +234,13 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
     tl.heap_stride_bytes = stride;
     if (stride > 0) impl_->reserve(stride * impl_->threads, fmt::format("{} task {}", kernel_label(k), task.name));
     char* heap = impl_->heap;
+    steps = {max_steps == 0 ? ~uint64_t{0} : max_steps - std::min(max_steps, steps_used), 0};
     if (task.kind == TaskKind::serial) {
       code.code->tasks[t](ctx, 0, 1, heap);
     } else {
       int64_t n = code.code->counts[t](ctx);
       tl.iterations = n;
+      if (n > 0 && static_cast<uint64_t>(n) > steps[0]) throw over_budget(task, task.loop);
       if (n > 0) {
         // Few large chunks: about four per thread.
         int64_t grain = std::max<int64_t>(1, n / (int64_t{4} * impl_->threads));
@@ -242,6 +257,10 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
       }
     }
     report.tasks.push_back(tl);
+    steps_used += steps[1];
+    if (int32_t l = flags[codegen::llvmgen::kFlagStepBudget].load(); l > 0)
+      throw over_budget(task, info.loop_sites[static_cast<size_t>(l - 1)]);
+    if (max_steps != 0 && steps_used > max_steps) throw over_budget(task, task.loop);
     if (int32_t s = flags[codegen::llvmgen::kFlagStackOverflow].load(); s > 0) {
       const auto& st = info.stacks[static_cast<size_t>(s - 1)];
       const ir::AdStackAllocaStmt& a = *st.alloc;
@@ -290,7 +309,7 @@ RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& option
   RunResult result;
   LaunchReport report;
   try {
-    report = runtime->launch(ck, m);
+    report = runtime->launch(ck, m, options.max_steps);
   } catch (const UserError&) {
     unpack(ck, m, state);
     throw;
