@@ -45,7 +45,8 @@ enum ContextWord : int {
   kCtxHost = 10,          // opaque, passed to host callbacks (print)
   kCtxNdarrayDuals = 11,  // void*[arg index]: tangent arrays (`external_ptr ... is_dual=true`)
   kCtxSteps = 12,         // uint64_t[2]: the task's loop-iteration budget, and the iterations its calls ran
-  kNumContextWords = 13,
+  kCtxStackDeepest = 13,  // int64_t[stack id]: the most entries the stack held (atomic max per call)
+  kNumContextWords = 14,
 };
 
 // Flag words: zero before a launch; non-zero afterwards names what went wrong.

@@ -318,6 +318,7 @@ void TaskEmitter::run() {
     for (const ir::Stmt* s : task_.roots) emit_stmt(*s);
   }
   report_steps();
+  report_stack_depths();
   b_.CreateRetVoid();
   llvm::IRBuilder<>(entry_).CreateBr(start);
   if (task_.loop) emit_count_function();

@@ -106,7 +106,8 @@ class TaskEmitter {
   // Adds `n` loop iterations to the call's step count; returns whether the count is now past the
   // task's budget, after flagging kFlagStepBudget with `loop` when it is.
   llvm::Value* count_steps(llvm::Value* n, const ir::Stmt& loop);
-  void report_steps();  // adds the call's step count to ctx steps[1]
+  void report_steps();         // adds the call's step count to ctx steps[1]
+  void report_stack_depths();  // raises ctx stack_deepest[id] to each stack's deepest in this call
   // Atomic adds/subs into a 0-d field that nothing else in the task touches, whose old value is
   // unused: accumulated per chunk and added once after the chunk's loop.
   void plan_reductions();
@@ -140,6 +141,7 @@ class TaskEmitter {
     llvm::Value* capacity = nullptr;
     int id = 0;
     ir::ScalarKind kind = ir::ScalarKind::f32;
+    llvm::Value* deepest = nullptr;  // a local: the most entries in this call
   };
   StackRef& stack_of(const ir::Stmt* alloc);
   llvm::Value* stack_slot(const StackRef& st, llvm::Value* index, bool adjoint);

@@ -80,6 +80,7 @@ struct LaunchReport {
   std::string printed;
   std::vector<ir::Value> returned;
   std::map<int, int64_t> stack_capacity;  // stack alloc id -> capacity of its last launch
+  std::map<int, int64_t> stack_deepest;   // stack alloc id -> the most entries it held in the launch
 };
 
 // Owns the worker threads' adstack heap (kept across launches) and the thread arena.
@@ -111,8 +112,9 @@ class CpuRuntime {
 };
 
 // Compiles, packs, launches and unpacks: the CPU counterpart of runtime::run_kernel, with
-// options.max_steps as the launch's step budget. Options of the interpreter that have no meaning
-// here are refused (f64, shuffle, trace_decisions). Uses a
+// options.max_steps as the launch's step budget. options.f64 runs the kernel widened to f64
+// (ir::widen_f32_to_f64), leaving f64 buffers in `state` as the interpreter's f64 mode does.
+// Options of the interpreter that have no meaning here are refused (shuffle, trace_decisions). Uses a
 // runtime of its own unless one is given.
 RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options = {}, const CpuOptions& cpu = {},
                      CpuRuntime* runtime = nullptr);

@@ -13,6 +13,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/widen.h"
 #include "runtime/cpu/cpu_impl.h"
 #include "runtime/interp/interp_ops.h"
 
@@ -182,7 +183,8 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
   host.info = &info;
   std::vector<uint64_t> temps(std::max<uint32_t>(info.temps_words, 1), 0);
   std::vector<uint64_t> global_tmps(static_cast<size_t>(std::max<int64_t>(info.global_tmp_bytes, 8) / 8 + 1), 0);
-  std::vector<int64_t> offsets(std::max<size_t>(info.stacks.size(), 1), 0), caps(offsets.size(), 0);
+  std::vector<int64_t> offsets(std::max<size_t>(info.stacks.size(), 1), 0), caps(offsets.size(), 0),
+      deepest(offsets.size(), 0);
   std::vector<int64_t> returned(64, 0);
   std::array<std::atomic<int32_t>, codegen::llvmgen::kNumFlags> flags{};
   // [0] the budget left for the next task (all ones: none), [1] the iterations its calls ran.
@@ -200,7 +202,8 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
                                                    returned.data(),
                                                    &host,
                                                    m.ndarray_dual_ptrs.data(),
-                                                   steps.data()};
+                                                   steps.data(),
+                                                   deepest.data()};
   auto over_budget = [&](const codegen::llvmgen::TaskInfo& task, const ir::Stmt* loop) {
     return UserError(
         fmt::format("the launch exceeded its step budget in {}, task {}{}: max_steps={} loop iterations (the cpu "
@@ -257,6 +260,7 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
       }
     }
     report.tasks.push_back(tl);
+    for (const auto& st : task.stacks) report.stack_deepest[st.alloc->id] = deepest[static_cast<size_t>(st.stack_id)];
     steps_used += steps[1];
     if (int32_t l = flags[codegen::llvmgen::kFlagStepBudget].load(); l > 0)
       throw over_budget(task, info.loop_sites[static_cast<size_t>(l - 1)]);
@@ -297,12 +301,22 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
 
 RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options, const CpuOptions& cpu,
                      CpuRuntime* runtime) {
-  if (options.f64 || options.shuffle || options.trace_decisions)
+  if (options.shuffle || options.trace_decisions)
     throw UserError(
-        "the cpu backend runs the kernel as written: f64 mode, shuffling and decision tracing are "
+        "the cpu backend runs parallel loops in parallel: shuffling and decision tracing are "
         "interpreter options",
-        "use --backend=interp for gradcheck, --shuffle and decision traces");
-  CpuKernel ck(k, state, cpu);
+        "use --backend=interp for --shuffle and decision traces");
+  // f64 mode: the kernel with every f32 widened to f64 (the buffers are converted by pack).
+  std::unique_ptr<ir::Kernel> wide;
+  if (options.f64) {
+    wide = ir::widen_f32_to_f64(k);
+    if (!wide)
+      throw UserError(
+          "f64 mode on the cpu: the kernel reinterprets the bits of an f32 value (`cast_bits`), which "
+          "has no f64 meaning",
+          "run it in f64 mode on the interpreter (--backend=interp), or without --f64");
+  }
+  CpuKernel ck(wide ? *wide : k, state, cpu);
   std::unique_ptr<CpuRuntime> own;
   if (!runtime) runtime = (own = std::make_unique<CpuRuntime>()).get();
   DeviceMemory m = pack(ck, state);
@@ -318,6 +332,7 @@ RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& option
   result.printed = std::move(report.printed);
   result.returned = std::move(report.returned);
   result.stack_capacity = std::move(report.stack_capacity);
+  result.max_stack_depth = std::move(report.stack_deepest);
   return result;
 }
 

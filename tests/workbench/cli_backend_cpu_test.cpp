@@ -67,6 +67,32 @@ TEST(CliBackend, GradcheckOnTheCpuBackend) {
   EXPECT_NE(bad.err.find("--backend: unknown backend 'gpu'"), std::string::npos) << bad.err;
 }
 
+TEST(CliBackend, CpuStackUsageEqualsTheInterpreters) {
+  std::string inputs = write_temp("log_inputs.json", kInputs);
+  std::string args = " --inputs " + inputs + " --grad --seed-grad y=1 --stack-usage";
+  auto interp = run_cli("run " + kKernel + args);
+  auto cpu = run_cli("run " + kKernel + args + " --backend=cpu");
+  ASSERT_EQ(interp.exit_code, 0) << interp.err;
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_NE(cpu.err.find("deepest 8 of capacity 8"), std::string::npos) << cpu.err;
+  EXPECT_EQ(interp.err, cpu.err);
+  EXPECT_EQ(interp.out, cpu.out);
+  auto vk = run_cli("run " + kKernel + args + " --backend=vulkan");
+  EXPECT_EQ(vk.exit_code, 2);
+  EXPECT_NE(vk.err.find("--stack-usage"), std::string::npos) << vk.err;
+}
+
+TEST(CliBackend, CpuF64ModeEqualsTheInterpreters) {
+  std::string inputs = write_temp("log_inputs.json", kInputs);
+  auto interp = run_cli("run " + kKernel + " --inputs " + inputs + " --f64");
+  auto cpu = run_cli("run " + kKernel + " --inputs " + inputs + " --f64 --backend=cpu");
+  auto narrow = run_cli("run " + kKernel + " --inputs " + inputs + " --backend=cpu");
+  ASSERT_EQ(interp.exit_code, 0) << interp.err;
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_EQ(interp.out, cpu.out);
+  EXPECT_NE(narrow.out, cpu.out);
+}
+
 // An endless loop on the JIT ends with the budget's error, exit 1 (runtime_cpu_budget_test has the TIMEOUT).
 TEST(CliBackend, CpuEndlessLoopEndsAtMaxSteps) {
   std::string k = write_temp("spin.chi", "kernel \"spin\" {\n  $1 : while true {\n  }\n}\n");

@@ -216,11 +216,12 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
         unexercised_stacks(*reverse, run_step(*reverse, analytic, run_opts, "in the reverse kernel"));
   } else {
     // The same widened kernels run as written there: f64 is the kernel's own type, and the
-    // decisions at x come from the interpreter's run above. Stack depths are not tracked there.
+    // decisions at x come from the interpreter's run above. Vulkan tracks no stack depths.
     runtime::RunOptions backend_opts;
     backend_opts.max_steps = o.max_steps;
     analytic = base;
-    forward_then_reverse(fwd, *reverse, analytic, {{o.loss, 1.0}}, backend_opts, o.backend);
+    TwoRuns runs = forward_then_reverse(fwd, *reverse, analytic, {{o.loss, 1.0}}, backend_opts, o.backend);
+    if (o.backend == Backend::cpu) result.unexercised_stacks = unexercised_stacks(*reverse, runs.reverse);
   }
 
   for (const auto& name : result.wrt) {
