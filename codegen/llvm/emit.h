@@ -9,8 +9,11 @@
 // Values crossing tasks are recomputed at the task's entry when pure, else stored to ctx.temps.
 //
 // Run-time problems never write out of bounds: they set a flag word and the host reports them
-// after the launch (see FlagWord). Shapes are compiled in (EmitShapes), so a launch must use
-// buffers of those shapes.
+// after the launch (see FlagWord). Loop iterations count against a step budget (kCtxSteps): a
+// call counts its own range, each nested counted loop adds its trip count at entry and each
+// `while` iteration adds one; past the budget the loop is left (a counted loop is skipped) with
+// kFlagStepBudget set, so an endless loop ends. Each call adds its count to kCtxSteps[1]. Shapes are compiled in
+// (EmitShapes), so a launch must use buffers of those shapes.
 //
 // Errors: a construct that cannot be lowered is a UserError naming the statement; an LLVM module
 // that fails LLVM's verifier is an InternalError.
@@ -41,7 +44,9 @@ enum ContextWord : int {
   kCtxReturned = 9,       // uint64_t[]: values of the last `return`
   kCtxHost = 10,          // opaque, passed to host callbacks (print)
   kCtxNdarrayDuals = 11,  // void*[arg index]: tangent arrays (`external_ptr ... is_dual=true`)
-  kNumContextWords = 12,
+  kCtxSteps = 12,         // uint64_t[2]: the task's loop-iteration budget, and the iterations its calls ran
+  kCtxStackDeepest = 13,  // int64_t[stack id]: the most entries the stack held (atomic max per call)
+  kNumContextWords = 14,
 };
 
 // Flag words: zero before a launch; non-zero afterwards names what went wrong.
@@ -50,7 +55,8 @@ enum FlagWord : int {
   kFlagStackUnderflow = 1,  // stack id + 1 of a pop / load top / acc adj on an empty stack
   kFlagError = 2,           // ErrorSite index + 1 (division by zero, index out of bounds, ...)
   kFlagReturn = 3,          // ReturnSite index + 1 of the last return executed
-  kNumFlags = 4,
+  kFlagStepBudget = 4,      // KernelInfo::loop_sites index + 1 of a loop that took the steps past the budget
+  kNumFlags = 5,
 };
 
 // Shapes the module compiles in: every field buffer, ndarray (and its gradient) and index space.
@@ -104,6 +110,7 @@ struct KernelInfo {
   std::vector<ErrorSite> errors;
   std::vector<PrintSite> prints;
   std::vector<ReturnSite> returns;
+  std::vector<const ir::Stmt*> loop_sites;    // nested loops that check the step budget (kFlagStepBudget)
   std::map<int, ir::ScalarKind> scalar_args;  // argument index -> the type its argloads read
   uint32_t temps_words = 0;
   int64_t global_tmp_bytes = 0;

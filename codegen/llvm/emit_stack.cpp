@@ -46,6 +46,8 @@ void TaskEmitter::emit(const ir::AdStackAllocaStmt& s) {
   StackRef st{eb.CreateInBoundsGEP(eb.getInt8Ty(), slice_, off), nullptr, cap, id, s.type.scalar};
   st.count = entry_alloca(b_.getInt64Ty(), "stack.count");
   b_.CreateStore(const_i64(0), st.count);
+  st.deepest = entry_alloca(b_.getInt64Ty(), "stack.deepest");
+  eb.CreateStore(const_i64(0), st.deepest);  // once per call: it spans the call's iterations
   stacks_[&s] = st;
   set(s, llvm::Constant::getNullValue(value_type(s.type.scalar)));
 }
@@ -66,7 +68,10 @@ void TaskEmitter::emit(const ir::AdStackPushStmt& s) {
   if (s.val()->type.scalar != st.kind) v = cast(v, s.val()->type.scalar, st.kind);
   b_.CreateStore(to_memory(v, st.kind), stack_slot(st, count, false));
   b_.CreateStore(llvm::Constant::getNullValue(memory_type(st.kind)), stack_slot(st, count, true));
-  b_.CreateStore(b_.CreateAdd(count, const_i64(1)), st.count);
+  llvm::Value* pushed = b_.CreateAdd(count, const_i64(1));
+  b_.CreateStore(pushed, st.count);
+  llvm::Value* deepest = b_.CreateLoad(b_.getInt64Ty(), st.deepest);
+  b_.CreateStore(b_.CreateSelect(b_.CreateICmpSGT(pushed, deepest), pushed, deepest), st.deepest);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }
@@ -98,6 +103,15 @@ void TaskEmitter::emit(const ir::AdStackAccAdjointStmt& s) {
   if (s.val()->type.scalar != st.kind) v = cast(v, s.val()->type.scalar, st.kind);
   if (st.kind == ir::ScalarKind::u1) unsupported(s, "acc adj on a u1 stack");
   b_.CreateStore(to_memory(binary_value(ir::BinaryOp::add, old, v, st.kind), st.kind), slot);
+}
+
+void TaskEmitter::report_stack_depths() {
+  for (const auto& [alloc, st] : stacks_) {
+    llvm::Value* word =
+        b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ctx_word(kCtxStackDeepest), static_cast<uint64_t>(st.id));
+    b_.CreateAtomicRMW(llvm::AtomicRMWInst::Max, word, b_.CreateLoad(b_.getInt64Ty(), st.deepest), llvm::Align(8),
+                       llvm::AtomicOrdering::Monotonic);
+  }
 }
 
 // ---- print, assert, return ----

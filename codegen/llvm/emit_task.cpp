@@ -116,6 +116,23 @@ void TaskEmitter::flag_if(llvm::Value* bad, FlagWord w, int code) {
   b_.SetInsertPoint(done);
 }
 
+llvm::Value* TaskEmitter::count_steps(llvm::Value* n, const ir::Stmt& loop) {
+  llvm::Value* steps_word = ctx_word(kCtxSteps);
+  llvm::Value* budget = b_.CreateLoad(b_.getInt64Ty(), steps_word, "budget");
+  llvm::Value* steps = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), steps_), n);
+  b_.CreateStore(steps, steps_);
+  llvm::Value* over = b_.CreateICmpUGT(steps, budget);
+  m_.info.loop_sites.push_back(&loop);
+  flag_if(over, kFlagStepBudget, static_cast<int>(m_.info.loop_sites.size()));
+  return over;
+}
+
+void TaskEmitter::report_steps() {
+  llvm::Value* used = b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ctx_word(kCtxSteps), 1);
+  b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, used, b_.CreateLoad(b_.getInt64Ty(), steps_), llvm::Align(8),
+                     llvm::AtomicOrdering::Monotonic);
+}
+
 llvm::Value* TaskEmitter::checked_offset(std::span<const ir::Stmt* const> indices, const ir::Shape& shape, int code) {
   llvm::Value* off = const_i64(0);
   llvm::Value* bad = b_.getFalse();
@@ -283,6 +300,8 @@ void TaskEmitter::run() {
   entry_ = new_block("entry");
   llvm::BasicBlock* start = new_block("start");
   b_.SetInsertPoint(start);
+  steps_ = entry_alloca(b_.getInt64Ty(), "steps");
+  b_.CreateStore(task_.loop ? b_.CreateSub(fn_->getArg(2), fn_->getArg(1)) : const_i64(0), steps_);
   for (const ir::Stmt* s : task_.imports) emit_import(*s);
   const auto* off = ir::dyn_cast<ir::OffloadedStmt>(task_.loop);
   if (task_.loop) {
@@ -298,6 +317,8 @@ void TaskEmitter::run() {
   } else {
     for (const ir::Stmt* s : task_.roots) emit_stmt(*s);
   }
+  report_steps();
+  report_stack_depths();
   b_.CreateRetVoid();
   llvm::IRBuilder<>(entry_).CreateBr(start);
   if (task_.loop) emit_count_function();
@@ -324,6 +345,7 @@ void TaskEmitter::emit(const ir::RangeForStmt& s) {
   llvm::Value* end = to_i64(s.end());
   llvm::Value* n = b_.CreateSub(end, begin);
   llvm::Value* count = b_.CreateSelect(b_.CreateICmpSGT(n, const_i64(0)), n, const_i64(0));
+  count = b_.CreateSelect(count_steps(count, s), const_i64(0), count);
   counted_loop(count, [&](llvm::Value* i) {
     llvm::Value* index = s.reversed ? b_.CreateSub(b_.CreateSub(end, const_i64(1)), i) : b_.CreateAdd(begin, i);
     loop_coords_[&s] = {index};
@@ -335,7 +357,8 @@ void TaskEmitter::emit(const ir::StructForStmt& s) {
   const ir::Shape& shape = struct_shape(m_, s.space, s);
   int64_t n = 1;
   for (int64_t e : shape) n *= e;
-  counted_loop(const_i64(n), [&](llvm::Value* t) {
+  llvm::Value* count = b_.CreateSelect(count_steps(const_i64(n), s), const_i64(0), const_i64(n));
+  counted_loop(count, [&](llvm::Value* t) {
     std::vector<llvm::Value*> coords(shape.size());
     llvm::Value* rest = t;
     for (size_t d = shape.size(); d-- > 0;) {
@@ -362,17 +385,21 @@ void TaskEmitter::emit(const ir::LoopLinearIndexStmt& s) {
   set(s, b_.CreateTrunc(it->second, value_type(s.type.scalar)));
 }
 
+// Each iteration (a `continue` starts one too) counts one step; past the budget the loop is left.
 void TaskEmitter::emit(const ir::WhileStmt& s) {
+  llvm::BasicBlock* head = new_block("while.head");
   llvm::BasicBlock* body = new_block("while.body");
   llvm::BasicBlock* exit = new_block("while.exit");
-  b_.CreateBr(body);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  b_.CreateCondBr(count_steps(const_i64(1), s), exit, body, unlikely());
   b_.SetInsertPoint(body);
-  continue_targets_.push_back(body);
+  continue_targets_.push_back(head);
   while_exits_.push_back(exit);
   emit_block(*s.body);
   while_exits_.pop_back();
   continue_targets_.pop_back();
-  b_.CreateBr(body);
+  b_.CreateBr(head);
   b_.SetInsertPoint(exit);
 }
 

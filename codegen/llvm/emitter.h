@@ -103,6 +103,11 @@ class TaskEmitter {
   void counted_loop(llvm::Value* count, Body body);
   void emit_parallel_body(llvm::Value* t);  // the loop task's body for linear iteration t
   void emit_count_function();
+  // Adds `n` loop iterations to the call's step count; returns whether the count is now past the
+  // task's budget, after flagging kFlagStepBudget with `loop` when it is.
+  llvm::Value* count_steps(llvm::Value* n, const ir::Stmt& loop);
+  void report_steps();         // adds the call's step count to ctx steps[1]
+  void report_stack_depths();  // raises ctx stack_deepest[id] to each stack's deepest in this call
   // Atomic adds/subs into a 0-d field that nothing else in the task touches, whose old value is
   // unused: accumulated per chunk and added once after the chunk's loop.
   void plan_reductions();
@@ -136,6 +141,7 @@ class TaskEmitter {
     llvm::Value* capacity = nullptr;
     int id = 0;
     ir::ScalarKind kind = ir::ScalarKind::f32;
+    llvm::Value* deepest = nullptr;  // a local: the most entries in this call
   };
   StackRef& stack_of(const ir::Stmt* alloc);
   llvm::Value* stack_slot(const StackRef& st, llvm::Value* index, bool adjoint);
@@ -151,6 +157,7 @@ class TaskEmitter {
   llvm::Value* slice_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;
   llvm::Value* tls_ = nullptr;
+  llvm::AllocaInst* steps_ = nullptr;  // loop iterations this call ran (see count_steps)
   std::unordered_map<const ir::Stmt*, llvm::Value*> values_;
   std::unordered_map<const ir::Stmt*, std::vector<llvm::Value*>> loop_coords_;  // loop -> i64 coordinates
   std::unordered_map<const ir::Stmt*, llvm::Value*> loop_linear_;               // loop task -> linear index

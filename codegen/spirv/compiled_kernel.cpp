@@ -127,7 +127,10 @@ nlohmann::json to_json(const CompiledKernel& k) {
   j["asserts"] = nlohmann::json::array();
   for (const AssertInfo& a : k.asserts)
     j["asserts"].push_back({{"code", a.code}, {"stmt", a.stmt_id}, {"message", a.message}});
-  j["flags"] = {{"stack_overflow", kFlagStackOverflow}, {"assert", kFlagAssert}};
+  j["flags"] = {{"stack_overflow", kFlagStackOverflow},
+                {"assert", kFlagAssert},
+                {"step_budget", kFlagStepBudget},
+                {"loop_cut", kFlagLoopCut}};
   j["notes"] = k.notes;
   return j;
 }

@@ -42,7 +42,9 @@ struct Binding {
 enum FlagWord : uint32_t {
   kFlagStackOverflow = 0,  // max over overflowing pushes of (stack id + 1); 0: none
   kFlagAssert = 1,         // max over failed asserts of their code (AssertInfo::code); 0: none
-  kNumFlagWords = 2,
+  kFlagStepBudget = 2,     // max over `while` loops that ran past while_budget of their statement id + 1
+  kFlagLoopCut = 3,        // max over serial loops the driver left before their end of their id + 1
+  kNumFlagWords = 4,
 };
 
 // One member of the push-constant block (std430 offsets).

@@ -56,21 +56,59 @@ void TaskEmitter::operator()(const ir::RangeForStmt& s) {
   b_.op_void(spv::OpStore, {t_var, next});
   b_.op_void(spv::OpBranch, {header});
   b_.begin_block(merge);
+  if (o_.check_loop_exits)
+    flag_cut_loop(b_.op(spv::OpULessThan, t_bool(), {b_.op(spv::OpLoad, count_type, {t_var}), count}), s);
+}
+
+void TaskEmitter::flag_cut_loop(Id cut, const ir::Stmt& loop) {
+  emit_if(cut, [&] {
+    Place flag = buffer_element(*res_.flags, c_u32(kFlagLoopCut), ScalarKind::u32);
+    b_.op(spv::OpAtomicUMax, t_u32(),
+          {flag.pointer, c_u32(spv::ScopeDevice), c_u32(0), c_u32(static_cast<uint32_t>(loop.id) + 1)});
+  });
 }
 
 void TaskEmitter::operator()(const ir::StructForStmt& s) {
   unsupported(s, "a struct for below the kernel root", "struct fors must be top-level loops (the verifier says so)");
 }
 
+// With while_budget, each iteration first counts itself; an invocation past the budget raises
+// the step-budget flag to the loop's id + 1 and leaves the loop.
 void TaskEmitter::operator()(const ir::WhileStmt& s) {
+  Id left = 0;
+  if (o_.check_loop_exits) {
+    left = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, t_bool()));
+    b_.op_void(spv::OpStore, {left, b_.const_bool(false)});
+  }
   auto [header, check, body, cont, merge] = b_.begin_loop(false);
-  loops_.push_back({cont, merge, true});
+  loops_.push_back({cont, merge, true, left});
+  if (o_.while_budget) {
+    if (!while_steps_) {
+      while_steps_ = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, t_u32()), c_u32(0));
+      b_.set_name(while_steps_, "while_steps");
+    }
+    Id steps = b_.op(spv::OpLoad, t_u32(), {while_steps_});
+    Id over = b_.op(spv::OpUGreaterThanEqual, t_bool(), {steps, c_u32(o_.while_budget)});
+    emit_if(over, [&] {
+      Place flag = buffer_element(*res_.flags, c_u32(kFlagStepBudget), ScalarKind::u32);
+      b_.op(spv::OpAtomicUMax, t_u32(),
+            {flag.pointer, c_u32(spv::ScopeDevice), c_u32(0), c_u32(static_cast<uint32_t>(s.id) + 1)});
+    });
+    Id next = b_.op(spv::OpSelect, t_u32(), {over, steps, b_.op(spv::OpIAdd, t_u32(), {steps, c_u32(1)})});
+    b_.op_void(spv::OpStore, {while_steps_, next});
+    if (left) b_.op_void(spv::OpStore, {left, over});
+    Id go_on = b_.new_label();
+    b_.op_void(spv::OpSelectionMerge, {go_on, spv::SelectionControlMaskNone});
+    b_.op_void(spv::OpBranchConditional, {over, merge, go_on});
+    b_.begin_block(go_on);
+  }
   emit_block(*s.body);
   loops_.pop_back();
   if (b_.block_open()) b_.op_void(spv::OpBranch, {cont});
   b_.begin_block(cont);
   b_.op_void(spv::OpBranch, {header});
   b_.begin_block(merge);
+  if (left) flag_cut_loop(b_.op(spv::OpLogicalNot, t_bool(), {b_.op(spv::OpLoad, t_bool(), {left})}), s);
 }
 
 // mask &= cond; leave the innermost loop (which must be the while) when the mask is 0.
@@ -90,6 +128,7 @@ void TaskEmitter::operator()(const ir::WhileControlStmt& s) {
     store(mask, m);
     stop = b_.op(spv::OpLogicalNot, t_bool(), {to_bool(m, mk)});
   }
+  if (loops_.back().left) b_.op_void(spv::OpStore, {loops_.back().left, stop});
   Id go_on = b_.new_label();
   b_.op_void(spv::OpSelectionMerge, {go_on, spv::SelectionControlMaskNone});
   b_.op_void(spv::OpBranchConditional, {stop, loops_.back().merge_label, go_on});

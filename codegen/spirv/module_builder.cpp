@@ -195,10 +195,12 @@ Id ModuleBuilder::begin_function(Id return_type, Id function_type) {
   return id;
 }
 
-Id ModuleBuilder::function_variable(Id pointer_type) {
+Id ModuleBuilder::function_variable(Id pointer_type, Id initializer) {
   PB_ASSERT(in_function_, "function_variable outside a function");
   Id id = fresh_id();
-  emit(fn_vars_, spv::OpVariable, {pointer_type, id, static_cast<uint32_t>(spv::StorageClassFunction)});
+  Operands ops{pointer_type, id, static_cast<uint32_t>(spv::StorageClassFunction)};
+  if (initializer) ops.push_back(initializer);
+  emit(fn_vars_, spv::OpVariable, ops);
   return id;
 }
 

@@ -65,7 +65,7 @@ class ModuleBuilder {
   // ---- functions and blocks ----
   Id begin_function(Id return_type, Id function_type);
   // A Function-scope variable; placed at the start of the function's first block as SPIR-V requires.
-  Id function_variable(Id pointer_type);
+  Id function_variable(Id pointer_type, Id initializer = 0);  // initializer 0: none
   Id new_label() { return fresh_id(); }
   void begin_block(Id label);
   // True between begin_block and the block's terminator.

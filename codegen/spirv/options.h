@@ -37,6 +37,13 @@ struct LoweringOptions {
   int64_t symbolic_stack_capacity = 64;
   std::map<int, int64_t> stack_capacity_by_stmt;  // per stack alloc statement id, overrides the above
 
+  // Iterations of `while` loops one invocation may run before the loop is left with the step
+  // budget flag (kFlagStepBudget) set; 0: unchecked. Set by the runtime from --max-steps.
+  uint32_t while_budget = 0;
+  // Check at each serial loop's exit that the loop ran to its end (kFlagLoopCut): lavapipe leaves
+  // every loop after 65,535 iterations without a word. Set by the runtime.
+  bool check_loop_exits = false;
+
   uint32_t workgroup_size = 128;  // local size x of parallel tasks whose loop has block_dim=adaptive
   bool validate = true;           // run spirv-val on every module (a failure is an InternalError)
 };

@@ -53,6 +53,9 @@ class Assigner {
         struct_fors.push_back(sf);
       } else if (ir::isa<ir::AssertStmt>(&s)) {
         has_assert = true;
+      } else if ((ir::isa<ir::WhileStmt>(&s) && o_.while_budget) ||
+                 ((ir::isa<ir::WhileStmt>(&s) || ir::isa<ir::RangeForStmt>(&s)) && o_.check_loop_exits)) {
+        has_assert = true;  // the step-budget and loop-cut flag words
       }
     });
     for (const auto& [field, rank] : field_rank) add_field(field, rank);

@@ -188,12 +188,16 @@ class TaskEmitter {
     Id continue_label;
     Id merge_label;
     bool is_while;
+    Id left = 0;  // with check_loop_exits: a Function bool, true once the while's own exit is taken
   };
+  // With check_loop_exits: raises the loop-cut flag to `loop`'s id + 1 when `cut` holds.
+  void flag_cut_loop(Id cut, const ir::Stmt& loop);
 
   const ir::Kernel& k_;
   const KernelPlan& plan_;
   const KernelResources& res_;
   const LoweringOptions& o_;
+  Id while_steps_ = 0;  // Function u32: `while` iterations this invocation ran (with while_budget)
   const Task& task_;
   CompiledKernel& out_;
 

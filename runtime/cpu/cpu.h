@@ -80,6 +80,7 @@ struct LaunchReport {
   std::string printed;
   std::vector<ir::Value> returned;
   std::map<int, int64_t> stack_capacity;  // stack alloc id -> capacity of its last launch
+  std::map<int, int64_t> stack_deepest;   // stack alloc id -> the most entries it held in the launch
 };
 
 // Owns the worker threads' adstack heap (kept across launches) and the thread arena.
@@ -93,8 +94,11 @@ class CpuRuntime {
   CpuRuntime& operator=(const CpuRuntime&) = delete;
 
   // Runs every task of `kernel` in order. Throws UserError for a run-time problem (adstack
-  // overflow, index out of bounds, failed assert, ...) after the task that hit it.
-  LaunchReport launch(CpuKernel& kernel, DeviceMemory& memory);
+  // overflow, index out of bounds, failed assert, ...) after the task that hit it. `max_steps`
+  // (0: none) bounds the loop iterations of the whole launch: a parallel task's trip count, each
+  // nested loop's trip count, each `while` iteration; past it a loop is left and the launch fails
+  // naming the loop, so an endless loop ends instead of hanging.
+  LaunchReport launch(CpuKernel& kernel, DeviceMemory& memory, uint64_t max_steps = kDefaultMaxSteps);
 
   int threads() const;                // worker slices
   int64_t heap_bytes() const;         // current heap allocation
@@ -107,8 +111,10 @@ class CpuRuntime {
   std::unique_ptr<Impl> impl_;
 };
 
-// Compiles, packs, launches and unpacks: the CPU counterpart of runtime::run_kernel. Options of
-// the interpreter that have no meaning here are refused (f64, shuffle, trace_decisions). Uses a
+// Compiles, packs, launches and unpacks: the CPU counterpart of runtime::run_kernel, with
+// options.max_steps as the launch's step budget. options.f64 runs the kernel widened to f64
+// (ir::widen_f32_to_f64), leaving f64 buffers in `state` as the interpreter's f64 mode does.
+// Options of the interpreter that have no meaning here are refused (shuffle, trace_decisions). Uses a
 // runtime of its own unless one is given.
 RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options = {}, const CpuOptions& cpu = {},
                      CpuRuntime* runtime = nullptr);

@@ -13,6 +13,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/widen.h"
 #include "runtime/cpu/cpu_impl.h"
 #include "runtime/interp/interp_ops.h"
 
@@ -173,7 +174,7 @@ int64_t launch_capacity(const ir::AdStackAllocaStmt& a, const CpuKernel& ck, con
 
 }  // namespace
 
-LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
+LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_steps) {
   const ir::Kernel& k = ck.kernel();
   const KernelInfo& info = ck.info();
   CpuKernel::Impl& code = ck.impl();
@@ -182,9 +183,13 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
   host.info = &info;
   std::vector<uint64_t> temps(std::max<uint32_t>(info.temps_words, 1), 0);
   std::vector<uint64_t> global_tmps(static_cast<size_t>(std::max<int64_t>(info.global_tmp_bytes, 8) / 8 + 1), 0);
-  std::vector<int64_t> offsets(std::max<size_t>(info.stacks.size(), 1), 0), caps(offsets.size(), 0);
+  std::vector<int64_t> offsets(std::max<size_t>(info.stacks.size(), 1), 0), caps(offsets.size(), 0),
+      deepest(offsets.size(), 0);
   std::vector<int64_t> returned(64, 0);
   std::array<std::atomic<int32_t>, codegen::llvmgen::kNumFlags> flags{};
+  // [0] the budget left for the next task (all ones: none), [1] the iterations its calls ran.
+  std::array<uint64_t, 2> steps{};
+  uint64_t steps_used = 0;
   void* ctx[codegen::llvmgen::kNumContextWords] = {m.field_ptrs.data(),
                                                    m.ndarray_ptrs.data(),
                                                    m.ndarray_grad_ptrs.data(),
@@ -196,7 +201,18 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
                                                    flags.data(),
                                                    returned.data(),
                                                    &host,
-                                                   m.ndarray_dual_ptrs.data()};
+                                                   m.ndarray_dual_ptrs.data(),
+                                                   steps.data(),
+                                                   deepest.data()};
+  auto over_budget = [&](const codegen::llvmgen::TaskInfo& task, const ir::Stmt* loop) {
+    return UserError(
+        fmt::format("the launch exceeded its step budget in {}, task {}{}: max_steps={} loop iterations (the cpu "
+                    "counts each parallel and nested loop's trip count and each `while` iteration)",
+                    kernel_label(k), task.name, loop ? fmt::format(", at `{}`", ir::print_stmt(*loop, k)) : "",
+                    max_steps),
+        "look for a `while true` that never ends or a huge trip count; or raise the budget (--max-steps N, 0 for "
+        "none)");
+  };
   auto stack_text = [&](const ir::AdStackAllocaStmt& a) {
     return fmt::format("stack ${} (`{}`) in {}", a.id, ir::print_stmt(a, k), kernel_label(k));
   };
@@ -221,11 +237,13 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
     tl.heap_stride_bytes = stride;
     if (stride > 0) impl_->reserve(stride * impl_->threads, fmt::format("{} task {}", kernel_label(k), task.name));
     char* heap = impl_->heap;
+    steps = {max_steps == 0 ? ~uint64_t{0} : max_steps - std::min(max_steps, steps_used), 0};
     if (task.kind == TaskKind::serial) {
       code.code->tasks[t](ctx, 0, 1, heap);
     } else {
       int64_t n = code.code->counts[t](ctx);
       tl.iterations = n;
+      if (n > 0 && static_cast<uint64_t>(n) > steps[0]) throw over_budget(task, task.loop);
       if (n > 0) {
         // Few large chunks: about four per thread.
         int64_t grain = std::max<int64_t>(1, n / (int64_t{4} * impl_->threads));
@@ -242,6 +260,11 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
       }
     }
     report.tasks.push_back(tl);
+    for (const auto& st : task.stacks) report.stack_deepest[st.alloc->id] = deepest[static_cast<size_t>(st.stack_id)];
+    steps_used += steps[1];
+    if (int32_t l = flags[codegen::llvmgen::kFlagStepBudget].load(); l > 0)
+      throw over_budget(task, info.loop_sites[static_cast<size_t>(l - 1)]);
+    if (max_steps != 0 && steps_used > max_steps) throw over_budget(task, task.loop);
     if (int32_t s = flags[codegen::llvmgen::kFlagStackOverflow].load(); s > 0) {
       const auto& st = info.stacks[static_cast<size_t>(s - 1)];
       const ir::AdStackAllocaStmt& a = *st.alloc;
@@ -278,19 +301,29 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m) {
 
 RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options, const CpuOptions& cpu,
                      CpuRuntime* runtime) {
-  if (options.f64 || options.shuffle || options.trace_decisions)
+  if (options.shuffle || options.trace_decisions)
     throw UserError(
-        "the cpu backend runs the kernel as written: f64 mode, shuffling and decision tracing are "
+        "the cpu backend runs parallel loops in parallel: shuffling and decision tracing are "
         "interpreter options",
-        "use --backend=interp for gradcheck, --shuffle and decision traces");
-  CpuKernel ck(k, state, cpu);
+        "use --backend=interp for --shuffle and decision traces");
+  // f64 mode: the kernel with every f32 widened to f64 (the buffers are converted by pack).
+  std::unique_ptr<ir::Kernel> wide;
+  if (options.f64) {
+    wide = ir::widen_f32_to_f64(k);
+    if (!wide)
+      throw UserError(
+          "f64 mode on the cpu: the kernel reinterprets the bits of an f32 value (`cast_bits`), which "
+          "has no f64 meaning",
+          "run it in f64 mode on the interpreter (--backend=interp), or without --f64");
+  }
+  CpuKernel ck(wide ? *wide : k, state, cpu);
   std::unique_ptr<CpuRuntime> own;
   if (!runtime) runtime = (own = std::make_unique<CpuRuntime>()).get();
   DeviceMemory m = pack(ck, state);
   RunResult result;
   LaunchReport report;
   try {
-    report = runtime->launch(ck, m);
+    report = runtime->launch(ck, m, options.max_steps);
   } catch (const UserError&) {
     unpack(ck, m, state);
     throw;
@@ -299,6 +332,7 @@ RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& option
   result.printed = std::move(report.printed);
   result.returned = std::move(report.returned);
   result.stack_capacity = std::move(report.stack_capacity);
+  result.max_stack_depth = std::move(report.stack_deepest);
   return result;
 }
 

@@ -1,5 +1,7 @@
 #include "runtime/vulkan/run.h"
 
+#include <algorithm>
+
 #include "codegen/spirv/compile.h"
 #include "ir/printer.h"
 #include "ir/statements.h"
@@ -65,6 +67,9 @@ codegen::spirv::LoweringOptions lowering_for(const ir::Kernel& k, const DeviceIn
 RunReport run_kernel(Runtime& runtime, const ir::Kernel& k, State& state, const codegen::spirv::LoweringOptions& base,
                      const LaunchOptions& options) {
   codegen::spirv::LoweringOptions o = lowering_for(k, runtime.device(), base);
+  o.while_budget =
+      options.max_steps == 0 ? 0 : static_cast<uint32_t>(std::min<uint64_t>(options.max_steps, UINT32_MAX));
+  o.check_loop_exits = true;
   size_stacks(k, state, o);
   RunReport report;
   report.compiled = codegen::spirv::compile(k, o);

@@ -101,6 +101,19 @@ std::optional<Diagnostic> flag_error(const CompiledKernel& ck, const LaunchResul
             "fix the inputs or the kernel so that the assertion holds");
     return Diagnostic::plain(fmt::format("assertion {} failed in kernel \"{}\"", r.assert_code, ck.kernel_name));
   }
+  if (r.step_budget)
+    return Diagnostic::plain(
+        fmt::format("the launch exceeded its step budget in kernel \"{}\": an invocation ran `while` loop ${} past "
+                    "max_steps={} iterations (on vulkan each invocation counts its `while` iterations); the results "
+                    "of this launch are not valid",
+                    ck.kernel_name, r.step_budget - 1, ck.options.while_budget),
+        "look for a `while true` that never ends; or raise the budget (--max-steps N, 0 for none)");
+  if (r.loop_cut)
+    return Diagnostic::plain(
+        fmt::format("the Vulkan driver left loop ${} of kernel \"{}\" before its end (lavapipe stops every loop "
+                    "after 65,535 iterations); the results of this launch are not valid",
+                    r.loop_cut - 1, ck.kernel_name),
+        "run this kernel on the cpu backend (--backend=cpu) or a GPU's driver, or split the loop");
   return std::nullopt;
 }
 
@@ -392,6 +405,8 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
     } else {
       result.stack_overflow = w[codegen::spirv::kFlagStackOverflow];
       result.assert_code = w[codegen::spirv::kFlagAssert];
+      result.step_budget = w[codegen::spirv::kFlagStepBudget];
+      result.loop_cut = w[codegen::spirv::kFlagLoopCut];
     }
   }
   if (timed) {

@@ -25,6 +25,7 @@
 #include "codegen/spirv/compiled_kernel.h"
 #include "ir/diagnostic.h"
 #include "ir/kernel.h"
+#include "runtime/interp/interpreter.h"
 #include "runtime/interp/state.h"
 #include "runtime/vulkan/adstack_heap.h"
 #include "runtime/vulkan/device.h"
@@ -35,6 +36,9 @@ struct LaunchOptions {
   bool optimize = false;                 // run spirv-opt (codegen/spirv/optimizer.h) on each module first
   uint32_t max_workgroups = 65535;       // per dispatch (also capped by the device's limit)
   uint64_t fallback_invocations = 1024;  // a dynamic range the host cannot evaluate
+  // run_kernel: `while` iterations one invocation may run (0: none; above 2^32 - 1 it is capped
+  // there), compiled in as LoweringOptions::while_budget.
+  uint64_t max_steps = kDefaultMaxSteps;
 };
 
 struct TaskRun {
@@ -47,6 +51,8 @@ struct TaskRun {
 struct LaunchResult {
   uint32_t stack_overflow = 0;  // flag word 0: max over overflowing pushes of stack id + 1
   uint32_t assert_code = 0;     // flag word 1: max over failed asserts of their code
+  uint32_t step_budget = 0;     // flag word 2: max over `while` loops past the budget of their id + 1
+  uint32_t loop_cut = 0;        // flag word 3: max over loops the driver left early of their id + 1
   std::vector<TaskRun> tasks;
   double kernel_ms = 0;  // first dispatch start to last dispatch end, from timestamps
   double launch_ms = 0;  // host wall time of the whole launch (uploads, dispatches, downloads)
@@ -54,7 +60,8 @@ struct LaunchResult {
 };
 
 // The error the flags of `r` mean, or nullopt: an adstack overflow names the kernel, the task,
-// the stack ($N), its capacity and the remedy; a failed assert names its message.
+// the stack ($N), its capacity and the remedy; a failed assert names its message; a `while` past
+// the step budget names the loop and the budget.
 std::optional<Diagnostic> flag_error(const codegen::spirv::CompiledKernel& ck, const LaunchResult& r);
 
 class Runtime {

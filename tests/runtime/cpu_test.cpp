@@ -272,3 +272,55 @@ kernel {
 
 }  // namespace
 }  // namespace pb::runtime::cpu
+
+namespace pb::runtime::cpu {
+namespace {
+
+// The cpu tracks each stack's deepest depth (max over the launch's calls), as the interpreter does.
+TEST(CpuAdstack, DeepestDepthMatchesTheInterpreters) {
+  auto k = ir::parse_kernel(stack_kernel(64));
+  State a = make_state(*k, stack_inputs(64, 5, 8)), b = make_state(*k, stack_inputs(64, 5, 8));
+  RunResult interp = runtime::run_kernel(*k, a);
+  RunResult cpu = cpu::run_kernel(*k, b);
+  ASSERT_EQ(interp.max_stack_depth.count(7), 1u);
+  EXPECT_EQ(interp.max_stack_depth.at(7), 5);
+  EXPECT_EQ(cpu.max_stack_depth, interp.max_stack_depth);
+  EXPECT_EQ(cpu.stack_capacity.at(7), 8);
+}
+
+// f64 mode runs the kernel widened to f64: 1 + 1e-9 survives, as on the interpreter.
+TEST(CpuF64, F64ModeComputesF32InF64) {
+  auto k = ir::parse_kernel(R"(field x : f32[2]
+field y : f32[2]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 2
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = global load $4
+    <f32> $6 = const 1e-09
+    <f32> $7 = add $5 $6
+    <f32> $8 = sub $7 $5
+    <*f32> $9 = global ptr [y], index [$3] activate=true
+    $10 : global store [$9 <- $8]
+  }
+}
+)");
+  nlohmann::json in = {{"fields", {{"x", {{"data", {1.0, 2.0}}}}}}};
+  RunOptions f64;
+  f64.f64 = true;
+  State wide_interp = make_state(*k, in), wide_cpu = make_state(*k, in), narrow = make_state(*k, in);
+  runtime::run_kernel(*k, wide_interp, f64);
+  cpu::run_kernel(*k, wide_cpu, f64);
+  cpu::run_kernel(*k, narrow);
+  EXPECT_EQ(narrow.fields.at("y").data.at(0).as_f64(), 0.0);  // f32: 1 + 1e-9 == 1
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(wide_cpu.fields.at("y").dtype, ir::ScalarKind::f64);
+    EXPECT_NEAR(wide_cpu.fields.at("y").data.at(i).as_f64(), 1e-9, 1e-15);
+    EXPECT_EQ(wide_cpu.fields.at("y").data.at(i).as_f64(), wide_interp.fields.at("y").data.at(i).as_f64());
+  }
+}
+
+}  // namespace
+}  // namespace pb::runtime::cpu

@@ -272,6 +272,93 @@ TEST(VulkanRuntime, AFailedAssertIsAnError) {
   }
 }
 
+// y[i] counts up to arg 0 in a `while` of each invocation: with arg 0 at 2^31 - 1 the loop would
+// run for minutes (lavapipe silently leaves any loop after 65,535 iterations, so the budget here
+// is below that); the step budget ends it with an error naming the loop, and the same runtime
+// then runs a loop that ends within the budget.
+TEST(VulkanRuntime, AWhileLoopPastTheStepBudgetIsAnError) {
+  REQUIRE_VULKAN();
+  auto k = ir::parse_kernel(R"(field y : i32[256]
+arg 0 : i32
+kernel "spin" {
+  <i32> $0 = const 0
+  <i32> $1 = const 256
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <i32> $10 = argload[0]
+    $4 : while true {
+      <*i32> $5 = global ptr [y], index [$3] activate=true
+      <i32> $6 = global load $5
+      <u1> $11 = cmp_lt $6 $10
+      $12 : while control nullptr, $11
+      <i32> $7 = const 1
+      <i32> $8 = add $6 $7
+      $9 : global store [$5 <- $8]
+    }
+  }
+}
+)",
+                            "spin.chi");
+  LaunchOptions budget;
+  budget.max_steps = 1000;
+  State state = make_state(*k, {{"args", {2147483647}}});
+  try {
+    run_kernel(*device(), *k, state, {}, budget);
+    FAIL() << "an endless while returned: y[0] = " << state.fields.at("y").data.at(0).as_i64();
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("exceeded its step budget in kernel \"spin\""), std::string::npos) << msg;
+    EXPECT_NE(msg.find("`while` loop $4"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("max_steps=1000 "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("--max-steps"), std::string::npos) << msg;
+  }
+  State ends = make_state(*k, {{"args", {900}}});
+  run_kernel(*device(), *k, ends, {}, budget);
+  for (const ir::Value& v : ends.fields.at("y").data) EXPECT_EQ(v.as_i64(), 900);
+}
+
+// A serial loop of `trips` increments: lavapipe leaves it after 65,535 iterations, which the
+// loop-exit check turns into an error (a GPU's driver runs it to the end).
+TEST(VulkanRuntime, ALoopTheDriverLeavesEarlyIsAnError) {
+  REQUIRE_VULKAN();
+  auto kernel = [](int trips) {
+    return ir::parse_kernel(fmt::format(R"(field y : i32[]
+kernel "long_for" {{
+  <i32> $0 = const 0
+  <i32> $1 = const {}
+  <i32> $2 = const 1
+  <u1> $9 = cmp_lt $0 $1
+  $10 : if $9 {{
+    $3 : for in range($0, $1) block_dim=adaptive {{
+      <*i32> $4 = global ptr [y], index [] activate=true
+      <i32> $5 = global load $4
+      <i32> $6 = add $5 $2
+      $7 : global store [$4 <- $6]
+    }}
+  }}
+}}
+)",
+                                        trips),
+                            "long_for.chi");
+  };
+  auto within = kernel(60000);
+  State ok = make_state(*within, nlohmann::json::object());
+  run_kernel(*device(), *within, ok);
+  EXPECT_EQ(ok.fields.at("y").data.at(0).as_i64(), 60000);
+  auto beyond = kernel(100000);
+  State st = make_state(*beyond, nlohmann::json::object());
+  bool lavapipe = device()->device().name.find("llvmpipe") != std::string::npos;
+  try {
+    run_kernel(*device(), *beyond, st);
+    EXPECT_FALSE(lavapipe) << "lavapipe's cut loop went unnoticed: y = " << st.fields.at("y").data.at(0).as_i64();
+    EXPECT_EQ(st.fields.at("y").data.at(0).as_i64(), 100000);
+  } catch (const UserError& e) {
+    EXPECT_TRUE(lavapipe) << e.what();
+    EXPECT_NE(std::string(e.what()).find("left loop $3 of kernel \"long_for\" before its end"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(VulkanRuntime, KernelTimeComesFromTimestamps) {
   REQUIRE_VULKAN();
   if (!device()->device().timestamps) GTEST_SKIP() << "the device writes no timestamps";

@@ -56,5 +56,52 @@ kernel {
   EXPECT_NE(r.err.find("index out of bounds for field 'x'"), std::string::npos) << r.err;
 }
 
+TEST(CliBackend, GradcheckOnTheCpuBackend) {
+  std::string inputs = write_temp("log_inputs.json", kInputs);
+  auto r = run_cli("gradcheck " + kKernel + " --inputs " + inputs + " --loss y --backend=cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("analytic on cpu, finite differences on interp"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gradcheck: PASS"), std::string::npos) << r.out;
+  auto bad = run_cli("gradcheck " + kKernel + " --loss y --backend=gpu");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--backend: unknown backend 'gpu'"), std::string::npos) << bad.err;
+}
+
+TEST(CliBackend, CpuStackUsageEqualsTheInterpreters) {
+  std::string inputs = write_temp("log_inputs.json", kInputs);
+  std::string args = " --inputs " + inputs + " --grad --seed-grad y=1 --stack-usage";
+  auto interp = run_cli("run " + kKernel + args);
+  auto cpu = run_cli("run " + kKernel + args + " --backend=cpu");
+  ASSERT_EQ(interp.exit_code, 0) << interp.err;
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_NE(cpu.err.find("deepest 8 of capacity 8"), std::string::npos) << cpu.err;
+  EXPECT_EQ(interp.err, cpu.err);
+  EXPECT_EQ(interp.out, cpu.out);
+  auto vk = run_cli("run " + kKernel + args + " --backend=vulkan");
+  EXPECT_EQ(vk.exit_code, 2);
+  EXPECT_NE(vk.err.find("--stack-usage"), std::string::npos) << vk.err;
+}
+
+TEST(CliBackend, CpuF64ModeEqualsTheInterpreters) {
+  std::string inputs = write_temp("log_inputs.json", kInputs);
+  auto interp = run_cli("run " + kKernel + " --inputs " + inputs + " --f64");
+  auto cpu = run_cli("run " + kKernel + " --inputs " + inputs + " --f64 --backend=cpu");
+  auto narrow = run_cli("run " + kKernel + " --inputs " + inputs + " --backend=cpu");
+  ASSERT_EQ(interp.exit_code, 0) << interp.err;
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_EQ(interp.out, cpu.out);
+  EXPECT_NE(narrow.out, cpu.out);
+}
+
+// An endless loop on the JIT ends with the budget's error, exit 1 (runtime_cpu_budget_test has the TIMEOUT).
+TEST(CliBackend, CpuEndlessLoopEndsAtMaxSteps) {
+  std::string k = write_temp("spin.chi", "kernel \"spin\" {\n  $1 : while true {\n  }\n}\n");
+  auto r = run_cli("run " + k + " --backend=cpu --max-steps 5000");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("exceeded its step budget"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("max_steps=5000"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--max-steps"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace pb::test

@@ -292,3 +292,31 @@ TEST(FixtureFormat, IrAsOneStringStillReadsAndUpdateWritesLines) {
 }
 
 }  // namespace
+
+namespace {
+
+// backends.cpu.expect: the cpu's values are compared with the fixture's stated values for the
+// cpu, not with the interpreter's.
+TEST(FixtureCheck, PerBackendExpectationsReplaceTheInterpretersValues) {
+  auto fx = scratch_fixture("interp", "f32_cancellation");
+  auto j = read_json(fx);
+  nlohmann::json y = j["expect"]["values"]["fields"]["y"]["data"];
+  nlohmann::json other = y;
+  other[0] = other[0].get<double>() + 1;
+  j["backends"]["cpu"] = {{"known_difference", "test: a value only the cpu gives"}, {"expect", {{"y", other}}}};
+  write_json(fx, j);
+  auto r = run_cli("fixture check " + fx.string() + " --backend=cpu");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("DIFFERS"), std::string::npos) << r.out;
+  j["backends"]["cpu"]["expect"]["y"] = y;
+  write_json(fx, j);
+  r = run_cli("fixture check " + fx.string() + " --backend=cpu");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  j["backends"]["cpu"]["expect"] = {{"nope", y}};
+  write_json(fx, j);
+  r = run_cli("fixture check " + fx.string() + " --backend=cpu");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("backends.cpu.expect.nope"), std::string::npos) << r.out << r.err;
+}
+
+}  // namespace

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "ir/diagnostic.h"
@@ -79,8 +81,24 @@ const std::string kHoleReverse = reverse(
     "    <f32> $20 = const 0.5\n    <u1> $21 = cmp_eq $5 $20\n    <f32> $22 = const 0\n"
     "    <f32> $10 = select($21, $22, $8)\n");
 
+// A reverse kernel that indexes x_grad out of bounds: a run-time error on every backend.
+const std::string kOutOfBoundsReverse = R"(field x : f32[4] grad x_grad
+field y : f32[] grad y_grad
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 5
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $11 = global ptr [x_grad], index [$3] activate=true
+    <f32> $10 = const 1
+    <f32> $12 = atomic add($11, $10)
+  }
+}
+)";
+
 std::map<std::string, std::string>& reverse_kernels() {
-  static std::map<std::string, std::string> m{{"square", kSquareReverse},
+  static std::map<std::string, std::string> m{{"out_of_bounds", kOutOfBoundsReverse},
+                                              {"square", kSquareReverse},
                                               {"square_wrong", kSquareWrong},
                                               {"sinx", kSinXReverse},
                                               {"abs", kAbsReverse},
@@ -261,6 +279,56 @@ TEST(Gradcheck, BadOptionsAreUserErrors) {
   o = check_options("square", {1, 2, 3, 4});
   o.pipeline = "test_no_reverse";
   expect_error(o, "cannot differentiate this kernel");
+}
+
+// --backend=cpu: the analytic gradient comes from the JIT (the kernel widened to f64), the finite
+// differences and kinks from the interpreter.
+TEST(Gradcheck, AnalyticGradientOnTheCpuBackend) {
+  auto k = ir::parse_kernel(kSinX);
+  auto o = check_options("sinx", {0.3, -1.7, 25, 300});
+  o.backend = Backend::cpu;
+  auto r = gradcheck(*k, o);
+  EXPECT_TRUE(r.passed()) << r.max_rel_error;
+  EXPECT_EQ(r.compared, 4u);
+  // reverse_ad differentiates the widened kernel: f64 on both sides. (The hand-written reverse
+  // kernels above are f32 text, which the JIT runs as written.)
+  o.pipeline = "reverse_ad";
+  r = gradcheck(*k, o);
+  EXPECT_TRUE(r.passed()) << r.max_rel_error;
+  o.backend = Backend::interp;
+  auto on_interp = gradcheck(*k, o);
+  ASSERT_EQ(r.elements.size(), on_interp.elements.size());
+  for (size_t i = 0; i < r.elements.size(); ++i) {
+    double a = r.elements[i].analytic, b = on_interp.elements[i].analytic;
+    EXPECT_NEAR(a, b, 1e-13 * std::max(1.0, std::abs(b))) << element_name(r.elements[i]);
+  }
+  o = check_options("abs", {0, 1.5, -2, 0.25});
+  o.backend = Backend::cpu;
+  k = ir::parse_kernel(kAbs);
+  r = gradcheck(*k, o);
+  EXPECT_EQ(r.elements[0].status, GradStatus::kink);
+  EXPECT_EQ(r.elements[0].analytic, 1.0);
+  k = ir::parse_kernel(kSquare);
+  o = check_options("square_wrong", {0, 1, -2, 0.5});
+  o.backend = Backend::cpu;
+  r = gradcheck(*k, o);
+  EXPECT_EQ(r.mismatches, 3u);
+  EXPECT_DOUBLE_EQ(r.elements[1].analytic, 3.0);
+}
+
+// The reverse kernel runs on the backend (its run-time error names it) and on nothing else.
+TEST(Gradcheck, ABackendsRunTimeErrorNamesTheBackend) {
+  auto k = ir::parse_kernel(kSquare);
+  auto o = check_options("out_of_bounds", {1, 2, 3, 4});
+  o.backend = Backend::cpu;
+  try {
+    gradcheck(*k, o);
+    ADD_FAILURE() << "an out-of-bounds reverse kernel passed";
+  } catch (const RunFailure& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("in the reverse kernel on cpu: "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("task task1_range_for"), std::string::npos) << msg;
+  }
 }
 
 TEST(Gradcheck, NoInputWithAGradientIsAUserError) {

@@ -1,6 +1,7 @@
 // `run --backend` and `fixture check --backend`: the CLI face of workbench/workspace/backend.h.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 #include <optional>
@@ -21,8 +22,13 @@ int cmd_run_backend(const RunArgs& a) {
   auto k = workbench::load_source(a.file, a.dump).kernel;
   if (!report_verify(*k, a.file)) return 1;
   workbench::RunRequest req = make_run_request(a);
-  if (a.shuffle || a.f64)
-    throw UserError("--shuffle and --f64 apply to the interpreter only", "drop them, or use --backend=interp");
+  bool vulkan = std::find(backends.begin(), backends.end(), workbench::Backend::vulkan) != backends.end();
+  if (a.shuffle || (a.f64 && vulkan))
+    throw UserError("--shuffle applies to the interpreter only, --f64 to the interpreter and the cpu",
+                    "drop them, or use --backend=interp or cpu");
+  if (a.stack_usage)
+    throw UserError("--stack-usage reports the interpreter's or the cpu's stack depths",
+                    "use --backend=interp or --backend=cpu (without --time)");
   workbench::BackendOptions o;
   o.device = a.device;
   o.interp = req.options;

@@ -94,7 +94,9 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
 }
 
 int cmd_run(const RunArgs& a) {
-  if (a.backend != "interp" || a.time) return cmd_run_backend(a);
+  // --stack-usage on the cpu reads the depths its launches track, through the gradient path below.
+  bool cpu_stack_usage = a.backend == "cpu" && a.grad && a.stack_usage && !a.time;
+  if ((a.backend != "interp" && !cpu_stack_usage) || a.time) return cmd_run_backend(a);
   auto k = workbench::load_source(a.file, a.dump).kernel;  // a kernel file, or a fixture's kernel
   if (!report_verify(*k, a.file)) return 1;
   workbench::RunRequest req = make_run_request(a);

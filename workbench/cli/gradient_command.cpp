@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <optional>
 
 #include "ir/diagnostic.h"
 #include "workbench/workspace/gradient.h"
@@ -62,6 +63,10 @@ int cmd_gradcheck(const GradcheckArgs& a) {
   auto k = workbench::load_source(a.file, a.dump).kernel;  // a kernel file, or a fixture's kernel
   if (!report_verify(*k, a.file)) return 1;
   workbench::GradcheckOptions o = a.options;
+  std::optional<workbench::Backend> backend = workbench::backend_from_name(a.backend);
+  if (!backend)
+    throw UserError(fmt::format("--backend: unknown backend '{}'", a.backend), "choose interp, cpu or vulkan");
+  o.backend = *backend;
   if (!a.inputs.empty()) o.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
   o.inputs_name = a.inputs;
   o.kernel_name = a.file;
@@ -76,8 +81,11 @@ int cmd_gradcheck(const GradcheckArgs& a) {
   for (const auto& w : r.wrt) wrt += (wrt.empty() ? "" : ", ") + w;
   std::cout << fmt::format(
       "gradcheck {}: d({} = {:.10g}) / d({}); reverse kernel from '{}'; ok when |a - n| <= {:g} + {:g} * max(|a|, "
-      "|n|); eps {:g}; f64\n",
-      a.file, o.loss, r.loss, wrt, o.pipeline, o.abs, o.rel, o.eps);
+      "|n|); eps {:g}; f64{}\n",
+      a.file, o.loss, r.loss, wrt, o.pipeline, o.abs, o.rel, o.eps,
+      o.backend == workbench::Backend::interp
+          ? ""
+          : fmt::format("; analytic on {}, finite differences on interp", workbench::backend_name(o.backend)));
   auto rows = rows_to_show(r);
   if (!rows.empty()) print_table(rows);
   print_kinks(r);

@@ -14,6 +14,7 @@ struct GradcheckArgs {
   std::string dump;                     // which dump of a multi-dump log (--dump); "" = the last
   std::string inputs;                   // path of the inputs JSON; empty: all fields zero
   workbench::GradcheckOptions options;  // loss, wrt, eps, rel, abs, pipeline (inputs are read here)
+  std::string backend = "interp";       // where the analytic gradient runs (--backend)
 };
 // Prints the worst elements, the kinks and a summary line; 0 when every compared element is
 // within tolerance, 1 on a mismatch or a run-time error.

@@ -217,6 +217,10 @@ int main(int argc, char** argv) {
   gradcheck->add_option("--passes", gc_args.options.pipeline, "the pipeline that makes the reverse kernel")
       ->capture_default_str();
   gradcheck
+      ->add_option("--backend", gc_args.backend,
+                   "where the analytic gradient runs: interp, cpu or vulkan (finite differences stay on interp)")
+      ->capture_default_str();
+  gradcheck
       ->add_option("--max-steps", gc_args.options.max_steps,
                    "fail a run after N executed statements and loop iterations (0: no limit)")
       ->capture_default_str();

@@ -16,6 +16,7 @@
 #include "passes/pass_manager.h"
 #include "passes/pipeline.h"
 #include "runtime/interp/interpreter.h"
+#include "runtime/interp/json_values.h"
 #include "runtime/vulkan/run.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
@@ -120,6 +121,8 @@ KnownDifference known_difference(const nlohmann::json& fixture, Backend b) {
   k.reason = j.value("known_difference", "");
   if (j.contains("ignore")) k.ignore = j["ignore"].get<std::vector<std::string>>();
   if (j.contains("rtol")) k.rtol = j["rtol"].get<double>();
+  if (j.contains("expect"))
+    for (const auto& [name, data] : j["expect"].items()) k.expect[name] = data;
   return k;
 }
 
@@ -162,7 +165,9 @@ LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, c
       case Backend::vulkan: {
         runtime::vulkan::Runtime& rt = vulkan_runtime(o.device);
         std::lock_guard lock(vulkan_launch_mutex());  // one queue: launches take turns
-        runtime::vulkan::RunReport r = runtime::vulkan::run_kernel(rt, k, state);
+        runtime::vulkan::LaunchOptions launch;
+        launch.max_steps = o.interp.max_steps;
+        runtime::vulkan::RunReport r = runtime::vulkan::run_kernel(rt, k, state, {}, launch);
         t.device = rt.device().name;
         t.kernel_ms = r.launch.kernel_ms;
         t.launch_ms = r.launch.launch_ms;
@@ -292,7 +297,7 @@ FixtureBackendOutcome check_fixture_on_backends(const std::string& path, const s
   for (Backend b : backends) {
     if (b == Backend::interp) continue;
     KnownDifference known = known_difference(fx, b);
-    if (!known.reason.empty() && known.ignore.empty() && !known.rtol) {
+    if (!known.reason.empty() && known.ignore.empty() && !known.rtol && known.expect.empty()) {
       out.skipped = fmt::format("a known difference on {}: {}", backend_name(b), known.reason);
       continue;
     }
@@ -323,7 +328,16 @@ FixtureBackendOutcome check_fixture_on_backends(const std::string& path, const s
       out.passed = false;
       continue;
     }
-    for (BackendDiff& d : diff_states(b, want, got, fixture_tol)) {
+    runtime::State want_here = want;
+    for (const auto& [name, data] : known.expect) {
+      auto it = want_here.fields.find(name);
+      std::string what = fmt::format("{}: backends.{}.expect.{}", path, backend_name(b), name);
+      if (it == want_here.fields.end())
+        throw UserError(fmt::format("{}: the kernel has no field '{}' with data", what, name),
+                        "name a field or gradient field of the kernel");
+      it->second = runtime::detail::read_buffer(data, it->second.dtype, it->second.shape, what);
+    }
+    for (BackendDiff& d : diff_states(b, want_here, got, fixture_tol)) {
       if (std::find(known.ignore.begin(), known.ignore.end(), d.array) != known.ignore.end()) continue;
       out.passed = out.passed && d.ok;
       out.rows.push_back(std::move(d));

@@ -4,6 +4,7 @@
 // through it, so a new backend is one enum value and one case there.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -79,12 +80,15 @@ std::vector<BackendDiff> compare_backends(const ir::Kernel& k, const RunRequest&
 std::string format_backend_table(const std::vector<BackendDiff>& rows);
 
 // What a fixture says about a backend ("backends": {"vulkan": {...}}, docs/fixtures.md): a known
-// difference with its reason; without `ignore` or `rtol` the backend is not compared at all;
-// `ignore` leaves arrays out; `rtol` replaces the relative tolerance.
+// difference with its reason; without `ignore`, `rtol` or `expect` the backend is not compared at
+// all; `ignore` leaves arrays out; `rtol` replaces the relative tolerance; `expect` gives the
+// values a field (or gradient field) must have on this backend, compared instead of the
+// interpreter's.
 struct KnownDifference {
   std::string reason;  // "" = none
   std::vector<std::string> ignore;
   std::optional<double> rtol;
+  std::map<std::string, nlohmann::json> expect;  // field name -> data (flat or nested, as in inputs)
 };
 KnownDifference known_difference(const nlohmann::json& fixture, Backend b);
 

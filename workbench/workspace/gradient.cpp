@@ -27,7 +27,8 @@ runtime::RunResult run_step(const ir::Kernel& k, runtime::State& state, const ru
     return run_on_backend(backend, k, state, options);
   } catch (const UserError& e) {
     Diagnostic d = e.diagnostic();
-    d.message = what + ": " + d.message;
+    d.message =
+        what + (backend == Backend::interp ? "" : fmt::format(" on {}", backend_name(backend))) + ": " + d.message;
     throw RunFailure(UserError(d));
   }
 }
@@ -209,9 +210,19 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   runtime::State analytic = base;
   Path at_x(run_step(fwd, analytic, run_opts, "in the forward run"));
   result.loss = sum(*diff_array(fwd, analytic, o.loss, "--loss").primal);
-  seed_gradients(fwd, analytic, {{o.loss, 1.0}});
-  result.unexercised_stacks =
-      unexercised_stacks(*reverse, run_step(*reverse, analytic, run_opts, "in the reverse kernel"));
+  if (o.backend == Backend::interp) {
+    seed_gradients(fwd, analytic, {{o.loss, 1.0}});
+    result.unexercised_stacks =
+        unexercised_stacks(*reverse, run_step(*reverse, analytic, run_opts, "in the reverse kernel"));
+  } else {
+    // The same widened kernels run as written there: f64 is the kernel's own type, and the
+    // decisions at x come from the interpreter's run above. Vulkan tracks no stack depths.
+    runtime::RunOptions backend_opts;
+    backend_opts.max_steps = o.max_steps;
+    analytic = base;
+    TwoRuns runs = forward_then_reverse(fwd, *reverse, analytic, {{o.loss, 1.0}}, backend_opts, o.backend);
+    if (o.backend == Backend::cpu) result.unexercised_stacks = unexercised_stacks(*reverse, runs.reverse);
+  }
 
   for (const auto& name : result.wrt) {
     const runtime::Buffer& x = *diff_array(fwd, base, name, "--wrt").primal;

@@ -71,6 +71,7 @@ struct GradcheckOptions {
   double abs = 1e-8;
   std::string pipeline = kDefaultReversePipeline;
   uint64_t max_steps = runtime::kDefaultMaxSteps;  // per run; 0: no limit
+  Backend backend = Backend::interp;               // where the analytic gradient is computed
 };
 
 struct GradcheckResult {
@@ -89,9 +90,11 @@ struct GradcheckResult {
 };
 
 // Analytic gradient: forward + reverse with the loss gradient seeded 1 and every other gradient
-// field starting at 0. Numeric gradient: (L(x+h) - L(x-h)) / 2h per element, each run from fresh
-// inputs. Every run computes f32 as f64. An element whose runs at x+h, x-h and x do not take the
-// same decisions (runtime::RunOptions::trace_decisions) is a kink and is not compared.
+// field starting at 0, on options.backend. Numeric gradient: (L(x+h) - L(x-h)) / 2h per element,
+// each run from fresh inputs, always on the interpreter (the only backend that traces decisions).
+// Every run computes f32 as f64 (a backend runs the kernel widened to f64). An element whose runs
+// at x+h, x-h and x do not take the same decisions (runtime::RunOptions::trace_decisions) is a
+// kink and is not compared.
 // Throws UserError for bad options, inputs or pipeline; RunFailure for run-time errors.
 GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& options);
 

@@ -111,11 +111,8 @@ runtime::RunResult run_on_backend(Backend backend, const ir::Kernel& k, runtime:
   switch (backend) {
     case Backend::interp:
       return runtime::run_kernel(k, state, options);
-    case Backend::cpu: {
-      runtime::RunOptions cpu_options = options;
-      cpu_options.max_steps = 0;  // the JIT has no step budget
-      return runtime::cpu::run_kernel(k, state, cpu_options);
-    }
+    case Backend::cpu:
+      return runtime::cpu::run_kernel(k, state, options);
     case Backend::vulkan: {
       BackendOptions o;
       o.interp = options;
