@@ -12,6 +12,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
+#include "tests/every_kind_samples.h"
 
 namespace pb::ir {
 namespace {
@@ -28,56 +29,7 @@ std::vector<int> preorder_ids(const Kernel& k) {
   return ids;
 }
 
-constexpr const char* kEveryKind = R"chi(dense S1 : [8]
-field x : f32[8] grad x_grad dual x_dual in S1
-field c : i32[]
-arg 0 : i32
-arg 1 : ndarray<f32, 1>
-kernel "all" {
-  <i32> $0 = argload[0]
-  <*f32> $1 = argload[1]
-  <i32> $2 = const 0
-  <f32> $3 = const 0.95
-  $4 : for in range($2, $0) block_dim=adaptive {
-    <i32> $5 = loop $4 index 0
-    <*f32> $6 = external_ptr $1, [$5] layout=AOS is_grad=true
-    <f32> $7 = global load volatile $6
-    <f32> $8 = sin $7
-    <f32> $9 = mul $7 $8
-    <*f32> $10 = alloca
-    <f32> $11 : local store [$10 <- $9]
-    <f32> $12 = local load [$10]
-    <u1> $13 = cmp_lt $7 $3
-    <f32> $14 = select($13, $7, $8)
-    <i32> $15 = reinterpret_cast_bits<i32> $14
-    $16 : if $13 {
-      <*i32> $17 = global ptr [c], index [] activate=false
-      <i32> $18 = atomic bit_xor($17, $15)
-    } else {
-      $19 : global store [$6 <- $14]
-    }
-    <f32> $20 = stack alloc (max_size=16)
-    <f32> $21 : stack push $20, val = $9
-    <f32> $22 = stack load top $20
-    <f32> $23 = stack load top adj $20
-    <f32> $24 : stack acc adj $20, val = $12
-    <f32> $25 : stack pop $20
-    $26 : reversed for in range($2, $0) block_dim=64  loop_name=inner{
-      <*i32> $27 = alloca
-      $28 : while true {
-        $29 : while control $27, $13
-        $30 continue
-      }
-    }
-    print "x = ", $7, " \"quoted\"\n"
-    32 : assert $13, "raw, text %d", $5
-  }
-  $33 : struct for in S1 noneblock_dim=adaptive {
-    <i32> $34 = loop $33 index 0
-    <*f32> $35 = global ptr [x_grad], index [$34] activate=true
-  }
-}
-)chi";
+const char* const kEveryKind = pb::test::kLowered;  // every kind (tests/every_kind_samples.h)
 
 TEST(Json, RoundTripPrintsTheSameTextWithTheSameIds) {
   auto k = parse(kEveryKind);

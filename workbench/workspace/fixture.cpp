@@ -18,6 +18,7 @@
 #include "workbench/workspace/compile.h"
 #include "workbench/workspace/fixture_compare.h"
 #include "workbench/workspace/fixture_metrics.h"
+#include "workbench/workspace/fixture_replay.h"
 #include "workbench/workspace/fixture_schema.h"
 #include "workbench/workspace/forward.h"
 #include "workbench/workspace/gradient.h"
@@ -30,26 +31,30 @@ using ordered_json = nlohmann::ordered_json;
 
 namespace pb::workbench {
 
+namespace detail {
+
+std::string located_message(const UserError& e) {
+  const Diagnostic& d = e.diagnostic();
+  return d.line > 0 ? fmt::format("{}:{}: {}", d.line, d.column, d.message) : d.message;
+}
+
+nlohmann::json fixture_inputs(const ordered_json& fx, const fs::path& dir) {
+  if (fx.contains("inputs_file"))
+    return parse_json_text(read_file((dir / fx["inputs_file"].get<std::string>()).string()),
+                           fx["inputs_file"].get<std::string>());
+  if (fx.contains("inputs")) return nlohmann::json::parse(fx["inputs"].dump());
+  return nlohmann::json::object();
+}
+
+}  // namespace detail
+
 namespace {
 
-// What replaying a fixture produced, stage by stage.
-struct Replay {
-  std::string error_stage;                          // "", "parse", "verify", "pass" or "run"
-  std::string error;                                // the diagnostic's location and message (no file path)
-  std::string error_pass;                           // the failing pass, for stage "pass"
-  std::map<std::string, std::string> ir_after;      // "simplify" (first run) or "simplify#2" -> text
-  std::map<std::string, passes::Statistics> stats;  // same keys
-  std::vector<std::string> differential_failures;
-  std::vector<std::string> gradcheck_failures;
-  std::optional<std::string> ir;
-  std::vector<std::string> verify_errors;
-  std::optional<nlohmann::json> values;
-  std::optional<std::string> printed;
-  std::vector<std::string> roundtrip_failures;
-  std::vector<std::string> metric_failures;     // expect.metrics not met, or not readable
-  std::vector<std::string> coverage_failures;   // stacks the run never pushed
-  std::optional<nlohmann::json> global_access;  // {"static": verdict, "dynamic": verdict}
-};
+using detail::fixture_inputs;
+using detail::forward_checks;
+using detail::global_access_checks;
+using detail::located_message;
+using detail::Replay;
 
 // A fixture whose run leaves a stack empty does not test that stack: a failure, unless the fixture
 // says that the empty case is its purpose ("expect_unexercised_stacks": true).
@@ -66,11 +71,6 @@ void check_stack_coverage(const std::vector<int>& empty, const ordered_json& fx,
   } else if (empty.empty() && expected) {
     r.coverage_failures.push_back("the fixture says \"expect_unexercised_stacks\", but every stack was pushed");
   }
-}
-
-std::string located_message(const UserError& e) {
-  const Diagnostic& d = e.diagnostic();
-  return d.line > 0 ? fmt::format("{}:{}: {}", d.line, d.column, d.message) : d.message;
 }
 
 void check_roundtrip(const ir::Kernel& k, const std::string& text, std::vector<std::string>& failures) {
@@ -117,14 +117,6 @@ void differential_check(const ir::Kernel& before_k, const ir::Kernel& after_k, R
   if (before->printed != after->printed)
     r.differential_failures.push_back("the pipeline changed the printed output:\n" +
                                       unified_diff(before->printed, after->printed, "before", "after"));
-}
-
-nlohmann::json fixture_inputs(const ordered_json& fx, const fs::path& dir) {
-  if (fx.contains("inputs_file"))
-    return parse_json_text(read_file((dir / fx["inputs_file"].get<std::string>()).string()),
-                           fx["inputs_file"].get<std::string>());
-  if (fx.contains("inputs")) return nlohmann::json::parse(fx["inputs"].dump());
-  return nlohmann::json::object();
 }
 
 // Autodiff fixtures: the pipeline makes a reverse kernel, so instead of the differential run,
@@ -179,118 +171,6 @@ void gradient_checks(const ir::Kernel& forward, const std::string& pipeline, con
     r.error_stage = "run";
     r.error = located_message(e);
   }
-}
-
-// Forward-mode fixtures: the pipeline makes a tangent kernel. "dual" runs it with seeded duals
-// (values are compared with expect.values, and its primal results must equal the kernel's own);
-// "jvpcheck" compares every tangent with finite differences and "adjointcheck" cross-checks it
-// with the reverse kernel; both must pass and compare something.
-void forward_checks(const ir::Kernel& forward, const std::string& pipeline, const ordered_json& fx, const fs::path& dir,
-                    Replay& r) {
-  try {
-    if (fx.contains("dual")) {
-      RunRequest req;
-      req.inputs = fixture_inputs(fx, dir);
-      std::vector<std::pair<std::string, double>> seeds;
-      const ordered_json given = fx["dual"].value("seed", ordered_json::object());
-      for (const auto& [name, v] : given.items()) seeds.emplace_back(name, v.get<double>());
-      auto out = run_with_duals(forward, pipeline, req, seeds);
-      auto plain = run_on_interpreter(forward, req).values;
-      for (const char* group : {"fields", "ndarrays"})
-        if (plain.contains(group))
-          for (const auto& [name, v] : plain[group].items())
-            if (out.values[group][name]["data"] != v["data"])
-              r.gradcheck_failures.push_back(fmt::format("the tangent kernel changed the primal values of '{}'", name));
-      r.values = out.values;
-      r.printed = out.printed;
-    }
-    if (fx.contains("jvpcheck")) {
-      const auto& g = fx["jvpcheck"];
-      JvpcheckOptions o;
-      if (g.contains("wrt")) o.wrt = g["wrt"].get<std::vector<std::string>>();
-      if (g.contains("out")) o.out = g["out"].get<std::vector<std::string>>();
-      o.eps = g.value("eps", o.eps);
-      o.rel = g.value("rel", o.rel);
-      o.abs = g.value("abs", o.abs);
-      o.inputs = fixture_inputs(fx, dir);
-      o.pipeline = pipeline;
-      auto result = jvpcheck(forward, o);
-      if (result.compared == 0) {
-        r.gradcheck_failures.push_back(fmt::format(
-            "jvpcheck: nothing compared ({} element(s), {} kink(s)): a check that compares nothing did not pass",
-            result.elements.size(), result.kinks));
-      } else if (result.mismatches > 0) {
-        std::string msg = fmt::format(
-            "jvpcheck: {} of {} tangent elements differ from finite differences:", result.mismatches, result.compared);
-        int shown = 0;
-        for (const auto& e : result.elements)
-          if (e.status == GradStatus::mismatch && shown++ < 5)
-            msg += fmt::format("\n  d{}/d{}: tangent {:.9g}, numeric {:.9g} (rel {:.2e})", e.out, e.wrt, e.analytic,
-                               e.numeric, e.rel_error);
-        r.gradcheck_failures.push_back(msg);
-      }
-    }
-    if (fx.contains("adjointcheck")) {
-      const auto& g = fx["adjointcheck"];
-      AdjointcheckOptions o;
-      o.seed = g.value("seed", o.seed);
-      o.trials = g.value("trials", o.trials);
-      o.rel = g.value("rel", o.rel);
-      o.abs = g.value("abs", o.abs);
-      o.reverse_pipeline = g.value("reverse_pipeline", o.reverse_pipeline);
-      o.inputs = fixture_inputs(fx, dir);
-      o.forward_pipeline = pipeline;
-      auto result = adjointcheck(forward, o);
-      if (!result.passed()) {
-        std::string msg = result.touched == 0
-                              ? "adjointcheck: the kernels changed no tangent and no adjoint (nothing checked)"
-                              : "adjointcheck: w . (J v) and (J^T w) . v differ:";
-        for (const auto& t : result.trials)
-          if (!t.ok)
-            msg += fmt::format("\n  forward {:.17g}, reverse {:.17g}, scale {:.3g}", t.forward, t.reverse, t.scale);
-        r.gradcheck_failures.push_back(msg);
-      }
-    }
-  } catch (const UserError& e) {
-    r.error_stage = "run";
-    r.error = located_message(e);
-  }
-}
-
-// "global_access": the global data access rule checked both ways on the kernel as written. Static:
-// the check_global_access pass ("refused" when it rejects the kernel, else "violation" for a
-// proven finding, "maybe", or "fine"). Dynamic: a run with check_global_access on the fixture's
-// inputs ("violation" or "fine"). A dynamic violation the static check calls fine is a failure.
-void global_access_checks(const ir::Kernel& k, const ordered_json& fx, const fs::path& dir, Replay& r) {
-  nlohmann::json out;
-  passes::RunOptions opts;
-  opts.capture_ir = false;
-  auto rr = workbench::replay(k.clone(), "check_global_access", opts);
-  if (rr.run.failed) {
-    out["static"] = "refused";
-  } else {
-    const auto& stats = rr.run.records.front().stats;
-    out["static"] = stats.at("proven") > 0 ? "violation" : stats.at("maybe") > 0 ? "maybe" : "fine";
-  }
-  RunRequest req;
-  req.inputs = fixture_inputs(fx, dir);
-  req.options.check_global_access = true;
-  if (fx.contains("run")) {
-    req.options.shuffle = fx["run"].value("shuffle", false);
-    req.options.seed = fx["run"].value("seed", uint64_t{0});
-  }
-  out["dynamic"] = "fine";
-  try {
-    run_on_interpreter(k, req);
-  } catch (const UserError& e) {
-    std::string msg = e.diagnostic().message;
-    if (msg.find("global data access rule") == std::string::npos) throw;
-    out["dynamic"] = "violation";
-    out["dynamic_message"] = msg.substr(0, msg.find('\n'));
-  }
-  if (out["dynamic"] == "violation" && out["static"] == "fine")
-    r.gradcheck_failures.push_back("global access: the run breaks the rule, but the static check says fine");
-  r.global_access = out;
 }
 
 // "expect.metrics": compiles the kernel after the pipeline as "compile" says and checks the bounds.
