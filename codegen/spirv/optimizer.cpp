@@ -92,7 +92,10 @@ Diagnostic id_overflow_diagnostic(const OptimizerReport& report, const Optimizer
   if (failure.need_at_most)
     remedies.push_back(fmt::format("raise the maximum ID bound to at least {} (--max-id-bound)", failure.need_at_most));
   else if (failure.max_id_bound < std::numeric_limits<uint32_t>::max())
-    remedies.push_back("raise the maximum ID bound (--max-id-bound, up to 4294967295)");
+    // Unmeasured (the need is past the probe cap): going on costs memory, in proportion to the IDs.
+    remedies.push_back(
+        "raise the maximum ID bound (--max-id-bound, up to 4294967295) if the machine has the memory: a pass "
+        "holds about half a kilobyte per ID it allocates");
   if (!report.options.counts_in_shared_array)
     remedies.push_back("lower autodiff stacks with the shared-array count lowering, which needs far fewer IDs");
   std::string remedy = remedies.empty() ? std::string() : "either " + remedies.front();

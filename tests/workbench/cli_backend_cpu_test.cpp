@@ -1,6 +1,9 @@
 // `run --backend=cpu` and `compile --target=llvm` as a user runs them.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "cli_helpers.h"
 
 namespace pb::test {
@@ -17,6 +20,42 @@ TEST(CliBackend, CpuGradientsEqualTheInterpreters) {
   ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
   EXPECT_NE(cpu.out.find("\"grad\""), std::string::npos) << cpu.out;
   EXPECT_EQ(interp.out, cpu.out);
+}
+
+// The CPU backend is a module loaded on first use (workbench/workspace/cpu_module.h).
+// $PASSBENCH_CPU_MODULE, when set, is the only place it is looked for.
+CliResult run_with_cpu_module(const std::string& module, const std::string& args) {
+  ::setenv("PASSBENCH_CPU_MODULE", module.c_str(), 1);
+  CliResult r = run_cli(args);
+  ::unsetenv("PASSBENCH_CPU_MODULE");
+  return r;
+}
+
+TEST(CliBackend, MissingCpuModuleIsAClearErrorAndTheOtherBackendsWork) {
+  std::string inputs = write_temp("log_inputs.json", kInputs);
+  const std::string missing = "/nonexistent/libpassbench_cpu.so";
+  auto cpu = run_with_cpu_module(missing, "run " + kKernel + " --inputs " + inputs + " --backend=cpu");
+  EXPECT_EQ(cpu.exit_code, 1) << cpu.err;
+  EXPECT_NE(cpu.err.find("the cpu backend could not be loaded"), std::string::npos) << cpu.err;
+  EXPECT_NE(cpu.err.find(missing + ": no such file"), std::string::npos) << cpu.err;
+  EXPECT_NE(cpu.err.find("PASSBENCH_CPU_MODULE"), std::string::npos) << cpu.err;
+  auto llvm = run_with_cpu_module(missing, "compile " + kKernel + " --target=llvm");
+  EXPECT_EQ(llvm.exit_code, 2) << llvm.err;  // as every other error of compile --target=llvm
+  EXPECT_NE(llvm.err.find("the cpu backend could not be loaded"), std::string::npos) << llvm.err;
+
+  auto interp = run_with_cpu_module(missing, "run " + kKernel + " --inputs " + inputs + " --grad --seed-grad y=1");
+  EXPECT_EQ(interp.exit_code, 0) << interp.err;
+  EXPECT_NE(interp.out.find("\"grad\""), std::string::npos) << interp.out;
+  auto spirv = run_with_cpu_module(missing, "compile " + kKernel + " --passes=reverse_ad --target=msl");
+  EXPECT_EQ(spirv.exit_code, 0) << spirv.err;
+}
+
+TEST(CliBackend, ALibraryThatIsNotTheCpuModuleIsRefused) {
+  const std::string other = "/lib/x86_64-linux-gnu/libm.so.6";
+  ASSERT_TRUE(std::filesystem::exists(other));
+  auto r = run_with_cpu_module(other, "run " + kKernel + " --backend=cpu");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(other + ": it has no passbench_cpu_module_api entry point"), std::string::npos) << r.err;
 }
 
 TEST(CliBackend, UnknownBackendIsRefused) {

@@ -1,7 +1,8 @@
 #include "workbench/workspace/llvm_compile.h"
 
-#include "codegen/llvm/emit.h"
-#include "runtime/cpu/cpu.h"
+#include <utility>
+
+#include "workbench/workspace/cpu_module.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/run.h"
 
@@ -11,12 +12,11 @@ LlvmCompile compile_llvm(const ir::Kernel& k, const std::string& pipeline, int o
                          const nlohmann::json& inputs) {
   std::unique_ptr<ir::Kernel> after = pipeline.empty() ? k.clone() : make_reverse_kernel(k, pipeline);
   runtime::State state = state_from_inputs(*after, inputs, "");
-  codegen::llvmgen::EmittedModule m = codegen::llvmgen::emit(*after, runtime::cpu::emit_shapes(*after, state));
+  runtime::cpu::ModuleText text = cpu_module_text(*after, state, opt_level);
   LlvmCompile out;
-  out.ir_before = codegen::llvmgen::module_text(m);
-  codegen::llvmgen::optimize(m, opt_level);
-  out.ir_after = codegen::llvmgen::module_text(m);
-  for (const auto& t : m.info.tasks) out.tasks.push_back(t.name);
+  out.ir_before = std::move(text.before);
+  out.ir_after = std::move(text.after);
+  out.tasks = std::move(text.tasks);
   return out;
 }
 

@@ -7,10 +7,10 @@
 
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
-#include "runtime/cpu/cpu.h"
 #include "runtime/interp/json_values.h"
 #include "runtime/interp/state.h"
 #include "workbench/workspace/backend.h"
+#include "workbench/workspace/cpu_module.h"
 
 namespace pb::workbench {
 
@@ -112,7 +112,7 @@ runtime::RunResult run_on_backend(Backend backend, const ir::Kernel& k, runtime:
     case Backend::interp:
       return runtime::run_kernel(k, state, options);
     case Backend::cpu:
-      return runtime::cpu::run_kernel(k, state, options);
+      return run_on_cpu(k, state, options);
     case Backend::vulkan: {
       BackendOptions o;
       o.interp = options;

@@ -1,0 +1,54 @@
+// The CPU backend as a loadable module: libpassbench_cpu.so holds runtime/cpu, codegen/llvm and
+// LLVM itself, so a process that never runs on the CPU backend never maps LLVM (its static
+// initialisers alone made every `passbench` command's resident set several times that of stock
+// spirv-opt). workbench/workspace/cpu_module.h loads it on first use.
+//
+// Contract between the two images, which are built from the same sources in one build:
+// - the module keeps private copies of the IR and interpreter code it links (its symbols other than
+//   the entry point are local), so only plain data crosses: const references to the caller's
+//   kernel and state, which the module reads (and, for the state, writes through its buffers), and
+//   results it fills in;
+// - no exception crosses: each call catches everything and returns it as a ModuleError, which the
+//   caller throws again as the same kind of error;
+// - kCpuModuleAbi changes whenever a type crossing the boundary changes; the loader refuses a
+//   module built for another.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "ir/kernel.h"
+#include "runtime/interp/interpreter.h"
+#include "runtime/interp/state.h"
+
+namespace pb::runtime::cpu {
+
+inline constexpr int kCpuModuleAbi = 1;
+
+struct ModuleError {
+  enum class Kind { none, user, internal } kind = Kind::none;
+  Diagnostic diagnostic;  // kind user
+  std::string message;    // kind internal
+};
+
+// The LLVM module of a kernel as text, before and after LLVM's pipeline at opt_level.
+struct ModuleText {
+  std::string before, after;
+  std::vector<std::string> tasks;  // task function names, in launch order
+};
+
+struct CpuModuleApi {
+  int abi = kCpuModuleAbi;
+  // Sizes of the crossing types, checked by the loader against its own.
+  size_t sizes[4] = {sizeof(ir::Kernel), sizeof(State), sizeof(RunOptions), sizeof(RunResult)};
+  // runtime::cpu::run_kernel with the module's own CpuRuntime and default CpuOptions.
+  ModuleError (*run_kernel)(const ir::Kernel& k, State& state, const RunOptions& options, RunResult& result);
+  // The emitted and optimized module for the buffer shapes of `state`.
+  ModuleError (*module_text)(const ir::Kernel& k, const State& state, int opt_level, ModuleText& out);
+};
+
+}  // namespace pb::runtime::cpu
+
+// The module's one exported symbol.
+extern "C" const pb::runtime::cpu::CpuModuleApi* passbench_cpu_module_api();
