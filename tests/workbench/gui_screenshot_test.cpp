@@ -238,3 +238,38 @@ TEST(GuiScreenshot, FixturesListsPassAndFailWithTheDiff) {
   EXPECT_GT(img.count(kRemoved, img.width / 3), 200u);   // the failing one's diff
   EXPECT_GT(img.count(kAdded, img.width / 3), 200u);
 }
+
+TEST(GuiScreenshot, RunComparesTheBackendsWithTheInterpreter) {
+  const std::string load = "--load " + kSource + "/fixtures/autodiff/binary_mul_f32.fixture.json --panel run --reverse";
+  Image alone = screenshot("run_alone", load + " --backends none");
+  Image compared = screenshot("run_backends", load);
+  // The backends' verdict line is green too, and no row is red.
+  EXPECT_GT(compared.count(kGreenText, compared.width / 3), alone.count(kGreenText, alone.width / 3) + 100);
+  EXPECT_EQ(compared.count(kRedRow, compared.width / 3), 0u);
+}
+
+TEST(GuiScreenshot, RunShowsABackendThatCannotRunTheKernelInRed) {
+  // The offloaded stage runs on the interpreter and the CPU; SPIR-V codegen refuses it.
+  Image img =
+      screenshot("run_refused", "--load " + kSource + "/fixtures/dumps/real/taichi_doc_offloaded.chi --panel run");
+  EXPECT_GT(img.count(kRedRow, img.width / 3), 1000u);
+  EXPECT_GT(img.count(kRedText, img.width / 3), 100u);
+  Image cpu_only = screenshot(
+      "run_cpu_only", "--load " + kSource + "/fixtures/dumps/real/taichi_doc_offloaded.chi --panel run --backends cpu");
+  EXPECT_EQ(cpu_only.count(kRedRow, cpu_only.width / 3), 0u);
+}
+
+TEST(GuiScreenshot, FixturesSavesTheWorkspaceAsAPassingFixture) {
+  fs::path dir = out_dir() / "saved";
+  fs::create_directories(dir);
+  fs::path saved = dir / "binary_mul_saved.fixture.json";
+  Image img =
+      screenshot("fixtures_saved", "--load " + kSource + "/fixtures/autodiff/binary_mul_f32.fixture.json --fixtures " +
+                                       dir.string() + " --save-fixture " + saved.string() + " --panel fixtures");
+  ASSERT_TRUE(fs::exists(saved));
+  auto fx = nlohmann::json::parse(std::ifstream(saved));
+  EXPECT_EQ(fx["gradcheck"]["loss"], "y");
+  EXPECT_TRUE(fx["expect"]["values"]["fields"]["a"].contains("grad")) << fx.dump();
+  EXPECT_GT(img.count(kGreenText, img.width / 3), 400u);   // "saved ...: it passes", and PASS in the list
+  EXPECT_EQ(img.count(kRedText, img.width / 3, 135), 0u);  // no FAIL in the list (below the red "0 failed")
+}

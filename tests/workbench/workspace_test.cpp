@@ -188,6 +188,34 @@ TEST(Workspace, CompileKeepsOneResultPerLowering) {
   EXPECT_EQ(table.rows.size(), codegen::spirv::all_stack_lowerings().size());
 }
 
+// Runs on the other backends are kept per (backends, loss) and dropped when the inputs change.
+TEST(Workspace, BackendComparisonsAreKeptAndCompareEveryArray) {
+  Workspace ws = loaded();
+  const std::vector<workbench::Backend> both = {workbench::Backend::cpu, workbench::Backend::vulkan};
+  EXPECT_EQ(ws.backends_if_ready(both, ""), nullptr);
+  const workbench::BackendsRecord& forward = ws.compare_backends(both, "");
+  ASSERT_FALSE(forward.error) << forward.error->format();
+  // x and y (and their gradient fields) on each backend: 4 arrays x 2 backends.
+  EXPECT_EQ(forward.rows.size(), 8u);
+  EXPECT_TRUE(forward.ok());
+  ASSERT_EQ(forward.launches.size(), 3u);  // interp, cpu, vulkan
+  EXPECT_EQ(forward.launches[0].backend, workbench::Backend::interp);
+  EXPECT_EQ(&ws.compare_backends(both, ""), &forward);
+  EXPECT_EQ(ws.backends_if_ready(both, ""), &forward);
+
+  const workbench::BackendsRecord& reverse = ws.compare_backends({workbench::Backend::cpu}, "y");
+  ASSERT_FALSE(reverse.error) << reverse.error->format();
+  EXPECT_TRUE(reverse.ok());
+  EXPECT_EQ(reverse.launches.size(), 4u);  // forward and reverse on interp and cpu
+  bool x_grad_compared = false;
+  for (const auto& d : reverse.rows) x_grad_compared |= d.array == "x_grad" && d.elements == 3;
+  EXPECT_TRUE(x_grad_compared);
+
+  EXPECT_FALSE(ws.set_inputs_text(R"({"fields": {"x": {"data": [2.0, 2.0, 2.0]}}})"));
+  EXPECT_EQ(ws.backends_if_ready(both, ""), nullptr);
+  EXPECT_EQ(ws.backends_if_ready({workbench::Backend::cpu}, "y"), nullptr);
+}
+
 TEST(Workspace, CancelledWorkLeavesNoResult) {
   Workspace ws = loaded();
   ws.set_pipeline("simplify,dce,renumber");

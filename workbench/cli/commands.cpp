@@ -14,11 +14,13 @@
 #include "ir/verifier.h"
 #include "workbench/cli/progress_line.h"
 #include "workbench/workspace/fixture.h"
+#include "workbench/workspace/fixture_new.h"
 #include "workbench/workspace/forward.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/load.h"
 #include "workbench/workspace/replay.h"
 #include "workbench/workspace/run.h"
+#include "workbench/workspace/workspace.h"
 
 namespace pb::cli {
 
@@ -133,6 +135,26 @@ int cmd_run(const RunArgs& a) {
   std::cerr << printed;
   std::cout << values.dump(2) << "\n";
   return 0;
+}
+
+int cmd_fixture_new(const NewFixtureArgs& a) {
+  workbench::Workspace ws;
+  ws.open(a.file, a.dump);
+  if (ws.source_error()) throw UserError(*ws.source_error());
+  if (!a.passes.empty()) ws.set_pipeline(a.passes);
+  if (!a.inputs.empty()) ws.set_inputs(workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs), a.inputs);
+  workbench::NewFixtureOptions o;
+  o.description = a.description;
+  o.loss = a.loss;
+  o.overwrite = a.force;
+  workbench::FixtureOutcome r = workbench::save_new_fixture(ws, a.output, o);
+  if (r.passed) {
+    std::cout << fmt::format("wrote {}: PASS\n", a.output);
+    return 0;
+  }
+  std::cout << fmt::format("wrote {}: FAIL\n", a.output);
+  for (const auto& f : r.failures) std::cout << "  " << f << "\n";
+  return 1;
 }
 
 int cmd_fixture(const FixtureArgs& a) {

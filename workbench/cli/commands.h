@@ -68,6 +68,14 @@ struct FixtureArgs {
   double rtol_f32 = 1e-5, rtol_f64 = 1e-12;
 };
 int cmd_fixture(const FixtureArgs& a);
+
+struct NewFixtureArgs {
+  std::string file, output, dump, passes, inputs, loss, description;
+  bool force = false;
+};
+// Writes a fixture from FILE (workbench/workspace/fixture_new.h) and checks it: 0 it passes, 1 it
+// was written but fails (a gradient that differs from finite differences, ...).
+int cmd_fixture_new(const NewFixtureArgs& a);
 int cmd_fixture_backend(const FixtureArgs& a);
 
 }  // namespace pb::cli

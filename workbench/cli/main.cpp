@@ -324,6 +324,20 @@ int main(int argc, char** argv) {
     }
   }
 
+  pb::cli::NewFixtureArgs new_args;
+  auto* fixture_new = fixture->add_subcommand(
+      "new", "Write a new fixture: a kernel, its pipeline and inputs, with expectations from the current build");
+  fixture_new->add_option("FILE", new_args.file, "kernel file, dump log or fixture")->required();
+  fixture_new->add_option("-o,--output", new_args.output, "the fixture to write (NAME.fixture.json)")->required();
+  fixture_new->add_option("--dump", new_args.dump, "which dump of a log (number or title; default: the last)");
+  fixture_new->add_option("--passes", new_args.passes, "pipeline (default: the fixture's, else none)");
+  fixture_new->add_option("--inputs", new_args.inputs, "inputs JSON (default: the fixture's, or FILE.inputs.json)");
+  fixture_new->add_option("--loss", new_args.loss,
+                          "a float field with a gradient field: pin the gradients of its sum and check them against "
+                          "finite differences (the pipeline defaults to reverse_ad)");
+  fixture_new->add_option("--description", new_args.description, "the fixture's one-line description");
+  fixture_new->add_flag("--force", new_args.force, "overwrite the output if it exists");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
@@ -358,6 +372,7 @@ int main(int argc, char** argv) {
     }
     if (*passes_cmd) return pb::cli::cmd_passes();
     if (*bisect) return pb::cli::cmd_bisect_result(bisect_args);
+    if (*fixture_new) return pb::cli::cmd_fixture_new(new_args);
     if (*check || *update) {
       fixture_args.update = update->parsed();
       return pb::cli::cmd_fixture(fixture_args);

@@ -21,7 +21,7 @@ using namespace pb::workbench::gui;
 namespace {
 
 struct Arguments {
-  std::string load, dump, passes, panel, screenshot, fixtures, loss;
+  std::string load, dump, passes, panel, screenshot, fixtures, loss, backends = "cpu,vulkan", save_fixture;
   int select_pass = 0, frames = 3, width = 1400, height = 860;
   uint32_t max_id_bound = 0;
   bool measure_passes = false;
@@ -82,6 +82,8 @@ int run(const Arguments& args) {
     app->ws.set_compile_settings(settings);
   }
   app->run.reverse = args.reverse;
+  app->run.on_cpu = args.backends.find("cpu") != std::string::npos;
+  app->run.on_vulkan = args.backends.find("vulkan") != std::string::npos;
   if (!args.loss.empty()) {
     auto losses = app->ws.loss_candidates();
     for (size_t i = 0; i < losses.size(); ++i)
@@ -95,6 +97,10 @@ int run(const Arguments& args) {
   }
   app->select = panel;
   if (!args.fixtures.empty()) app->fixtures.run_folder(args.fixtures);
+  if (!args.save_fixture.empty()) {
+    app->fixtures.save_path = args.save_fixture;
+    app->fixtures.save_requested = true;
+  }
   if (args.select_pass > 0) app->timeline.selected = args.select_pass - 1;
   if (headless) app->fixtures.worker.wait();
 
@@ -119,7 +125,8 @@ int run(const Arguments& args) {
     glClearColor(0.1f, 0.1f, 0.12f, 1);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    quiet_frames = app->worker.busy() ? 0 : quiet_frames + 1;
+    const bool busy = app->worker.busy() || app->fixtures.worker.busy() || app->fixtures.save_requested;
+    quiet_frames = busy ? 0 : quiet_frames + 1;
     if (headless && quiet_frames >= std::max(2, args.frames)) {
       std::string error = write_framebuffer_png(args.screenshot, fb_width, fb_height);
       if (!error.empty()) std::cerr << "passbench-gui: " << error << "\n", status = 1;
@@ -160,6 +167,12 @@ int main(int argc, char** argv) {
   cli.add_option("--max-id-bound", args.max_id_bound, "SPIR-V optimizer ID bound (default 67108863)");
   cli.add_flag("--measure-passes", args.measure_passes, "SPIR-V panel: the per-pass chart (each pass's ID need)");
   cli.add_flag("--reverse", args.reverse, "Run panel: forward + reverse with a gradient check");
+  cli.add_option("--save-fixture", args.save_fixture,
+                 "Fixtures panel: save the loaded kernel, pipeline and inputs as this new fixture (gradients of the "
+                 "suggested loss included), as the panel's Save button does");
+  cli.add_option("--backends", args.backends, "Run panel: the backends compared with the interpreter")
+      ->check(CLI::IsMember({"cpu,vulkan", "vulkan,cpu", "cpu", "vulkan", "none"}))
+      ->capture_default_str();
   cli.add_option("--loss", args.loss, "Run panel: the loss field of the gradient check");
   cli.add_option("--mouse", args.mouse, "X Y: keep the mouse there (hover states in screenshots)")->expected(2);
   cli.add_option("--width", args.width, "screenshot width (default 1400)");

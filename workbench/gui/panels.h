@@ -80,11 +80,19 @@ struct RunPanel {
   bool reverse = false;
   bool after_pipeline = false;
   int loss = 0;
+  bool on_cpu = true;  // backends compared with the interpreter
+  bool on_vulkan = true;
   void draw(App& app);
+  void draw_backends(App& app, const std::string& loss);
 };
 
 struct FixturesPanel {
   std::string folder;
+  std::string save_path;  // where "Save as fixture" writes the workspace's kernel
+  bool save_gradients = true;
+  std::string save_message;  // the last save's outcome
+  bool save_failed = false;
+  bool save_requested = false;  // save at the next frame, as if the button were pressed (--save-fixture)
   FixtureFilter filter;
   int selected = -1;
   Worker worker;  // fixtures run beside the workspace's jobs
@@ -92,6 +100,7 @@ struct FixturesPanel {
   FixtureList list;  // guarded by mutex while the worker runs
   void run_folder(const std::string& dir);
   void draw(App& app);
+  void draw_save(App& app);
 };
 
 }  // namespace pb::workbench::gui

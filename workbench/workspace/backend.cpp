@@ -145,6 +145,7 @@ std::vector<Backend> parse_backends(std::string_view text) {
 
 LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, const BackendOptions& o) {
   LaunchTime t;
+  t.backend = b;
   t.kernel = k.name;
   try {
     switch (b) {
@@ -204,16 +205,19 @@ BackendRun run_on_backend(Backend b, const ir::Kernel& k, const RunRequest& req,
 
 std::vector<BackendDiff> compare_backends(const ir::Kernel& k, const RunRequest& req, const std::string* pipeline,
                                           const std::vector<Backend>& backends, const BackendOptions& o,
-                                          const Tolerances& tol) {
+                                          const Tolerances& tol, std::vector<LaunchTime>* launches) {
   std::unique_ptr<ir::Kernel> reverse;
   if (pipeline) reverse = make_reverse_kernel(k, *pipeline, req.kernel_name);
   auto run = [&](Backend b) {
     runtime::State state = state_from_inputs(k, req.inputs, req.inputs_name);
     if (!reverse) seed_gradients(k, state, req.seed_grads);
-    run_state_on(b, k, state, o);
+    LaunchTime forward = run_state_on(b, k, state, o);
+    if (launches) launches->push_back(forward);
     if (reverse) {
       seed_gradients(k, state, req.seed_grads);
-      run_state_on(b, *reverse, state, o);
+      LaunchTime back = run_state_on(b, *reverse, state, o);
+      back.kernel += " (reverse)";
+      if (launches) launches->push_back(back);
     }
     return state;
   };

@@ -31,6 +31,7 @@ struct BackendOptions {
 // How long one launch took: the kernel alone (Vulkan: timestamp queries) and the whole launch
 // with its copies (host wall time). The interpreter has only the wall time.
 struct LaunchTime {
+  Backend backend = Backend::interp;
   std::string kernel;
   std::string device;  // Vulkan: the device's name
   double kernel_ms = 0;
@@ -72,9 +73,10 @@ struct Tolerances {
 
 // Runs the interpreter and each of `backends` from the same inputs (forward, or forward and
 // reverse with `pipeline`) and tabulates every float or integer array against the interpreter.
+// `launches`, when given, receives every launch's time (the interpreter's first).
 std::vector<BackendDiff> compare_backends(const ir::Kernel& k, const RunRequest& req, const std::string* pipeline,
                                           const std::vector<Backend>& backends, const BackendOptions& o,
-                                          const Tolerances& tol);
+                                          const Tolerances& tol, std::vector<LaunchTime>* launches = nullptr);
 
 // The rows as a fixed-width table.
 std::string format_backend_table(const std::vector<BackendDiff>& rows);

@@ -214,6 +214,7 @@ void Workspace::drop_after_pipeline() {
 
 void Workspace::drop_runs() {
   runs_.clear();
+  backend_runs_.clear();
   gradcheck_.reset();
   gradcheck_key_.clear();
   bisect_.reset();
@@ -385,6 +386,43 @@ const GradcheckRecord& Workspace::gradcheck(const std::string& loss, const std::
 const GradcheckRecord* Workspace::gradcheck_if_ready(const std::string& loss,
                                                      const std::string& reverse_pipeline) const {
   return gradcheck_ && gradcheck_key_ == loss + "\n" + reverse_pipeline ? &*gradcheck_ : nullptr;
+}
+
+namespace {
+std::string backends_key(const std::vector<Backend>& backends, const std::string& loss) {
+  std::string key = loss + "\n";
+  for (Backend b : backends) key += std::string(backend_name(b)) + ",";
+  return key;
+}
+}  // namespace
+
+const BackendsRecord& Workspace::compare_backends(const std::vector<Backend>& backends, const std::string& loss,
+                                                  WorkControl* control) {
+  PB_ASSERT(kernel_, "Workspace::compare_backends needs a kernel: check kernel() first");
+  const std::string key = backends_key(backends, loss);
+  if (auto it = backend_runs_.find(key); it != backend_runs_.end()) return it->second;
+  check(control);
+  report(control, "backends", loss.empty() ? "forward" : "forward + reverse", 0, 1);
+  BackendsRecord rec;
+  RunRequest req = run_request();
+  if (!loss.empty()) req.seed_grads = {{loss, 1.0}};
+  const std::string pipeline = kDefaultReversePipeline;
+  auto start = Clock::now();
+  try {
+    rec.rows =
+        workbench::compare_backends(*kernel_, req, loss.empty() ? nullptr : &pipeline, backends, {}, {}, &rec.launches);
+  } catch (const UserError& e) {
+    rec.error = e.diagnostic();
+  }
+  rec.ms = ms_since(start);
+  check(control);
+  return backend_runs_.emplace(key, std::move(rec)).first->second;
+}
+
+const BackendsRecord* Workspace::backends_if_ready(const std::vector<Backend>& backends,
+                                                   const std::string& loss) const {
+  auto it = backend_runs_.find(backends_key(backends, loss));
+  return it == backend_runs_.end() ? nullptr : &it->second;
 }
 
 const BisectResult& Workspace::bisect(WorkControl* control) {

@@ -8,6 +8,7 @@
 // for setters given bad input (UserError) and Cancelled.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "ir/diagnostic.h"
 #include "ir/kernel.h"
 #include "passes/pass_manager.h"
+#include "workbench/workspace/backend.h"
 #include "workbench/workspace/compile.h"
 #include "workbench/workspace/fixture_compare.h"
 #include "workbench/workspace/gradient.h"
@@ -85,6 +87,19 @@ struct RunRecord {
   std::optional<Diagnostic> error;  // bad inputs or a run-time error
   bool run_failure = false;         // the error is the kernel's own (stack overflow, assert...)
   double ms = 0;
+};
+
+// The kernel run from the same inputs on the interpreter and on other backends, forward or (with
+// a loss) forward + reverse seeded with 1 on the loss's gradient; every array compared with the
+// interpreter's (backend.h, compare_backends).
+struct BackendsRecord {
+  std::vector<BackendDiff> rows;     // one per array and backend, or a failed row per backend
+  std::vector<LaunchTime> launches;  // every launch, the interpreter's first
+  std::optional<Diagnostic> error;   // the interpreter's run or the reverse pipeline failed
+  double ms = 0;
+  bool ok() const {
+    return !error && std::all_of(rows.begin(), rows.end(), [](const BackendDiff& d) { return d.ok; });
+  }
 };
 
 struct GradcheckRecord {
@@ -166,6 +181,10 @@ class Workspace {
   const GradcheckRecord& gradcheck(const std::string& loss,
                                    const std::string& reverse_pipeline = kDefaultReversePipeline,
                                    WorkControl* control = nullptr);
+  // The source kernel on the interpreter and on `backends` (Vulkan: the first device), compared;
+  // forward, or with `loss` forward + reverse (kDefaultReversePipeline) seeded on its gradient.
+  const BackendsRecord& compare_backends(const std::vector<Backend>& backends, const std::string& loss,
+                                         WorkControl* control = nullptr);
   // Runs the kernel before the pipeline and after every pass on the inputs; marks the first pass
   // whose results differ beyond the tolerance.
   const BisectResult& bisect(WorkControl* control = nullptr);
@@ -178,6 +197,7 @@ class Workspace {
   const GradcheckRecord* gradcheck_if_ready(const std::string& loss,
                                             const std::string& reverse_pipeline = kDefaultReversePipeline) const;
   const BisectResult* bisect_if_ready() const { return bisect_ ? &*bisect_ : nullptr; }
+  const BackendsRecord* backends_if_ready(const std::vector<Backend>& backends, const std::string& loss) const;
 
   // Float fields with a gradient field (the losses a gradient check can take).
   std::vector<std::string> loss_candidates() const;
@@ -210,6 +230,7 @@ class Workspace {
   std::optional<GradcheckRecord> gradcheck_;
   std::string gradcheck_key_;
   std::optional<BisectResult> bisect_;
+  std::map<std::string, BackendsRecord> backend_runs_;  // by the backends and the loss
   std::string compile_key() const;
 };
 

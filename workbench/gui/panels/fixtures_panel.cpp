@@ -1,10 +1,14 @@
 // Fixtures: run a folder of fixtures on a worker of its own (PASS/FAIL list with a filter); a
-// failing one shows its failures with diffs coloured, and opens into the workspace.
+// failing one shows its failures with diffs coloured, and opens into the workspace. The
+// workspace's kernel, pipeline and inputs save as a new fixture (workspace/fixture_new.h).
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <filesystem>
+
 #include "workbench/gui/app.h"
 #include "workbench/gui/diff_colors.h"
+#include "workbench/workspace/fixture_new.h"
 
 namespace pb::workbench::gui {
 
@@ -39,8 +43,58 @@ void FixturesPanel::run_folder(const std::string& dir) {
   });
 }
 
+namespace {
+
+// A name for the workspace's kernel as a fixture: in the folder, after the source file.
+std::string default_fixture_path(const std::string& folder, const std::string& source) {
+  std::filesystem::path stem = std::filesystem::path(source).filename();
+  while (stem.has_extension()) stem = stem.stem();
+  if (stem.empty()) stem = "kernel";
+  std::filesystem::path dir = folder.empty() ? std::filesystem::path(".") : std::filesystem::path(folder);
+  return (dir / (stem.string() + ".fixture.json")).string();
+}
+
+}  // namespace
+
+void FixturesPanel::draw_save(App& app) {
+  if (!app.ws.kernel()) return;
+  if (save_path.empty()) save_path = default_fixture_path(folder, app.ws.source_path());
+  const std::string loss = app.ws.suggested_loss();
+  ImGui::SetNextItemWidth(-420);
+  ImGui::InputTextWithHint("##save_path", "NAME.fixture.json", &save_path);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(loss.empty());
+  ImGui::Checkbox(loss.empty() ? "gradients (no loss)" : ("gradients of " + loss).c_str(), &save_gradients);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(app.worker.busy() || worker.busy() || save_path.empty());
+  const bool pressed = ImGui::Button("Save the workspace as a fixture");
+  if (pressed || (save_requested && !app.worker.busy() && !worker.busy())) {
+    save_requested = false;
+    NewFixtureOptions o;
+    o.loss = save_gradients ? loss : "";
+    o.overwrite = true;  // the path is in plain sight, and the file is a regenerable record
+    try {
+      FixtureOutcome r = save_new_fixture(app.ws, save_path, o);
+      save_failed = !r.passed;
+      save_message = r.passed ? "saved " + save_path + ": it passes" : "saved " + save_path + ", but it FAILS:";
+      for (const auto& f : r.failures) save_message += "\n" + f;
+      if (!folder.empty()) run_folder(folder);
+    } catch (const UserError& e) {
+      save_failed = true;
+      save_message = e.diagnostic().format();
+    }
+  }
+  ImGui::EndDisabled();
+  if (!save_message.empty())
+    ImGui::TextColored(save_failed ? ImVec4(1, 0.45f, 0.45f, 1) : ImVec4(0.5f, 0.9f, 0.5f, 1), "%s",
+                       save_message.c_str());
+  ImGui::Separator();
+}
+
 void FixturesPanel::draw(App& app) {
   worker.poll();
+  draw_save(app);
   ImGui::SetNextItemWidth(-140);
   ImGui::InputTextWithHint("##folder", "folder of *.fixture.json", &folder);
   ImGui::SameLine();

@@ -1,10 +1,11 @@
 // Run: the inputs editor; a forward run, or forward + reverse checked against central finite
-// differences, on the interpreter (the backends available today); results and gradients with
-// mismatches in red.
+// differences, on the interpreter; results and gradients with mismatches in red; the same run on
+// the CPU and Vulkan backends compared with the interpreter's, array by array, with launch times.
 #include <fmt/format.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "workbench/gui/app.h"
@@ -28,13 +29,24 @@ std::string flat_values(const nlohmann::json& data) {
   return out;
 }
 
+// A table's height for `rows` rows, at most `most` before it scrolls, leaving room below for the
+// backends' comparison.
+ImVec2 table_size(size_t rows, size_t most) {
+  const float row = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y + 1;
+  return ImVec2(0, row * static_cast<float>(std::min(rows, most) + 1) + 2);
+}
+
 void forward_table(const RunRecord& run) {
   if (run.error) {
     ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", run.error->format().c_str());
     return;
   }
   ImGui::Text("interp: %.2f ms", run.ms);
-  if (ImGui::BeginTable("values", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY)) {
+  size_t rows = 0;
+  for (const char* group : {"fields", "ndarrays"})
+    if (run.output->values.contains(group)) rows += run.output->values[group].size();
+  if (ImGui::BeginTable("values", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY,
+                        table_size(rows, 10))) {
     ImGui::TableSetupColumn("field", ImGuiTableColumnFlags_WidthFixed, 160);
     ImGui::TableSetupColumn("values");
     ImGui::TableSetupColumn("gradient");
@@ -66,7 +78,8 @@ void gradient_table(const GradcheckRecord& g) {
   ImGui::TextColored(verdict, "%s: loss %.6g, %zu compared, %zu mismatches, %zu kinks, max rel error %.2e (%.1f ms)",
                      r.passed() ? "gradients match finite differences" : "GRADIENTS DIFFER", r.loss, r.compared,
                      r.mismatches, r.kinks, r.max_rel_error, g.ms);
-  if (ImGui::BeginTable("grads", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY)) {
+  if (ImGui::BeginTable("grads", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY,
+                        table_size(r.elements.size(), 12))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const char* h : {"element", "reverse mode", "finite differences", "rel error", "status"})
       ImGui::TableSetupColumn(h);
@@ -94,7 +107,105 @@ void gradient_table(const GradcheckRecord& g) {
   }
 }
 
+void backends_table(const BackendsRecord& b) {
+  if (b.error) {
+    ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", b.error->format().c_str());
+    return;
+  }
+  const bool failed = std::any_of(b.rows.begin(), b.rows.end(), [](const BackendDiff& d) { return !d.error.empty(); });
+  ImVec4 verdict = b.ok() ? ImVec4(0.5f, 0.9f, 0.5f, 1) : ImVec4(1, 0.45f, 0.45f, 1);
+  ImGui::TextColored(verdict, "%s (%.1f ms)",
+                     b.ok()   ? "every backend matches the interpreter"
+                     : failed ? "A BACKEND FAILED TO RUN THE KERNEL"
+                              : "BACKENDS DIFFER",
+                     b.ms);
+  if (ImGui::BeginTable("backend_diffs", 8, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+    for (const char* h : {"backend", "array", "type", "elements", "max abs", "max rel", "tolerance", "verdict"})
+      ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const BackendDiff& d : b.rows) {
+      ImGui::TableNextRow();
+      if (!d.ok) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(110, 30, 30, 255));
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(std::string(backend_name(d.backend)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(d.array.c_str());
+      if (!d.error.empty() && d.elements == 0) {
+        for (int column = 0; column < 6; ++column) ImGui::TableNextColumn();
+        ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "FAILED");
+        continue;
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(std::string(ir::scalar_name(d.dtype)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%zu", d.elements);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3e", d.max_abs);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3e", d.max_rel);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.1e", d.tolerance);
+      ImGui::TableNextColumn();
+      if (d.ok)
+        ImGui::TextUnformatted("ok");
+      else
+        ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "DIFFERS");
+    }
+    ImGui::EndTable();
+  }
+  for (const BackendDiff& d : b.rows)
+    if (!d.error.empty() && d.elements == 0) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.45f, 1));
+      ImGui::TextWrapped("%s: %s", std::string(backend_name(d.backend)).c_str(), d.error.c_str());
+      ImGui::PopStyleColor();
+    }
+  if (b.launches.empty()) return;
+  if (ImGui::BeginTable("launch_times", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+    ImGui::TableSetupColumn("backend", ImGuiTableColumnFlags_WidthFixed, 80);
+    ImGui::TableSetupColumn("kernel");
+    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, 90);
+    ImGui::TableSetupColumn("measured", ImGuiTableColumnFlags_WidthFixed, 400);
+    ImGui::TableHeadersRow();
+    for (const LaunchTime& t : b.launches) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(std::string(backend_name(t.backend)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(t.kernel.empty() ? "kernel" : t.kernel.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", t.timed ? t.kernel_ms : t.launch_ms);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(t.timed                     ? "the kernel alone (device timestamps)"
+                             : t.backend == Backend::cpu ? "wall time of the launch, JIT compile included"
+                                                         : "wall time of the launch");
+    }
+    ImGui::EndTable();
+  }
+}
+
 }  // namespace
+
+// The same run on the chosen backends, compared with the interpreter (forward, or forward +
+// reverse seeded on `loss`).
+void RunPanel::draw_backends(App& app, const std::string& loss) {
+  ImGui::Separator();
+  ImGui::TextUnformatted("Backends: the same run, compared with the interpreter");
+  ImGui::Checkbox("cpu (LLVM JIT)", &on_cpu);
+  ImGui::SameLine();
+  ImGui::Checkbox("vulkan", &on_vulkan);
+  std::vector<Backend> chosen;
+  if (on_cpu) chosen.push_back(Backend::cpu);
+  if (on_vulkan) chosen.push_back(Backend::vulkan);
+  if (chosen.empty()) return;
+  ImGui::SameLine();
+  auto job = [chosen, loss](Workspace& w, WorkControl& c) { w.compare_backends(chosen, loss, &c); };
+  if (ImGui::Button(loss.empty() ? "Compare forward runs" : "Compare gradients"))
+    app.auto_compute = true, app.request("backends", job);
+  if (const BackendsRecord* b = app.ws.backends_if_ready(chosen, loss))
+    backends_table(*b);
+  else
+    app.need("backends", job);
+}
 
 void RunPanel::draw(App& app) {
   if (draw_busy(app)) return;
@@ -116,8 +227,7 @@ void RunPanel::draw(App& app) {
   }
   if (!inputs_error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", inputs_error.c_str());
   ImGui::SameLine();
-  ImGui::Text("backend: interp");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The reference interpreter; other backends appear here as they land.");
+  ImGui::Text("runs on: interp (the reference); below, compared on other backends");
   if (ImGui::RadioButton("forward", !reverse)) reverse = false;
   ImGui::SameLine();
   if (ImGui::RadioButton("forward + reverse (gradient check)", reverse)) reverse = true;
@@ -143,6 +253,7 @@ void RunPanel::draw(App& app) {
       gradient_table(*g);
     else
       app.need("gradcheck", job);
+    draw_backends(app, loss_name);
     return;
   }
   ImGui::SameLine();
@@ -153,6 +264,7 @@ void RunPanel::draw(App& app) {
     forward_table(*r);
   else
     app.need("run", job);
+  draw_backends(app, "");
 }
 
 }  // namespace pb::workbench::gui
