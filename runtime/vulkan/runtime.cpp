@@ -359,7 +359,15 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
       vkCmdPushConstants(cb, layout.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, ck.push_constant_bytes,
                          push.data());
     if (timed) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, static_cast<uint32_t>(2 * i));
-    vkCmdDispatch(cb, dispatches[i].groups, 1, 1);
+    for (uint32_t r = 0; r < std::max(options.dispatch_repeat, 1u); ++r) {
+      if (r > 0) {
+        VkMemoryBarrier again = barrier(VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+                                        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                             &again, 0, nullptr, 0, nullptr);
+      }
+      vkCmdDispatch(cb, dispatches[i].groups, 1, 1);
+    }
     if (timed)
       vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, static_cast<uint32_t>(2 * i + 1));
     VkMemoryBarrier between = barrier(VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
@@ -415,9 +423,10 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
           "vkGetQueryPoolResults");
     double ns = dev.timestamp_period_ns;
+    const double repeat = std::max(options.dispatch_repeat, 1u);
     for (size_t i = 0; i < dispatches.size(); ++i)
-      result.tasks[i].ms = static_cast<double>(ticks[2 * i + 1] - ticks[2 * i]) * ns * 1e-6;
-    result.kernel_ms = static_cast<double>(ticks[query_need - 1] - ticks[0]) * ns * 1e-6;
+      result.tasks[i].ms = static_cast<double>(ticks[2 * i + 1] - ticks[2 * i]) * ns * 1e-6 / repeat;
+    result.kernel_ms = static_cast<double>(ticks[query_need - 1] - ticks[0]) * ns * 1e-6 / repeat;
     result.timed = true;
   }
   result.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

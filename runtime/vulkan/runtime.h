@@ -39,6 +39,9 @@ struct LaunchOptions {
   // run_kernel: `while` iterations one invocation may run (0: none; above 2^32 - 1 it is capped
   // there), compiled in as LoweringOptions::while_budget.
   uint64_t max_steps = kDefaultMaxSteps;
+  // Benchmarks only: each dispatch is recorded this many times back to back (with the barrier
+  // between), and its time is the mean. Only for kernels whose result does not depend on it.
+  uint32_t dispatch_repeat = 1;
 };
 
 struct TaskRun {

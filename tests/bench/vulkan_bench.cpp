@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -25,6 +26,7 @@
 #include "passes/pipeline.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/vulkan/run.h"
+#include "vulkan_copy_rate.h"
 
 namespace {
 
@@ -86,6 +88,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> shapes = {"elementwise", "carried", "atomic"};
     codegen::spirv::LoweringOptions lowering;
     runtime::vulkan::LaunchOptions launch;
+    std::vector<std::string> kernel_files;  // --kernel FILE: also time these kernels, forward, random inputs
+    uint64_t copy_bytes = 0;                // --copy-rate BYTES: the device's own copy rate, random and zero data
     std::vector<char*> rest{argv[0]};
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
@@ -95,6 +99,12 @@ int main(int argc, char** argv) {
         shapes = {argv[++i]};
       else if (a == "--workgroup" && i + 1 < argc)
         lowering.workgroup_size = static_cast<uint32_t>(pb::bench::count_or_throw("--workgroup", argv[++i], 1));
+      else if (a == "--copy-rate" && i + 1 < argc)
+        copy_bytes = pb::bench::count_or_throw("--copy-rate", argv[++i], 4);
+      else if (a == "--kernel" && i + 1 < argc)
+        kernel_files.emplace_back(argv[++i]);
+      else if (a == "--dispatch-repeat" && i + 1 < argc)
+        launch.dispatch_repeat = static_cast<uint32_t>(pb::bench::count_or_throw("--dispatch-repeat", argv[++i], 1));
       else if (a == "--max-workgroups" && i + 1 < argc)
         launch.max_workgroups = static_cast<uint32_t>(pb::bench::count_or_throw("--max-workgroups", argv[++i], 1));
       else
@@ -119,6 +129,7 @@ int main(int argc, char** argv) {
       out["cases"] = nlohmann::json::array();
       out["workgroup_size"] = lowering.workgroup_size;
       out["max_workgroups"] = launch.max_workgroups;
+      out["dispatch_repeat"] = launch.dispatch_repeat;
       for (size_t size : args->sizes)
         for (const std::string& shape : shapes) {
           auto forward = ir::parse_kernel(kernel_text(shape, size), shape + ".chi");
@@ -163,6 +174,40 @@ int main(int argc, char** argv) {
                                     {"peak_rss_kib", peak_rss_kib()}});
           }
         }
+    }
+    if (vk && copy_bytes) {
+      for (bool random : {true, false}) {
+        pb::bench::CopyRate c = pb::bench::vulkan_copy_rate(copy_bytes / 4 * 4, random, args->repeat);
+        out["copy_rate"].push_back({{"bytes", copy_bytes / 4 * 4},
+                                    {"data", random ? "random" : "zeros"},
+                                    {"ms", c.ms},
+                                    {"tb_per_s", c.bytes_per_s * 1e-12}});
+      }
+    }
+    for (const std::string& file : kernel_files) {
+      if (!vk) break;
+      std::ifstream in(file);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      auto k = ir::parse_kernel(text, file);
+      // Pseudo-random values, so that no memory compression of constant data flatters the time.
+      runtime::State base = runtime::make_state(*k, nlohmann::json::object());
+      uint64_t h = 0x9E3779B97F4A7C15ull;
+      for (auto& [name, buffer] : base.fields)
+        for (ir::Value& v : buffer.data) {
+          h ^= h << 13, h ^= h >> 7, h ^= h << 17;
+          double unit = static_cast<double>(h >> 11) * 0x1.0p-53;
+          v = ir::is_float(buffer.dtype) ? ir::Value::from_double(buffer.dtype, 2 * unit - 1)
+                                         : ir::Value::from_double(buffer.dtype, static_cast<double>(h % 8));
+        }
+      runtime::State warm = base;
+      runtime::vulkan::run_kernel(*vk, *k, warm, lowering, launch);
+      std::vector<double> kernel_ms;
+      for (int r = 0; r < args->repeat; ++r) {
+        runtime::State s = base;
+        kernel_ms.push_back(runtime::vulkan::run_kernel(*vk, *k, s, lowering, launch).launch.kernel_ms);
+      }
+      out["cases"].push_back(
+          {{"kernel", file}, {"direction", "forward"}, {"backend", "vulkan"}, {"kernel_ms", median(kernel_ms)}});
     }
     std::string text = out.dump(2) + "\n";
     if (args->out_path.empty())
