@@ -301,11 +301,11 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
 
 RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options, const CpuOptions& cpu,
                      CpuRuntime* runtime) {
-  if (options.shuffle || options.trace_decisions)
+  if (options.shuffle || options.trace_decisions || options.check_global_access)
     throw UserError(
-        "the cpu backend runs parallel loops in parallel: shuffling and decision tracing are "
-        "interpreter options",
-        "use --backend=interp for --shuffle and decision traces");
+        "the cpu backend runs parallel loops in parallel: shuffling, decision tracing and the dynamic "
+        "global-access check are interpreter options",
+        "use --backend=interp for --shuffle, decision traces and --check-global-access");
   // f64 mode: the kernel with every f32 widened to f64 (the buffers are converted by pack).
   std::unique_ptr<ir::Kernel> wide;
   if (options.f64) {

@@ -322,5 +322,21 @@ kernel {
   }
 }
 
+// Interpreter-only options are refused, never ignored: a check that did not run did not pass.
+TEST(CpuBackend, InterpreterOnlyOptionsAreRefused) {
+  auto k = ir::parse_kernel(stack_kernel(8));
+  for (int which = 0; which < 3; ++which) {
+    RunOptions o;
+    (which == 0 ? o.shuffle : which == 1 ? o.trace_decisions : o.check_global_access) = true;
+    State st = make_state(*k, stack_inputs(8, 4, 2));
+    try {
+      cpu::run_kernel(*k, st, o);
+      ADD_FAILURE() << "option " << which << " was accepted";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("interpreter options"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pb::runtime::cpu

@@ -58,6 +58,21 @@ TEST(CliBackend, ALibraryThatIsNotTheCpuModuleIsRefused) {
   EXPECT_NE(r.err.find(other + ": it has no passbench_cpu_module_api entry point"), std::string::npos) << r.err;
 }
 
+// The dynamic global-access check follows the interpreter's order of iterations: a backend
+// never runs without it silently (it used to, printing the values and exit 0).
+TEST(CliBackend, DynamicGlobalAccessCheckIsRefusedOnOtherBackends) {
+  const std::string k = std::string(PASSBENCH_SOURCE_DIR) + "/fixtures/global_access/accumulate_in_place_violation.chi";
+  for (const char* backend : {"cpu", "vulkan", "all"}) {
+    auto r = run_cli("run " + k + " --check-global-access --backend=" + backend);
+    EXPECT_EQ(r.exit_code, 2) << backend << r.out << r.err;
+    EXPECT_NE(r.err.find("--check-global-access is the interpreter's dynamic check"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << backend;
+  }
+  auto interp = run_cli("run " + k + " --check-global-access");
+  EXPECT_EQ(interp.exit_code, 1) << interp.err;
+  EXPECT_NE(interp.err.find("global data access rule"), std::string::npos) << interp.err;
+}
+
 TEST(CliBackend, UnknownBackendIsRefused) {
   auto r = run_cli("run " + kKernel + " --backend=gpu");
   EXPECT_NE(r.exit_code, 0);

@@ -164,6 +164,11 @@ LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, c
         return t;
       }
       case Backend::vulkan: {
+        if (o.interp.shuffle || o.interp.trace_decisions || o.interp.check_global_access || o.interp.f64)
+          throw UserError(
+              "shuffling, decision tracing, f64 mode and the dynamic global-access check are not "
+              "vulkan options",
+              "use --backend=interp (f64 mode: interp or cpu)");
         runtime::vulkan::Runtime& rt = vulkan_runtime(o.device);
         std::lock_guard lock(vulkan_launch_mutex());  // one queue: launches take turns
         runtime::vulkan::LaunchOptions launch;
