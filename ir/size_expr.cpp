@@ -10,6 +10,7 @@
 #include "ir/diagnostic.h"
 #include "ir/kernel.h"
 #include "ir/lexer.h"
+#include "ir/small_vector.h"
 
 namespace pb::ir {
 
@@ -494,12 +495,12 @@ class Evaluator {
       case SizeOp::Arg:
         return std::max<int64_t>(env_.arg(static_cast<int>(e.value())), 0);
       case SizeOp::Field: {
-        std::vector<int64_t> idx;
+        SmallVector<int64_t, 4> idx;  // no allocation per element of a max over a range
         for (const SizeExprPtr& i : ops) idx.push_back(eval(*i));
         return std::max<int64_t>(env_.field(e.name(), idx), 0);
       }
       case SizeOp::Ndarray: {
-        std::vector<int64_t> idx;
+        SmallVector<int64_t, 4> idx;
         for (const SizeExprPtr& i : ops) idx.push_back(eval(*i));
         if (!env_.ndarray) throw UserError("this size expression reads an ndarray, which this backend cannot read");
         return std::max<int64_t>(env_.ndarray(static_cast<int>(e.value()), idx), 0);
@@ -510,7 +511,7 @@ class Evaluator {
         return eval(*ops[0]) % ops[1]->value();
       case SizeOp::Var:
         for (auto it = vars_.rbegin(); it != vars_.rend(); ++it)
-          if (it->first == e.name()) return it->second;
+          if (*it->first == e.name()) return it->second;
         throw UserError(fmt::format("size variable '{}' is not bound", e.name()));
       case SizeOp::Add:
         return sat_add(eval(*ops[0]), eval(*ops[1]));
@@ -530,7 +531,7 @@ class Evaluator {
               "bound the loop by a smaller range or give a fixed ad_stack_size");
         for (int64_t v = begin; v < end; ++v) {
           ++iterations_;
-          vars_.emplace_back(e.name(), v);
+          vars_.emplace_back(&e.name(), v);
           best = std::max(best, eval(*ops[2]));
           vars_.pop_back();
         }
@@ -542,7 +543,7 @@ class Evaluator {
 
  private:
   const SizeEnv& env_;
-  std::vector<std::pair<std::string, int64_t>> vars_;
+  std::vector<std::pair<const std::string*, int64_t>> vars_;  // names live in the expression
   int64_t iterations_ = 0;
 };
 

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "runtime/cpu/cpu.h"
 #include "runtime/cpu/jit.h"
@@ -13,6 +14,10 @@ struct CpuKernel::Impl {
   codegen::llvmgen::KernelInfo info;
   codegen::llvmgen::EmitShapes shapes;
   std::unique_ptr<detail::JitCode> code;
+  // Per stack alloc id: the fingerprint of what its size expression read at the last launch and
+  // the capacity it gave (a size over a loop reads one element per iteration of its range).
+  std::mutex capacities_mutex;
+  std::map<int, std::pair<uint64_t, int64_t>> capacities;
 };
 
 namespace detail {

@@ -9,7 +9,9 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
+#include <optional>
 
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
@@ -120,20 +122,53 @@ int64_t CpuRuntime::heap_needed_bytes() const { return impl_->needed; }
 
 namespace {
 
+// A fingerprint of everything a size expression reads: the scalar arguments and the words of each
+// field and ndarray it names. Equal fingerprints mean an equal capacity (a collision could only
+// give a capacity that the pushes' overflow check then catches, never a wrong value).
+uint64_t size_inputs_fingerprint(const ir::SizeExpr& size, const CpuKernel& ck, const DeviceMemory& m) {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  auto mix = [&h](uint64_t w) {
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  };
+  for (uint64_t w : m.args) mix(w);
+  auto words = [&](const std::vector<uint64_t>& buffer) {
+    mix(buffer.size());
+    for (uint64_t w : buffer) mix(w);
+  };
+  std::vector<const ir::SizeExpr*> todo{&size};
+  while (!todo.empty()) {
+    const ir::SizeExpr* e = todo.back();
+    todo.pop_back();
+    if (e->op() == ir::SizeOp::Field) {
+      auto id = ck.kernel().find_field(e->name());
+      mix(id ? static_cast<uint64_t>(*id) + 1 : 0);
+      if (id && static_cast<size_t>(*id) < m.fields.size()) words(m.fields[static_cast<size_t>(*id)]);
+    } else if (e->op() == ir::SizeOp::Ndarray) {
+      mix(static_cast<uint64_t>(e->value()) + 1);
+      if (e->value() >= 0 && static_cast<size_t>(e->value()) < m.ndarrays.size())
+        words(m.ndarrays[static_cast<size_t>(e->value())]);
+    }
+    for (const ir::SizeExprPtr& o : e->operands()) todo.push_back(o.get());
+  }
+  return h;
+}
+
 // The capacity of a stack at launch: max_size, or the size expression against current values.
-int64_t launch_capacity(const ir::AdStackAllocaStmt& a, const CpuKernel& ck, const DeviceMemory& m,
-                        const std::string& stack_text) {
-  if (a.max_size > 0 || !a.size) return a.max_size;
+int64_t evaluate_capacity(const ir::AdStackAllocaStmt& a, const CpuKernel& ck, const DeviceMemory& m,
+                          const std::function<std::string()>& stack_text) {
   const ir::Kernel& k = ck.kernel();
+  // A size over a loop reads one element per iteration of the range it maximises over: the
+  // element's description is formatted only for an error, and a field's id is looked up once.
   auto read = [&](const std::vector<uint64_t>& words, ir::ScalarKind kind, const ir::Shape& shape,
-                  std::span<const int64_t> idx, const std::string& what) -> int64_t {
+                  std::span<const int64_t> idx, auto&& what) -> int64_t {
     if (idx.size() != shape.size())
       throw UserError(
-          fmt::format("{} has shape {} but is read with {} index(es)", what, ir::shape_to_string(shape), idx.size()));
+          fmt::format("{} has shape {} but is read with {} index(es)", what(), ir::shape_to_string(shape), idx.size()));
     int64_t off = 0;
     for (size_t d = 0; d < idx.size(); ++d) {
       if (idx[d] < 0 || idx[d] >= shape[d])
-        throw UserError(fmt::format("index {} is out of bounds for axis {} of {} of shape {}", idx[d], d, what,
+        throw UserError(fmt::format("index {} is out of bounds for axis {} of {} of shape {}", idx[d], d, what(),
                                     ir::shape_to_string(shape)),
                         "the size bounds a loop index by more than the kernel reaches; give this kernel a fixed "
                         "size (reverse_ad{ad_stack_size=N})");
@@ -149,27 +184,47 @@ int64_t launch_capacity(const ir::AdStackAllocaStmt& a, const CpuKernel& ck, con
       throw UserError(fmt::format("argument {} is not given as a scalar", index), "add it to the inputs' \"args\"");
     return detail::load_value(&m.args[static_cast<size_t>(index)], m.arg_kinds[static_cast<size_t>(index)]).as_i64();
   };
+  std::string last_name;
+  std::optional<ir::FieldId> last_id;
   env.field = [&](const std::string& name, std::span<const int64_t> idx) -> int64_t {
-    auto id = k.find_field(name);
+    if (!last_id || name != last_name) last_id = k.find_field(name), last_name = name;
+    const std::optional<ir::FieldId> id = last_id;
     if (!id || m.fields[static_cast<size_t>(*id)].empty())
       throw UserError(fmt::format("field '{}' has no data in the state", name), "give the field a shape and data");
     return read(m.fields[static_cast<size_t>(*id)], k.field(*id).dtype, ck.shapes().fields.at(*id), idx,
-                fmt::format("field '{}'", name));
+                [&] { return fmt::format("field '{}'", name); });
   };
   env.ndarray = [&](int index, std::span<const int64_t> idx) -> int64_t {
     auto it = ck.shapes().ndarrays.find(index);
     if (it == ck.shapes().ndarrays.end())
       throw UserError(fmt::format("argument {} is not given as an ndarray", index), "add it to the inputs' \"args\"");
     return read(m.ndarrays[static_cast<size_t>(index)], ck.shapes().ndarray_dtypes.at(index), it->second, idx,
-                fmt::format("ndarray argument {}", index));
+                [&] { return fmt::format("ndarray argument {}", index); });
   };
   try {
     return std::max<int64_t>(ir::evaluate(*a.size, env), 1);
   } catch (const UserError& e) {
     throw UserError(
-        fmt::format("cannot evaluate the size of {}: {}", stack_text, e.diagnostic().message),
+        fmt::format("cannot evaluate the size of {}: {}", stack_text(), e.diagnostic().message),
         e.diagnostic().remedy.empty() ? "check the inputs the size expression reads" : e.diagnostic().remedy);
   }
+}
+
+// evaluate_capacity, kept per kernel and evaluated again only when what the size reads changed.
+int64_t launch_capacity(const ir::AdStackAllocaStmt& a, CpuKernel& ck, const DeviceMemory& m,
+                        const std::function<std::string()>& stack_text) {
+  if (a.max_size > 0 || !a.size) return a.max_size;
+  const uint64_t fingerprint = size_inputs_fingerprint(*a.size, ck, m);
+  CpuKernel::Impl& impl = ck.impl();
+  {
+    std::lock_guard lock(impl.capacities_mutex);
+    if (auto it = impl.capacities.find(a.id); it != impl.capacities.end() && it->second.first == fingerprint)
+      return it->second.second;
+  }
+  const int64_t cap = evaluate_capacity(a, ck, m, stack_text);
+  std::lock_guard lock(impl.capacities_mutex);
+  impl.capacities[a.id] = {fingerprint, cap};
+  return cap;
 }
 
 }  // namespace
@@ -221,7 +276,7 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
     TaskLaunch tl{task.name, 1, 0};
     int64_t stride = 0;
     for (const auto& st : task.stacks) {
-      int64_t cap = launch_capacity(*st.alloc, ck, m, stack_text(*st.alloc));
+      int64_t cap = launch_capacity(*st.alloc, ck, m, [&] { return stack_text(*st.alloc); });
       if (cap == 0)
         throw UserError(fmt::format("stack ${} has no size (max_size=0): run determine_ad_stack_size or give a fixed "
                                     "ad_stack_size (`{}` in {})",

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "ir/diagnostic.h"
 #include "ir/parser.h"
 #include "kernel_gen.h"
@@ -320,6 +322,33 @@ kernel {
     EXPECT_NEAR(wide_cpu.fields.at("y").data.at(i).as_f64(), 1e-9, 1e-15);
     EXPECT_EQ(wide_cpu.fields.at("y").data.at(i).as_f64(), wide_interp.fields.at("y").data.at(i).as_f64());
   }
+}
+
+// A stack's size is evaluated again at a launch only when what it reads changed: the trip counts
+// grow between two launches of one compiled kernel on the same memory, and the second launch
+// gets the larger capacity (a kept one would overflow).
+TEST(CpuAdstack, SizeIsEvaluatedAgainWhenTheFieldItReadsChanges) {
+  auto forward = ir::parse_kernel(bench::carried_loop_kernel(16, 0.5, 1.5));
+  auto reverse = workbench::make_reverse_kernel(*forward, "reverse_ad");
+  nlohmann::json in = {
+      {"fields", {{"n", {{"data", std::vector<int>(16, 2)}}}, {"y_grad", {{"data", std::vector<float>(16, 1.0f)}}}}}};
+  State st = make_state(*forward, in);
+  CpuKernel ck(*reverse, st);
+  DeviceMemory m = pack(ck, st);
+  CpuRuntime rt(1);
+  LaunchReport first = rt.launch(ck, m);
+  ASSERT_EQ(first.stack_capacity.size(), 1u);
+  const int64_t small = first.stack_capacity.begin()->second;
+  EXPECT_EQ(small, 4);                                                // 2 + max n
+  EXPECT_EQ(rt.launch(ck, m).stack_capacity.begin()->second, small);  // unchanged inputs: the same
+
+  // The same memory, new contents: n (i32, packed four bytes each) becomes 6 everywhere.
+  auto n_id = reverse->find_field("n");
+  ASSERT_TRUE(n_id);
+  auto* trips = reinterpret_cast<int32_t*>(m.fields.at(static_cast<size_t>(*n_id)).data());
+  for (int i = 0; i < 16; ++i) trips[i] = 6;
+  LaunchReport second = rt.launch(ck, m);
+  EXPECT_EQ(second.stack_capacity.begin()->second, 8);  // 2 + 6, and no overflow
 }
 
 // Interpreter-only options are refused, never ignored: a check that did not run did not pass.
