@@ -72,7 +72,7 @@ struct StackLayout {
   int64_t capacity = 0;      // entries compiled in
   std::string size_expr;     // the size expression when the stack has one (the host checks it <= capacity)
   uint32_t heap_offset = 0;  // heap storage: first word of the stack within an invocation's slice
-  uint32_t heap_words = 0;   // heap storage: 2 * capacity ((primal, adjoint) pairs)
+  uint32_t heap_words = 0;   // heap storage: 2 * capacity ((primal, adjoint) pairs; 4 * for 64-bit values)
 };
 
 enum class TaskKind : uint8_t { serial, range_for, struct_for };
@@ -91,7 +91,7 @@ struct TaskInfo {
   // for the count actually launched.
   std::optional<uint64_t> invocations;
   std::vector<uint32_t> bindings;  // binding numbers this module declares
-  uint32_t heap_stride_words = 0;  // heap storage: words per invocation (sum of the stacks' heap_words)
+  uint32_t heap_stride_words = 0;  // heap storage: words per invocation (the stacks' heap_words, 64-bit ones 16-byte aligned)
   std::vector<StackLayout> stacks;
   std::vector<uint32_t> spirv;  // the module
 };

@@ -45,15 +45,18 @@ void TaskEmitter::setup_stacks() {
       unsupported(*a, fmt::format("stack capacity {} is outside 1..2^24", l.capacity), "give the stack a smaller size");
     uint32_t cap = static_cast<uint32_t>(l.capacity);
     if (o_.storage == StackStorage::heap) {
-      if (l.element != ScalarKind::f32 && l.element != ScalarKind::i32 && l.element != ScalarKind::u1)
-        unsupported(*a, fmt::format("heap stacks hold f32, i32 or u1 values, not {}", ir::scalar_name(l.element)),
+      const uint32_t bits = ir::bit_width(l.element);
+      if (l.element != ScalarKind::u1 && bits != 32 && bits != 64)
+        unsupported(*a,
+                    fmt::format("heap stacks hold 32- and 64-bit values (and u1), not {}", ir::scalar_name(l.element)),
                     "use storage=function for this kernel");
       auto it = std::find_if(heap_arrays.begin(), heap_arrays.end(),
                              [&](const HeapArray& h) { return h.capacity == cap && h.element == l.element; });
       if (it == heap_arrays.end()) it = heap_arrays.insert(it, {l.element, cap, 0});
       slot.heap_array = static_cast<uint32_t>(it - heap_arrays.begin());
       slot.heap_index = it->stacks++;
-      l.heap_words = 2 * cap;
+      l.heap_words = entry_words(l.element) * cap;
+      entry_type(l.element);  // a 64-bit entry without its capability is an error naming this alloc
     } else {
       Id array = b_.type_array(value_type(l.element), cap);
       Id ptr = b_.type_pointer(spv::StorageClassFunction, array);
@@ -248,18 +251,23 @@ void TaskEmitter::check_pushes() {
 
 // Heap storage: an invocation's slice of the heap is a struct with one member per element type
 // and capacity, an array of those stacks, each an array of (primal, adjoint) pairs of the
-// element's stored type (float2, int2; uint2 for u1). Entries are read and written whole (a push
-// is one store), through one access chain whose indices are the invocation, two constants and
-// the clamped count: no address arithmetic, no bitcasts.
+// element's stored type (float2, int2, uint2 for u1; double2, int64_t2 for 64-bit values, whose
+// members start on 16 bytes, as std430 aligns them, and then the slice's size is a multiple of
+// 16). Entries are read and written whole (a push is one store), through one access chain whose
+// indices are the invocation, two constants and the clamped count: no address arithmetic, no bitcasts.
 void TaskEmitter::declare_heap_slice(const std::vector<HeapArray>& arrays) {
   std::vector<Id> members;
   std::vector<uint32_t> offsets;  // words
-  uint32_t words = 0;
+  uint32_t words = 0, align = 1;
   for (const HeapArray& h : arrays) {
-    members.push_back(b_.type_array(b_.type_array(entry_type(h.element), h.capacity, 8), h.stacks, 8 * h.capacity));
+    const uint32_t entry = entry_words(h.element);
+    if (entry == 4) align = 4, words = (words + 3) / 4 * 4;
+    members.push_back(
+        b_.type_array(b_.type_array(entry_type(h.element), h.capacity, 4 * entry), h.stacks, 4 * entry * h.capacity));
     offsets.push_back(words);
-    words += 2 * h.capacity * h.stacks;
+    words += entry * h.capacity * h.stacks;
   }
+  words = (words + align - 1) / align * align;
   heap_slice_ = b_.type_struct(members);
   for (uint32_t m = 0; m < members.size(); ++m)
     b_.decorate_member(heap_slice_, m, spv::DecorationOffset, {4 * offsets[m]});
@@ -303,7 +311,7 @@ void TaskEmitter::push_entry(const StackSlot& s, Id index, Id value) {
   }
   Id st = storage_type(k);
   Id stored = stored_form(Place{0, k, st, spv::StorageClassStorageBuffer}, value);
-  Id pair = b_.op(spv::OpCompositeConstruct, entry_type(k), {stored, b_.constant(st, 0)});
+  Id pair = b_.op(spv::OpCompositeConstruct, entry_type(k), {stored, b_.constant(st, 0, ir::bit_width(k) == 64)});
   b_.op_void(spv::OpStore, {heap_entry(s, index), pair});
 }
 

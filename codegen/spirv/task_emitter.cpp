@@ -256,11 +256,8 @@ TaskInfo TaskEmitter::emit() {
   info.name = task_.name;
   info.kind = task_.kind;
   info.workgroup_size = workgroup_size_;
-  info.heap_stride_words = 0;
-  for (const StackSlot& s : stacks_) {
-    info.stacks.push_back(s.layout);
-    info.heap_stride_words += o_.storage == StackStorage::heap ? s.layout.heap_words : 0;
-  }
+  info.heap_stride_words = stacks_.empty() || o_.storage != StackStorage::heap ? 0 : heap_slice_words_;
+  for (const StackSlot& s : stacks_) info.stacks.push_back(s.layout);
   for (const auto& [binding, var] : buffer_vars_) info.bindings.push_back(binding);
   info.spirv = b_.words();
   return info;

@@ -173,7 +173,8 @@ class TaskEmitter {
   void end_segment();
   void check_pushes();
   Id clamped_index(StackSlot& s, int64_t plus);
-  Id entry_type(ir::ScalarKind k) { return b_.type_vector(storage_type(k), 2); }  // heap: (primal, adjoint)
+  Id entry_type(ir::ScalarKind k) { return b_.type_vector(storage_type(k), 2); }            // heap: (primal, adjoint)
+  static uint32_t entry_words(ir::ScalarKind k) { return ir::bit_width(k) == 64 ? 4 : 2; }  // heap: per entry
   void declare_heap_slice(const std::vector<HeapArray>& arrays);
   Id heap_entry(const StackSlot& s, Id index);
   Id load_entry(const StackSlot& s, bool adjoint, Id index);

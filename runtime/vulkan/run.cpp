@@ -43,16 +43,6 @@ void size_stacks(const ir::Kernel& k, State& state, codegen::spirv::LoweringOpti
   });
 }
 
-// Heap stacks hold 32-bit words only: a kernel with a 64-bit stack keeps its stacks in
-// Function-scope arrays instead.
-bool has_wide_stack(const ir::Kernel& k) {
-  bool wide = false;
-  ir::walk(k.root(), [&](ir::Stmt& s) {
-    if (ir::isa<ir::AdStackAllocaStmt>(&s) && ir::bit_width(s.type.scalar) == 64) wide = true;
-  });
-  return wide;
-}
-
 }  // namespace
 
 codegen::spirv::LoweringOptions lowering_for(const ir::Kernel& k, const DeviceInfo& device,
@@ -60,7 +50,6 @@ codegen::spirv::LoweringOptions lowering_for(const ir::Kernel& k, const DeviceIn
   base.float64 = base.float64 || uses_kind(k, {ir::ScalarKind::f64});
   base.int64 = base.int64 || base.float64 || uses_kind(k, {ir::ScalarKind::i64, ir::ScalarKind::u64});
   base.atomic_float_add = base.atomic_float_add || device.atomic_float_add;
-  if (has_wide_stack(k)) base.storage = codegen::spirv::StackStorage::function;
   return base;
 }
 

@@ -63,17 +63,17 @@ bool uses_kind(const ir::Kernel& k, std::initializer_list<ir::ScalarKind> kinds)
   return found;
 }
 
-// A stack of a type the heap storage cannot hold (the issue: only f32, i32 and u1 stacks there).
+// A stack of a type the heap storage cannot hold (32- and 64-bit values and u1 live there).
 bool has_non_heap_stack(const ir::Kernel& k) {
   bool found = false;
   ir::walk(k.root(), [&](ir::Stmt& s) {
     if (!ir::isa<ir::AdStackAllocaStmt>(&s)) return;
     auto t = s.type.scalar;
-    found |= t != ir::ScalarKind::f32 && t != ir::ScalarKind::i32 && t != ir::ScalarKind::u1;
+    found |= t != ir::ScalarKind::u1 && ir::bit_width(t) != 32 && ir::bit_width(t) != 64;
   });
   return found;
 }
-constexpr const char* kHeapStackError = "heap stacks hold f32, i32 or u1 values";
+constexpr const char* kHeapStackError = "heap stacks hold 32- and 64-bit values";
 
 // Compiles `k` under all 16 lowerings; returns a failure description or "".
 std::string compile_all(const ir::Kernel& k, const std::string& key) {
