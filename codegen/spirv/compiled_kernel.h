@@ -91,7 +91,8 @@ struct TaskInfo {
   // for the count actually launched.
   std::optional<uint64_t> invocations;
   std::vector<uint32_t> bindings;  // binding numbers this module declares
-  uint32_t heap_stride_words = 0;  // heap storage: words per invocation (the stacks' heap_words, 64-bit ones 16-byte aligned)
+  uint32_t heap_stride_words =
+      0;  // heap storage: words per invocation (the stacks' heap_words, 64-bit ones 16-byte aligned)
   std::vector<StackLayout> stacks;
   std::vector<uint32_t> spirv;  // the module
 };
