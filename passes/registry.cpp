@@ -16,6 +16,7 @@
 #include "passes/autodiff/replace_locals_with_stacks.h"
 #include "passes/autodiff/reverse_outer_loops.h"
 #include "passes/dce.h"
+#include "passes/demote_atomics.h"
 #include "passes/determine_ad_stack_size.h"
 #include "passes/relayout.h"
 #include "passes/renumber.h"
@@ -31,6 +32,7 @@ const std::vector<PassInfo>& builtin_passes() {
       CheckGlobalAccessPass::info(),
       CoalesceStackLoadsPass::info(),
       DcePass::info(),
+      DemoteAtomicsPass::info(),
       DetermineAdStackSizePass::info(),
       EliminateRecomputablePushesPass::info(),
       IdentifyIndependentBlocksPass::info(),

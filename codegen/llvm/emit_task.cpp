@@ -305,15 +305,17 @@ void TaskEmitter::run() {
   for (const ir::Stmt* s : task_.imports) emit_import(*s);
   const auto* off = ir::dyn_cast<ir::OffloadedStmt>(task_.loop);
   if (task_.loop) {
-    if (off && off->tls_prologue) emit_block(*off->tls_prologue);
     llvm::Value* lo = fn_->getArg(1);
     llvm::Value* hi = fn_->getArg(2);
     plan_reductions();
     plan_own_cells();
+    // The thread-local prologue and epilogue run inside the reductions' span: an atomic add of
+    // the epilogue into a reduced field goes to the chunk's partial sum, which is flushed last.
     begin_reductions();
+    if (off && off->tls_prologue) emit_block(*off->tls_prologue);
     counted_loop(b_.CreateSub(hi, lo), [&](llvm::Value* i) { emit_parallel_body(b_.CreateAdd(lo, i)); });
-    end_reductions();
     if (off && off->tls_epilogue) emit_block(*off->tls_epilogue);
+    end_reductions();
   } else {
     for (const ir::Stmt* s : task_.roots) emit_stmt(*s);
   }

@@ -167,15 +167,19 @@ TEST(CliCompareLowerings, OneRowPerLoweringWithTheDefaultMarked) {
   EXPECT_NE(r.out.find("lines/push"), std::string::npos);
 }
 
+// Under a scaled ID bound the lowerings that need more IDs fail (fail closed) and the others
+// still get their row; Metal has no double buffers, so the f64 rows that compile have no MSL and
+// keep their SPIR-V figures.
 TEST(CliCompareLowerings, RejectedRowsDoNotStopTheTable) {
-  auto r =
-      run_cli("compare-lowerings " + source_path("fixtures/codegen/decay_arg_n3_f64.chi") + " --passes=reverse_ad");
+  auto r = run_cli("compare-lowerings " + source_path("fixtures/codegen/decay_arg_n3_f64.chi") +
+                   " --passes=reverse_ad --max-id-bound=200");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(count(r.out, "error (codegen): "), 8u) << r.out;  // f64 stacks cannot live on the heap
-  EXPECT_NE(r.out.find("heap stacks hold f32, i32 or u1 values"), std::string::npos) << r.out;
-  EXPECT_EQ(count(r.out, "no MSL: "), 8u) << r.out;  // Metal has no double buffers; the SPIR-V figures stand
+  const size_t failed = count(r.out, "error (optimize, task ");
+  EXPECT_GT(failed, 0u) << r.out;
+  EXPECT_LT(failed, 16u) << r.out;
+  EXPECT_EQ(failed + count(r.out, "no MSL: "), 16u) << r.out;
   EXPECT_NE(r.out.find("double types are not supported"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("8 lowering(s) failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::to_string(failed) + " lowering(s) failed"), std::string::npos) << r.out;
 }
 
 TEST(CliCompareLowerings, Json) {
