@@ -364,6 +364,7 @@ std::optional<size_t> frontend_identifier(std::string_view line) {
 // Requires at least one dump.
 const Scan::Found& select(const Scan& s, std::string_view selection, const std::string& file) {
   std::vector<DumpInfo> infos;
+  infos.reserve(s.dumps.size());
   for (const auto& d : s.dumps) infos.push_back(d.info);
   std::string listing = format_dump_list(infos);
   if (selection.empty()) return s.dumps.back();

@@ -30,12 +30,14 @@ void* allocate_huge_pages(size_t bytes) {
   size_t size = round_up(bytes);
   void* raw = mmap(nullptr, size + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
+  // Aligned by offsetting the mapping's pointer (not by casting an integer back to a pointer).
   auto start = reinterpret_cast<uintptr_t>(raw);
-  auto aligned = (start + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  if (aligned > start) munmap(raw, aligned - start);
-  if (size_t tail = start + kHugePageBytes - aligned) munmap(reinterpret_cast<void*>(aligned + size), tail);
-  madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);  // a hint: it works the same without
-  return reinterpret_cast<void*>(aligned);
+  size_t lead = ((start + kHugePageBytes - 1) & ~(kHugePageBytes - 1)) - start;
+  char* aligned = static_cast<char*>(raw) + lead;
+  if (lead > 0) munmap(raw, lead);
+  if (size_t tail = kHugePageBytes - lead) munmap(aligned + size, tail);
+  madvise(aligned, size, MADV_HUGEPAGE);  // a hint: it works the same without
+  return aligned;
 }
 
 void free_huge_pages(void* p, size_t bytes) noexcept { munmap(p, round_up(bytes)); }

@@ -1,5 +1,7 @@
 #include "ir/ops.h"
 
+#include <iterator>
+
 namespace pb::ir {
 
 #define PB_NAME_CASE(Enum, name, spelling) \
@@ -53,25 +55,24 @@ std::optional<AtomicOp> atomic_op_from_name(std::string_view s) {
   return std::nullopt;
 }
 
+// Tables in the enums' order (both come from the same X-macro list).
 Gradient gradient_of(UnaryOp op) {
-  switch (op) {
-#define PB_X(name, spelling, gradient) \
-  case UnaryOp::name:                  \
-    return Gradient::gradient;
-    PB_UNARY_OPS(PB_X)
+  static constexpr Gradient kGradients[] = {
+#define PB_X(name, spelling, gradient) Gradient::gradient,
+      PB_UNARY_OPS(PB_X)
 #undef PB_X
-  }
-  return Gradient::none;
+  };
+  auto i = static_cast<size_t>(op);
+  return i < std::size(kGradients) ? kGradients[i] : Gradient::none;
 }
 Gradient gradient_of(BinaryOp op) {
-  switch (op) {
-#define PB_X(name, spelling, gradient) \
-  case BinaryOp::name:                 \
-    return Gradient::gradient;
-    PB_BINARY_OPS(PB_X)
+  static constexpr Gradient kGradients[] = {
+#define PB_X(name, spelling, gradient) Gradient::gradient,
+      PB_BINARY_OPS(PB_X)
 #undef PB_X
-  }
-  return Gradient::none;
+  };
+  auto i = static_cast<size_t>(op);
+  return i < std::size(kGradients) ? kGradients[i] : Gradient::none;
 }
 
 bool is_comparison(BinaryOp op) {

@@ -178,11 +178,13 @@ SizeExprPtr substitute(const SizeExprPtr& e, std::string_view var, const SizeExp
       return replacement;
     case SizeOp::Field: {
       std::vector<SizeExprPtr> idx;
+      idx.reserve(ops.size());
       for (size_t i = 0; i < ops.size(); ++i) idx.push_back(sub(i));
       return SizeExpr::field(e->name(), std::move(idx));
     }
     case SizeOp::Ndarray: {
       std::vector<SizeExprPtr> idx;
+      idx.reserve(ops.size());
       for (size_t i = 0; i < ops.size(); ++i) idx.push_back(sub(i));
       return SizeExpr::ndarray(static_cast<int>(e->value()), std::move(idx));
     }

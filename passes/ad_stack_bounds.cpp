@@ -140,7 +140,8 @@ int BoundBuilder::rank(const Stmt& loop) const {
 
 const Shape* BoundBuilder::space_shape(const StructForStmt& loop) const {
   if (const IndexSpace* sp = k_.find_space(loop.space); sp && sp->shape) return &*sp->shape;
-  if (auto f = k_.find_field(loop.space); f && k_.field(*f).shape) return &*k_.field(*f).shape;
+  if (auto f = k_.find_field(loop.space))
+    if (const auto& shape = k_.field(*f).shape) return &*shape;
   return nullptr;
 }
 

@@ -72,9 +72,7 @@ void MemoryFootprint::write(const Stmt* ptr) {
 void MemoryFootprint::add(const Stmt& s) {
   visit(s, [&](const auto& t) {
     using T = std::decay_t<decltype(t)>;
-    if constexpr (std::is_same_v<T, LocalLoadStmt>) {
-      read(t.src());
-    } else if constexpr (std::is_same_v<T, GlobalLoadStmt>) {
+    if constexpr (std::is_same_v<T, LocalLoadStmt> || std::is_same_v<T, GlobalLoadStmt>) {
       read(t.src());
     } else if constexpr (std::is_same_v<T, LocalStoreStmt> || std::is_same_v<T, GlobalStoreStmt>) {
       write(t.dest());

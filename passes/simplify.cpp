@@ -210,8 +210,10 @@ bool writes_local(const Stmt::Use& u) {
 // would otherwise be walked once per level).
 void forget_writes(const Stmt& s, std::unordered_map<const Stmt*, Stmt*>& known) {
   size_t budget = s.subtree_size(), uses = 0;
-  for (const auto& entry : known)
-    if ((uses += entry.first->num_uses()) > budget) break;
+  for (const auto& entry : known) {
+    uses += entry.first->num_uses();
+    if (uses > budget) break;
+  }
   if (uses > budget) {
     std::unordered_set<const Stmt*> writes;
     collect_local_writes(s, writes);

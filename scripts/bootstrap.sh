@@ -3,7 +3,8 @@
 #   scripts/bootstrap.sh demo   install what is missing, build, run the main job on a bundled dump
 #   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite, build the
 #                               libFuzzer targets and run each for FUZZ_SECONDS (default 20; 0 skips),
-#                               then check formatting (scripts/lint.sh format; LINT=0 skips)
+#                               then the house rules: clang-format and clang-tidy (scripts/lint.sh all;
+#                               LINT=0 skips, LINT=format checks only the formatting)
 # BUILD_DIR (default: build) and BUILD_TYPE (default: Release) may be set in the environment.
 set -euo pipefail
 
@@ -33,9 +34,11 @@ case "$mode" in
     if [ "${FUZZ_SECONDS:-20}" != 0 ]; then
       PASSBENCH="$pb" bash "$root/scripts/fuzz/libfuzzer.sh" ci "${FUZZ_SECONDS:-20}"
     fi
-    if [ "${LINT:-1}" != 0 ]; then
-      bash "$root/scripts/lint.sh" format
-    fi
+    case "${LINT:-1}" in
+      0) ;;
+      format) bash "$root/scripts/lint.sh" format ;;
+      *) bash "$root/scripts/lint.sh" all "$build" ;;
+    esac
     ;;
   *)
     echo "usage: $0 demo|test" >&2

@@ -48,12 +48,24 @@ check_tidy() {
     return 2
   fi
   # Every translation unit of the product; generated files in the build tree are not ours.
-  local files="^$root/(ir|passes|codegen|runtime|workbench)/.*\.cpp$"
+  # Debian's dtl headers hold a const member function that assigns a member (dtl::Diff::enableTrivial):
+  # GCC accepts it as it is never called, clang 19 rejects the definition itself. The units that
+  # include dtl are checked with -fdelayed-template-parsing, so clang parses a template's body only
+  # where it is instantiated and never sees that one; every other unit is checked as it is compiled.
+  local dtl_units=() other_units=()
+  while IFS= read -r f; do
+    if grep -q '#include <dtl/' "$f"; then dtl_units+=("^$root/${f//./\\.}\$"); else other_units+=("^$root/${f//./\\.}\$"); fi
+  done < <(git ls-files 'ir/*.cpp' 'passes/*.cpp' 'codegen/*.cpp' 'runtime/*.cpp' 'workbench/*.cpp')
+  local tidy=(run-clang-tidy-19 -p "$build" -j "$jobs" -quiet -warnings-as-errors='*'
+    -header-filter="^$root/(ir|passes|codegen|runtime|workbench)/.*\.h$")
   local log
   log="$(mktemp)"
-  local start=$SECONDS
-  if ! run-clang-tidy-19 -p "$build" -j "$jobs" -quiet -warnings-as-errors='*' \
-      -header-filter="^$root/(ir|passes|codegen|runtime|workbench)/.*\.h$" "$files" >"$log" 2>&1; then
+  local start=$SECONDS rc=0
+  "${tidy[@]}" "${other_units[@]}" >"$log" 2>&1 || rc=1
+  if [ ${#dtl_units[@]} -ne 0 ]; then
+    "${tidy[@]}" -extra-arg=-fdelayed-template-parsing "${dtl_units[@]}" >>"$log" 2>&1 || rc=1
+  fi
+  if [ $rc -ne 0 ]; then
     grep -E "(warning|error):" "$log" | grep -v "^Error while processing" | sort -u >&2 || true
     echo "lint: clang-tidy found the problems above ($((SECONDS - start)) s; full log: $log)" >&2
     return 1

@@ -13,6 +13,7 @@ namespace pb::codegen::llvmgen::detail {
 
 llvm::Value* TaskEmitter::libm(const char* name, std::vector<llvm::Value*> args) {
   std::vector<llvm::Type*> types;
+  types.reserve(args.size());
   for (llvm::Value* a : args) types.push_back(a->getType());
   bool single = args[0]->getType()->isFloatTy();
   std::string fname = single ? std::string(name) + "f" : name;

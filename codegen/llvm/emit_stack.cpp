@@ -172,9 +172,9 @@ void TaskEmitter::emit(const ir::ThreadLocalPtrStmt& s) {
   if (!tls_) {
     tls_ = entry_alloca(llvm::ArrayType::get(b_.getInt64Ty(), 64), "tls");
     llvm::IRBuilder<> eb(entry_);
-    eb.CreateMemSet(tls_, eb.getInt8(0), 64 * 8, llvm::MaybeAlign(8));
+    eb.CreateMemSet(tls_, eb.getInt8(0), uint64_t{64} * 8, llvm::MaybeAlign(8));
   }
-  if (s.offset < 0 || s.offset + 8 > 64 * 8) unsupported(s, "thread-local storage beyond 512 bytes");
+  if (s.offset < 0 || s.offset + 8 > int64_t{64} * 8) unsupported(s, "thread-local storage beyond 512 bytes");
   set(s, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), tls_, static_cast<uint64_t>(s.offset)));
 }
 

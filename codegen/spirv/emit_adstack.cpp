@@ -277,6 +277,7 @@ void TaskEmitter::declare_heap_slice(const std::vector<HeapArray>& arrays) {
 }
 
 Id TaskEmitter::heap_entry(const StackSlot& s, Id index) {
+  PB_ASSERT(res_.heap, "a stack slot without the stack heap binding");
   return b_.op(
       spv::OpAccessChain, b_.type_pointer(spv::StorageClassStorageBuffer, entry_type(s.layout.element)),
       {buffer_variable(*res_.heap), c_u32(0), invocation_id(), c_u32(s.heap_array), c_u32(s.heap_index), index});

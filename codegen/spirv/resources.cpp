@@ -51,11 +51,9 @@ class Assigner {
         scalar_args[a->arg_index] = a->type.scalar;
       } else if (auto* sf = ir::dyn_cast<ir::StructForStmt>(&s)) {
         struct_fors.push_back(sf);
-      } else if (ir::isa<ir::AssertStmt>(&s)) {
-        has_assert = true;
-      } else if ((ir::isa<ir::WhileStmt>(&s) && o_.while_budget) ||
+      } else if (ir::isa<ir::AssertStmt>(&s) || (ir::isa<ir::WhileStmt>(&s) && o_.while_budget) ||
                  ((ir::isa<ir::WhileStmt>(&s) || ir::isa<ir::RangeForStmt>(&s)) && o_.check_loop_exits)) {
-        has_assert = true;  // the step-budget and loop-cut flag words
+        has_assert = true;  // an assert's flag word, or the step-budget and loop-cut flag words
       }
     });
     for (const auto& [field, rank] : field_rank) add_field(field, rank);

@@ -123,6 +123,7 @@ Place TaskEmitter::buffer_element(uint32_t binding, Id index, ScalarKind kind) {
 Id TaskEmitter::push_constant(uint32_t member) {
   if (!push_var_) {
     std::vector<Id> members;
+    members.reserve(res_.push_constants.size());
     for (const PushConstant& p : res_.push_constants) members.push_back(storage_type(p.type));
     push_struct_ = b_.type_struct(members);
     b_.decorate(push_struct_, spv::DecorationBlock);
@@ -145,6 +146,7 @@ Id TaskEmitter::invocation_id() { return gid_ ? gid_ : c_u32(0); }
 Place TaskEmitter::temps_place(const ir::Stmt* s, ScalarKind kind) {
   if (ir::bit_width(kind) == 64)
     unsupported(*s, "a 64-bit value shared between tasks", "keep 64-bit root values inside one task");
+  PB_ASSERT(res_.temps, "a value shared between tasks without the temps binding");
   return buffer_element(*res_.temps, c_u32(plan_.temp_slot.at(s)), kind);
 }
 

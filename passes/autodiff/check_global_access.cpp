@@ -58,7 +58,8 @@ std::optional<IndexRange> index_range(const Kernel& k, const Stmt* s, int depth 
     if (auto* sf = dyn_cast<StructForStmt>(li->loop())) {
       const Shape* shape = nullptr;
       if (const IndexSpace* sp = k.find_space(sf->space); sp && sp->shape) shape = &*sp->shape;
-      if (auto f = k.find_field(sf->space); !shape && f && k.field(*f).shape) shape = &*k.field(*f).shape;
+      if (auto f = k.find_field(sf->space); !shape && f)
+        if (const auto& field_shape = k.field(*f).shape) shape = &*field_shape;
       if (!shape || static_cast<size_t>(li->axis) >= shape->size()) return std::nullopt;
       return IndexRange{0, (*shape)[static_cast<size_t>(li->axis)] - 1};
     }

@@ -55,7 +55,8 @@ size_t loop_axes(const Kernel& k, const Stmt* loop) {
   auto* sf = dyn_cast<StructForStmt>(loop);
   if (!sf) return 1;
   if (const IndexSpace* sp = k.find_space(sf->space); sp && sp->shape) return sp->shape->size();
-  if (auto f = k.find_field(sf->space); f && k.field(*f).shape) return k.field(*f).shape->size();
+  if (auto f = k.find_field(sf->space))
+    if (const auto& shape = k.field(*f).shape) return shape->size();
   return SIZE_MAX;  // unknown: never proven apart
 }
 

@@ -84,7 +84,9 @@ class Dualizer {
     b_.set_insertion_point_after(*ptr);
     Stmt* d;
     if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) {
-      d = b_.global_ptr(*k_.field(g->field).dual, {g->indices().begin(), g->indices().end()});
+      const std::optional<FieldId>& dual = k_.field(g->field).dual;
+      PB_ASSERT(dual, "a tangent of a field without a dual");
+      d = b_.global_ptr(*dual, {g->indices().begin(), g->indices().end()});
     } else {
       auto* e = static_cast<ExternalPtrStmt*>(ptr);
       auto x = k_.make<ExternalPtrStmt>(e->base(), std::vector<Stmt*>(e->indices().begin(), e->indices().end()));

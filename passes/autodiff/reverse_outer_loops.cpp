@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/assert.h"
@@ -162,8 +163,9 @@ struct Reverser {
     std::reverse(loops.begin(), loops.end());
     size_t next_loop = 0;
     for (Stmt* s : rest) order.push_back(is_counted_loop(s) ? loops[next_loop++] : s);
-    for (Stmt* s : all) (void)b.detach(s).release();  // re-linked below in the new order
-    for (Stmt* s : order) b.push_back(std::unique_ptr<Stmt>(s));
+    std::unordered_map<Stmt*, std::unique_ptr<Stmt>> detached;  // re-linked below in the new order
+    for (Stmt* s : all) detached.emplace(s, b.detach(s));
+    for (Stmt* s : order) b.push_back(std::move(detached.at(s)));
     ++reordered;
   }
 };

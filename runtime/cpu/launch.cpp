@@ -245,20 +245,21 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
   // [0] the budget left for the next task (all ones: none), [1] the iterations its calls ran.
   std::array<uint64_t, 2> steps{};
   uint64_t steps_used = 0;
-  void* ctx[codegen::llvmgen::kNumContextWords] = {m.field_ptrs.data(),
-                                                   m.ndarray_ptrs.data(),
-                                                   m.ndarray_grad_ptrs.data(),
-                                                   m.args.data(),
-                                                   temps.data(),
-                                                   global_tmps.data(),
-                                                   offsets.data(),
-                                                   caps.data(),
-                                                   flags.data(),
-                                                   returned.data(),
-                                                   &host,
-                                                   m.ndarray_dual_ptrs.data(),
-                                                   steps.data(),
-                                                   deepest.data()};
+  void* words[codegen::llvmgen::kNumContextWords] = {static_cast<void*>(m.field_ptrs.data()),
+                                                     static_cast<void*>(m.ndarray_ptrs.data()),
+                                                     static_cast<void*>(m.ndarray_grad_ptrs.data()),
+                                                     m.args.data(),
+                                                     temps.data(),
+                                                     global_tmps.data(),
+                                                     offsets.data(),
+                                                     caps.data(),
+                                                     flags.data(),
+                                                     returned.data(),
+                                                     &host,
+                                                     static_cast<void*>(m.ndarray_dual_ptrs.data()),
+                                                     steps.data(),
+                                                     deepest.data()};
+  void* const ctx = static_cast<void*>(words);  // the kernels take the context words as one pointer
   auto over_budget = [&](const codegen::llvmgen::TaskInfo& task, const ir::Stmt* loop) {
     return UserError(
         fmt::format("the launch exceeded its step budget in {}, task {}{}: max_steps={} loop iterations (the cpu "

@@ -38,7 +38,7 @@ void size_stacks(const ir::Kernel& k, State& state, codegen::spirv::LoweringOpti
       int64_t need = detail::stack_capacity(*alloc, k, state, field_bufs, ir::print_stmt(s, k));
       if (need > o.symbolic_stack_capacity) o.stack_capacity_by_stmt[s.id] = need;
     } catch (const UserError&) {
-      // Not evaluable on the host: the default capacity and the bounds check stand.
+      return;  // not evaluable on the host: the default capacity and the bounds check stand
     }
   });
 }

@@ -316,6 +316,7 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
   // cache is trimmed only here, where no recorded work uses its pipelines (launches wait).
   if (pipelines_.size() + dispatches.size() > kMaxCachedPipelines) clear_pipelines();
   std::vector<VkPipeline> pipelines;
+  pipelines.reserve(dispatches.size());
   for (const Dispatch& d : dispatches) pipelines.push_back(pipeline_for(layout, d.words, d.task->name));
 
   auto query_need = static_cast<uint32_t>(2 * dispatches.size());

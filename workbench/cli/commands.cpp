@@ -140,7 +140,7 @@ int cmd_run(const RunArgs& a) {
 int cmd_fixture_new(const NewFixtureArgs& a) {
   workbench::Workspace ws;
   ws.open(a.file, a.dump);
-  if (ws.source_error()) throw UserError(*ws.source_error());
+  if (const auto& error = ws.source_error()) throw UserError(*error);
   if (!a.passes.empty()) ws.set_pipeline(a.passes);
   if (!a.inputs.empty()) ws.set_inputs(workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs), a.inputs);
   workbench::NewFixtureOptions o;

@@ -274,11 +274,10 @@ void print_comparison(const workbench::LoweringComparison& cmp, const std::strin
     const auto& o = row.lowering_options;
     std::string head = fmt::format("{} {:<8} {:<12} {:<6} {:<6}", is_default(o) ? '*' : ' ', storage_name(o.storage),
                                    count_name(o.count), push_name(o.push), o.bounds_check ? "on" : "off");
-    if (!row.ok()) {
+    if (const auto& error = row.error) {
       ++failed;
-      std::cout << fmt::format("{} error ({}{}): {}\n", head, row.error->stage,
-                               row.error->task.empty() ? "" : ", task " + row.error->task,
-                               first_line(row.error->message));
+      std::cout << fmt::format("{} error ({}{}): {}\n", head, error->stage,
+                               error->task.empty() ? "" : ", task " + error->task, first_line(error->message));
       continue;
     }
     const auto& m = row.metrics;

@@ -91,7 +91,9 @@ void suggest_options(CLI::App& app, const std::string& message) {
   }
 }
 
-int main(int argc, char** argv) {
+// The function-try-block catches what building the command line may throw (CLI11 reports a bad
+// option table by exception): nothing escapes main.
+int main(int argc, char** argv) try {
   CLI::App app{"passbench: a pass workbench for the CHI IR of Taichi-family compilers"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "passbench 0.1.0");
@@ -388,4 +390,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 2;
+} catch (const std::exception& e) {
+  std::cerr << "passbench: internal error: " << e.what() << "\n";
+  return 1;
 }

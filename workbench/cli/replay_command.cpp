@@ -184,9 +184,10 @@ int cmd_replay(const ReplayArgs& a) {
   for (auto [selector, after, option] :
        {std::tuple{&stop_after, 1, "--stop-after"}, {&stop_before, 0, "--stop-before"}}) {
     if (!*selector) continue;
-    check_selector_in(**selector, expanded, option);
+    const PassSelector& stop = **selector;
+    check_selector_in(stop, expanded, option);
     for (size_t i = 0; i < expanded.entries.size(); ++i)
-      if ((*selector)->matches(expanded.entries[i])) {
+      if (stop.matches(expanded.entries[i])) {
         int64_t limit = static_cast<int64_t>(i) + after;
         opts.bisect_limit = opts.bisect_limit < 0 ? limit : std::min(opts.bisect_limit, limit);
         break;

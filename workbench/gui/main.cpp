@@ -152,7 +152,8 @@ int run(const Arguments& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The function-try-block catches what building the command line may throw: nothing escapes main.
+int main(int argc, char** argv) try {
   CLI::App cli{"passbench-gui: the pass workbench (docs/workbench.md)"};
   Arguments args;
   cli.add_option("--load", args.load, "kernel, dump, JSON or fixture to open (default: the last one opened)");
@@ -182,10 +183,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return cli.exit(e) == 0 ? 0 : 2;
   }
-  try {
-    return run(args);
-  } catch (const std::exception& e) {
-    std::cerr << "passbench-gui: internal error: " << e.what() << "\n";
-    return 3;
-  }
+  return run(args);
+} catch (const std::exception& e) {
+  std::cerr << "passbench-gui: internal error: " << e.what() << "\n";
+  return 3;
 }

@@ -48,11 +48,13 @@ struct NamedArray {
 
 std::vector<NamedArray> arrays_of(const runtime::State& s) {
   std::vector<NamedArray> out;
+  out.reserve(s.fields.size() + 2 * s.args.size());
   for (const auto& [name, buf] : s.fields) out.push_back({name, &buf});
   for (size_t i = 0; i < s.args.size(); ++i) {
-    if (!s.args[i].is_ndarray) continue;
-    out.push_back({fmt::format("arg{}", i), &s.args[i].array});
-    if (s.args[i].grad) out.push_back({fmt::format("arg{}_grad", i), &*s.args[i].grad});
+    const auto& arg = s.args[i];
+    if (!arg.is_ndarray) continue;
+    out.push_back({fmt::format("arg{}", i), &arg.array});
+    if (arg.grad) out.push_back({fmt::format("arg{}_grad", i), &*arg.grad});
   }
   return out;
 }

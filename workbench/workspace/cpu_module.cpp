@@ -63,7 +63,7 @@ Loaded load() {
     const runtime::cpu::CpuModuleApi* api = entry ? entry() : nullptr;
     std::string why = api ? mismatch(*api) : "it has no passbench_cpu_module_api entry point";
     if (!why.empty()) {
-      out.failure += "\n  " + path + ": " + why;
+      out.failure.append("\n  ").append(path).append(": ").append(why);
       dlclose(handle);
       continue;
     }

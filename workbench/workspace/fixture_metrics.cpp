@@ -101,10 +101,9 @@ CompileRequest fixture_compile_request(const nlohmann::ordered_json& compile, co
 }
 
 std::vector<std::string> check_metric_bounds(const std::vector<MetricBound>& bounds, const KernelCompile& result) {
-  if (!result.ok())
+  if (const auto& error = result.error)
     return {fmt::format("metrics: compiling under {} failed ({}):\n  {}",
-                        result.lowering.empty() ? "the lowering" : result.lowering, result.error->stage,
-                        result.error->message)};
+                        result.lowering.empty() ? "the lowering" : result.lowering, error->stage, error->message)};
   std::vector<std::string> failures;
   auto values = metric_values(result.metrics);
   for (const auto& b : bounds) {

@@ -15,10 +15,11 @@ namespace pb::workbench {
 namespace fs = std::filesystem;
 
 nlohmann::ordered_json new_fixture_json(const Workspace& ws, const NewFixtureOptions& options) {
-  if (!ws.kernel())
-    throw UserError("there is no kernel to save as a fixture" +
-                        (ws.source_error() ? ": " + ws.source_error()->message : std::string()),
+  if (!ws.kernel()) {
+    const std::optional<Diagnostic>& error = ws.source_error();
+    throw UserError("there is no kernel to save as a fixture" + (error ? ": " + error->message : std::string()),
                     "open a kernel that parses");
+  }
   nlohmann::ordered_json fx = nlohmann::ordered_json::object();
   fx["description"] =
       options.description.empty() ? "made by `fixture new` from " + ws.source_name() : options.description;

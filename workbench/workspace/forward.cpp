@@ -197,20 +197,19 @@ JvpcheckResult jvpcheck(const ir::Kernel& forward, const JvpcheckOptions& o) {
       run_step(*dual, t, run_opts, fmt::format("in the tangent kernel with dual({}) = 1", wrt_name));
       double xi = primal_array(*dual, base, wname, "--wrt").data[i].as_f64();
       double h = o.eps * std::max(1.0, std::abs(xi));
-      std::optional<runtime::State> side[2];
-      std::optional<Path> path[2];
-      for (int k = 0; k < 2; ++k) {
-        side[k] = base;
+      runtime::State side[2] = {base, base};
+      auto run_side = [&](int k) {
         double xs = k == 0 ? xi + h : xi - h;
-        primal_array(*dual, *side[k], wname, "--wrt").data[i] = ir::Value::make_f64(xs);
-        path[k].emplace(run_step(fwd, *side[k], run_opts, fmt::format("in the forward run at {} = {}", wrt_name, xs)));
-      }
-      bool kink = *path[0] != *path[1] || *path[0] != at_x;
+        primal_array(*dual, side[k], wname, "--wrt").data[i] = ir::Value::make_f64(xs);
+        return run_step(fwd, side[k], run_opts, fmt::format("in the forward run at {} = {}", wrt_name, xs));
+      };
+      const Path path[2] = {Path(run_side(0)), Path(run_side(1))};  // in this order: x + h, then x - h
+      bool kink = path[0] != path[1] || path[0] != at_x;
       double step = (xi + h) - (xi - h);
       for (const auto& oname : result.out) {
         const runtime::Buffer& tangent = dual_array(*dual, t, oname, "--out");
-        const runtime::Buffer& plus = primal_array(*dual, *side[0], oname, "--out");
-        const runtime::Buffer& minus = primal_array(*dual, *side[1], oname, "--out");
+        const runtime::Buffer& plus = primal_array(*dual, side[0], oname, "--out");
+        const runtime::Buffer& minus = primal_array(*dual, side[1], oname, "--out");
         for (size_t j = 0; j < tangent.size(); ++j) {
           JvpElement e;
           e.out = element_name(oname, j, tangent.shape);

@@ -234,20 +234,21 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
       e.analytic = grad.data[i].as_f64();
       double xi = x.data[i].as_f64(), h = o.eps * std::max(1.0, std::abs(xi));
       double loss_at[2];
-      std::optional<Path> path[2];
-      for (int side = 0; side < 2; ++side) {
+      auto run_side = [&](int side) {
         runtime::State s = base;
         double xs = side == 0 ? xi + h : xi - h;
         diff_array(fwd, s, name, "--wrt").primal->data[i] = ir::Value::make_f64(xs);
         auto what = fmt::format("in the forward run at {} = {} (x {} h)", element_name(e), xs, side == 0 ? "+" : "-");
-        path[side].emplace(run_step(fwd, s, run_opts, what));
+        Path p(run_step(fwd, s, run_opts, what));
         loss_at[side] = sum(*diff_array(fwd, s, o.loss, "--loss").primal);
-      }
+        return p;
+      };
+      const Path path[2] = {run_side(0), run_side(1)};  // in this order: x + h, then x - h
       // The actual step (x+h) - (x-h), which rounding may make differ from 2h.
       e.numeric = (loss_at[0] - loss_at[1]) / ((xi + h) - (xi - h));
       compare(e, o);
       // A kink between x-h and x+h, or x itself on an exceptional point (x == c).
-      if (*path[0] != *path[1] || *path[0] != at_x) {
+      if (path[0] != path[1] || path[0] != at_x) {
         e.status = GradStatus::kink;
         ++result.kinks;
       } else {

@@ -178,7 +178,7 @@ void Workspace::set_inputs(nlohmann::json inputs, std::string name) {
   drop_runs();
 }
 
-std::optional<Diagnostic> Workspace::set_inputs_text(const std::string& text, std::string name) {
+std::optional<Diagnostic> Workspace::set_inputs_text(const std::string& text, const std::string& name) {
   try {
     set_inputs(parse_json_text(text, name), name);
   } catch (const UserError& e) {

@@ -151,7 +151,7 @@ class Workspace {
   void set_pipeline(const std::string& text);  // parsed lazily: a bad pipeline is ReplayRecords::error
   void set_inputs(nlohmann::json inputs, std::string name = "inputs");
   // Parses JSON text as the inputs; returns the located error (the inputs are left unchanged).
-  std::optional<Diagnostic> set_inputs_text(const std::string& text, std::string name = "inputs");
+  std::optional<Diagnostic> set_inputs_text(const std::string& text, const std::string& name = "inputs");
   void set_compile_settings(const CompileSettings& settings);
   void set_bisect_tolerance(const Tolerance& tol);
 

@@ -19,6 +19,7 @@ void FixturesPanel::run_folder(const std::string& dir) {
   try {
     paths = expand_fixture_paths({dir});
   } catch (const std::exception&) {
+    paths.clear();  // a folder that cannot be listed shows no fixtures
   }
   {
     std::lock_guard<std::mutex> lock(mutex);

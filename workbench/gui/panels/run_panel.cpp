@@ -41,10 +41,12 @@ void forward_table(const RunRecord& run) {
     ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", run.error->format().c_str());
     return;
   }
+  if (!run.output) return;  // neither an error nor an output: nothing to show
+  const auto& output = *run.output;
   ImGui::Text("interp: %.2f ms", run.ms);
   size_t rows = 0;
   for (const char* group : {"fields", "ndarrays"})
-    if (run.output->values.contains(group)) rows += run.output->values[group].size();
+    if (output.values.contains(group)) rows += output.values[group].size();
   if (ImGui::BeginTable("values", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY,
                         table_size(rows, 10))) {
     ImGui::TableSetupColumn("field", ImGuiTableColumnFlags_WidthFixed, 160);
@@ -52,8 +54,8 @@ void forward_table(const RunRecord& run) {
     ImGui::TableSetupColumn("gradient");
     ImGui::TableHeadersRow();
     for (const char* group : {"fields", "ndarrays"}) {
-      if (!run.output->values.contains(group)) continue;
-      for (const auto& [name, v] : run.output->values[group].items()) {
+      if (!output.values.contains(group)) continue;
+      for (const auto& [name, v] : output.values[group].items()) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(name.c_str());
@@ -65,7 +67,7 @@ void forward_table(const RunRecord& run) {
     }
     ImGui::EndTable();
   }
-  if (!run.output->printed.empty()) ImGui::TextWrapped("printed:\n%s", run.output->printed.c_str());
+  if (!output.printed.empty()) ImGui::TextWrapped("printed:\n%s", output.printed.c_str());
 }
 
 void gradient_table(const GradcheckRecord& g) {
@@ -73,6 +75,7 @@ void gradient_table(const GradcheckRecord& g) {
     ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", g.error->format().c_str());
     return;
   }
+  if (!g.result) return;  // neither an error nor a result: nothing to show
   const GradcheckResult& r = *g.result;
   ImVec4 verdict = r.passed() ? ImVec4(0.5f, 0.9f, 0.5f, 1) : ImVec4(1, 0.45f, 0.45f, 1);
   ImGui::TextColored(verdict, "%s: loss %.6g, %zu compared, %zu mismatches, %zu kinks, max rel error %.2e (%.1f ms)",
@@ -245,7 +248,7 @@ void RunPanel::draw(App& app) {
         if (ImGui::Selectable(losses[i].c_str(), static_cast<int>(i) == loss)) loss = static_cast<int>(i);
       ImGui::EndCombo();
     }
-    std::string loss_name = losses[static_cast<size_t>(loss)];
+    const std::string& loss_name = losses[static_cast<size_t>(loss)];
     const GradcheckRecord* g = ws.gradcheck_if_ready(loss_name);
     auto job = [loss_name](Workspace& w, WorkControl& c) { w.gradcheck(loss_name, kDefaultReversePipeline, &c); };
     if (ImGui::Button("Run forward + reverse")) app.auto_compute = true, app.request("gradcheck", job);

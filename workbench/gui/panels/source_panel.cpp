@@ -32,7 +32,7 @@ void draw_lines(const std::string& text, const std::optional<Diagnostic>& error)
     ImGui::TextColored(ImVec4(0.5f, 0.5f, 0.55f, 1), "%4d", number);
     ImGui::SameLine();
     ImGui::TextUnformatted(lines[i].data(), lines[i].data() + lines[i].size());
-    if (number == error_line) {
+    if (error && number == error_line) {
       std::string caret(static_cast<size_t>(std::max(0, error->column - 1)), ' ');
       ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "     %s^ %s", caret.c_str(), error->message.c_str());
       if (!error->remedy.empty())
@@ -87,7 +87,8 @@ void SourcePanel::draw(App& app) {
       ws.set_source_text(edit_text);
       editing = false;
       app.auto_compute = true;
-      app.message = ws.source_error() ? "parse error at line " + std::to_string(ws.source_error()->line) : "re-parsed";
+      const std::optional<Diagnostic>& error = ws.source_error();
+      app.message = error ? "parse error at line " + std::to_string(error->line) : "re-parsed";
     }
     ImGui::SameLine();
     if (ImGui::Button("Discard")) editing = false;
