@@ -18,6 +18,7 @@
 #include "passes/dce.h"
 #include "passes/demote_atomics.h"
 #include "passes/determine_ad_stack_size.h"
+#include "passes/offload.h"
 #include "passes/relayout.h"
 #include "passes/renumber.h"
 #include "passes/simplify.h"
@@ -38,6 +39,7 @@ const std::vector<PassInfo>& builtin_passes() {
       IdentifyIndependentBlocksPass::info(),
       MakeAdjointPass::info(),
       MakeDualPass::info(),
+      OffloadPass::info(),
       PromoteSsaToLocalPass::info(),
       ReplaceLocalsWithStacksPass::info(),
       ReverseOuterLoopsPass::info(),
