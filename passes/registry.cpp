@@ -18,6 +18,7 @@
 #include "passes/dce.h"
 #include "passes/demote_atomics.h"
 #include "passes/determine_ad_stack_size.h"
+#include "passes/lower_access.h"
 #include "passes/offload.h"
 #include "passes/relayout.h"
 #include "passes/renumber.h"
@@ -37,6 +38,7 @@ const std::vector<PassInfo>& builtin_passes() {
       DetermineAdStackSizePass::info(),
       EliminateRecomputablePushesPass::info(),
       IdentifyIndependentBlocksPass::info(),
+      LowerAccessPass::info(),
       MakeAdjointPass::info(),
       MakeDualPass::info(),
       OffloadPass::info(),
