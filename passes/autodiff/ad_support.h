@@ -16,8 +16,8 @@ namespace pb::passes::ad {
 inline constexpr const char* kOffloadedStageMessage =
     "reverse_ad differentiates a kernel before offloading; this statement belongs to the offloaded stage";
 inline constexpr const char* kOffloadedStageRemedy =
-    "dump the kernel before `offload` (print_ir's \"Lowered\" or \"Simplified II\" stage, with global ptr "
-    "statements) and differentiate that";
+    "differentiate the kernel before offloading: dump it at print_ir's \"Lowered\" or \"Simplified II\" stage "
+    "(with global ptr statements), or run reverse_ad before `offload` and `lower_access` in the pipeline";
 // The first statement of the offloaded stage in `k` (pre-order), or nullptr.
 const ir::Stmt* first_offloaded_stage_stmt(const ir::Kernel& k);
 
