@@ -179,6 +179,7 @@ class Offloader {
     int64_t size = carried_bytes(t);
     next_offset_ = (next_offset_ + size - 1) / size * size;
     offsets_[&value] = next_offset_;
+    carried_.push_back(&value);
     if (isa<AllocaStmt>(&value)) carried_locals_.emplace_back(&value, next_offset_);
     next_offset_ += size;
     r_.temporary_bytes = next_offset_;
@@ -191,10 +192,10 @@ class Offloader {
 
   // A carried value is stored to its temporary right after it is computed.
   void store_carried_values() {
-    for (auto& [value, offset] : offsets_) {
+    for (Stmt* value : carried_) {
       if (isa<AllocaStmt>(value)) continue;
       b_.set_insertion_point_after(*value);
-      b_.global_store(temporary(value->type, offset), value);
+      b_.global_store(temporary(value->type, offsets_.at(value)), value);
     }
   }
 
@@ -260,6 +261,7 @@ class Offloader {
   OffloadResult r_;
   std::map<const Stmt*, std::vector<std::pair<TaskBound*, Stmt*>>> bound_values_;  // range task -> bounds
   std::map<Stmt*, int64_t> offsets_;                                               // carried statement -> byte offset
+  std::vector<Stmt*> carried_;  // the same, in the order offsets were given (new ids follow it)
   std::vector<std::pair<Stmt*, int64_t>> carried_locals_;
   int64_t next_offset_ = 0;
 };

@@ -11,9 +11,14 @@
 using namespace pb;
 
 namespace {
-const std::array<std::string, 6> kPipelines = {
-    "simplify,dce",       "reverse_ad",         "reverse_ad{use_stack=false}",
-    "cleanup,reverse_ad", "reverse_ad,cleanup", "reverse_ad{ad_stack_size=16}"};
+const std::array<std::string, 8> kPipelines = {"simplify,dce",
+                                               "reverse_ad",
+                                               "reverse_ad{use_stack=false}",
+                                               "cleanup,reverse_ad",
+                                               "reverse_ad,cleanup",
+                                               "reverse_ad{ad_stack_size=16}",
+                                               "offload,lower_access,demote_atomics,cleanup",
+                                               "reverse_ad,offload,lower_access"};
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
