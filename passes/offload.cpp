@@ -81,9 +81,10 @@ class Offloader {
       if (!isa<OffloadedStmt>(s) && !first_other) first_other = s;
     }
     if (first_task && first_other)
-      throw UserError(fmt::format("offload: the kernel mixes offloaded tasks with top-level statements (`{}`)",
-                                  print_stmt(*first_other, k_)),
-                      "offload a kernel before offloading (no task at the top level), or an offloaded one as it is");
+      throw UserError(
+          fmt::format("offload: the kernel mixes offloaded tasks with top-level statements (`{}`)",
+                      print_stmt(*first_other, k_)),
+          "offload takes the lowered stage (no task at the top level); a kernel that is all tasks needs no offload");
     if (first_task || top.empty()) return false;
 
     std::unique_ptr<OffloadedStmt> serial;
