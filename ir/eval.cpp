@@ -24,6 +24,14 @@ Value int_value(ScalarKind k, uint64_t bits) {
       return Value::make_i64(static_cast<int64_t>(bits));
     case ScalarKind::u64:
       return Value::make_u64(bits);
+    case ScalarKind::i8:
+      return Value::make_i8(static_cast<int8_t>(static_cast<uint8_t>(bits)));
+    case ScalarKind::i16:
+      return Value::make_i16(static_cast<int16_t>(static_cast<uint16_t>(bits)));
+    case ScalarKind::u8:
+      return Value::make_u8(static_cast<uint8_t>(bits));
+    case ScalarKind::u16:
+      return Value::make_u16(static_cast<uint16_t>(bits));
     default:
       PB_ASSERT(false, fmt::format("int_value of non-integer kind {}", scalar_name(k)));
   }
@@ -249,9 +257,14 @@ Value int_unary(UnaryOp op, const Value& x, ScalarKind result) {
   }
 }
 
+// f16 is computed in f32 and rounded once to half precision, as backends without native half
+// arithmetic do (exact for + - * / and sqrt: f32 has more than twice f16's precision).
+Value to_half(const Value& v) { return v.kind() == ScalarKind::f32 ? Value::make_f16(v.as_f32()) : v; }
+
 }  // namespace
 
 Value eval_unary(UnaryOp op, const Value& x, ScalarKind result) {
+  if (x.kind() == ScalarKind::f16) return to_half(float_unary<float>(op, x.as_f32(), result));
   if (x.kind() == ScalarKind::f32) return float_unary<float>(op, x.as_f32(), result);
   if (x.kind() == ScalarKind::f64) return float_unary<double>(op, x.as_f64(), result);
   return int_unary(op, x, result);
@@ -260,10 +273,19 @@ Value eval_unary(UnaryOp op, const Value& x, ScalarKind result) {
 Value eval_binary(BinaryOp op, const Value& a, const Value& b, ScalarKind result) {
   if (is_float(a.kind()) && !is_float(b.kind()))  // pow(float, integer): the exponent converts
     return eval_binary(op, a, b.cast_to(a.kind()), result);
+  if (a.kind() == ScalarKind::f16) return to_half(float_binary<float>(op, a.as_f32(), get<float>(b), result));
   if (a.kind() == ScalarKind::f32) return float_binary<float>(op, a.as_f32(), get<float>(b), result);
   if (a.kind() == ScalarKind::f64) return float_binary<double>(op, a.as_f64(), get<double>(b), result);
   if (is_float(b.kind())) needs_integers(op);
   return int_binary(op, a, b, result);
+}
+
+Value quant_wrap(const Value& v, int bits) {
+  const int width = bits < 0 ? -bits : bits;
+  const uint64_t mask = width_mask(width);
+  uint64_t low = v.as_u64() & mask;
+  if (bits < 0 && width < 64 && (low >> (width - 1)) != 0) low |= ~mask;  // sign-extend
+  return Value::from_uint(v.kind(), low);
 }
 
 Value eval_atomic(AtomicOp op, const Value& old, const Value& val) {

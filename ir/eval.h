@@ -35,6 +35,10 @@ Value eval_unary(UnaryOp op, const Value& x, ScalarKind result);
 // kind, or an integer kind for comparisons). Throws EvalError.
 Value eval_binary(BinaryOp op, const Value& a, const Value& b, ScalarKind result);
 // The new cell value of `atomic op(cell, val)`.
+// The value a quant integer cell of |bits| bits (negative: signed) holds after storing `v`, in
+// `v`'s kind: the low bits, sign- or zero-extended.
+Value quant_wrap(const Value& v, int bits);
+
 Value eval_atomic(AtomicOp op, const Value& old, const Value& val);
 
 }  // namespace pb::ir

@@ -202,9 +202,13 @@ int nesting_depth(const Block& root, int limit) {
 
 std::optional<std::string> name_problem(std::string_view name) {
   if (name.empty()) return std::string("a name is empty");
+  // Parentheses only inside `<...>`: an SNode name carries its type there (`S2bit_array<ba(cu1x32)>`).
+  int angle = 0;
   for (char c : name) {
     auto u = static_cast<unsigned char>(c);
+    angle += c == '<' ? 1 : c == '>' ? -1 : 0;
     if (std::isalnum(u) || c == '_' || c == '.' || c == '<' || c == '>') continue;
+    if ((c == '(' || c == ')') && angle > 0) continue;
     std::string shown = std::isprint(u) ? fmt::format("'{}'", c) : fmt::format("byte 0x{:02x}", u);
     return fmt::format("name '{}' holds {}, which does not print back", name, shown);
   }

@@ -89,7 +89,9 @@ DataType Parser::parse_type_name(const std::string& raw, size_t pos) {
   if (!dt) {
     if (!t.empty() && t[0] == '^')
       cur_.fail_at(pos, fmt::format("unsupported type '{}': bit pointers are out of scope", raw));
-    cur_.fail_at(pos, fmt::format("unknown type '{}'", raw), "types are u1 i32 i64 u32 u64 f32 f64 and pointers *T");
+    cur_.fail_at(pos, fmt::format("unknown type '{}'", raw),
+                 "types are f16 f32 f64 i8 i16 i32 i64 u1 u8 u16 u32 u64, quant types (qi4, qfx(...), ...) and "
+                 "pointers *T");
   }
   if (legacy_pointer) dt->pointer = true;
   return *dt;

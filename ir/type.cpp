@@ -1,5 +1,7 @@
 #include "ir/type.h"
 
+#include "ir/quant.h"
+
 namespace pb::ir {
 
 std::string_view scalar_name(ScalarKind k) {
@@ -23,16 +25,25 @@ std::optional<ScalarKind> scalar_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-bool is_float(ScalarKind k) { return k == ScalarKind::f32 || k == ScalarKind::f64; }
+bool is_float(ScalarKind k) { return k == ScalarKind::f16 || k == ScalarKind::f32 || k == ScalarKind::f64; }
 
 bool is_integral(ScalarKind k) { return k != ScalarKind::unknown && !is_float(k); }
 
-bool is_signed(ScalarKind k) { return k == ScalarKind::i32 || k == ScalarKind::i64 || is_float(k); }
+bool is_signed(ScalarKind k) {
+  return k == ScalarKind::i8 || k == ScalarKind::i16 || k == ScalarKind::i32 || k == ScalarKind::i64 || is_float(k);
+}
 
 int bit_width(ScalarKind k) {
   switch (k) {
     case ScalarKind::u1:
       return 1;
+    case ScalarKind::i8:
+    case ScalarKind::u8:
+      return 8;
+    case ScalarKind::i16:
+    case ScalarKind::u16:
+    case ScalarKind::f16:
+      return 16;
     case ScalarKind::i32:
     case ScalarKind::u32:
     case ScalarKind::f32:
@@ -50,7 +61,7 @@ int bit_width(ScalarKind k) {
 std::string to_string(DataType t) {
   if (!t.known()) return "";
   if (t.gen) return "*gen";
-  std::string s(scalar_name(t.scalar));
+  std::string s = t.quant != 0 ? quant_type(t.quant).spelling : std::string(scalar_name(t.scalar));
   return t.pointer ? "*" + s : s;
 }
 
@@ -61,9 +72,10 @@ std::optional<DataType> parse_type(std::string_view text) {
     text.remove_prefix(1);
   }
   if (pointer && text == "gen") return DataType::gen_pointer();
-  auto k = scalar_from_name(text);
-  if (!k) return std::nullopt;
-  return DataType{*k, pointer};
+  if (auto k = scalar_from_name(text)) return DataType{*k, pointer};
+  auto q = intern_quant(text);
+  if (!q) return std::nullopt;
+  return DataType{quant_type(*q).compute, pointer, false, *q};
 }
 
 }  // namespace pb::ir

@@ -80,6 +80,8 @@ struct Rules {
       return fail({}, "global ptr names an unknown field");
     const Field& f = k.field(s.field);
     DataType t = DataType::pointer_to(f.dtype);
+    // A field of quant cells: the pointer's hint carries the quant type, the field its compute type.
+    if (s.type.quant != 0 && s.type == DataType{f.dtype, true, false, s.type.quant}) t = s.type;
     for (const Stmt* i : s.indices())
       if (auto e = need_integral(i, "global ptr index"); !e.empty()) return fail(t, e);
     if (f.shape && f.shape->size() != s.indices().size())

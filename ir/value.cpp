@@ -56,6 +56,43 @@ Value Value::make_f64(double v) {
   return r;
 }
 
+Value Value::make_f16(double v) {
+  Value r;
+  r.kind_ = ScalarKind::f16;
+  r.u64_ = 0;
+  r.f32_ = std::isnan(v) ? std::copysign(std::numeric_limits<float>::quiet_NaN(), static_cast<float>(v))
+                         : static_cast<float>(static_cast<_Float16>(v));
+  return r;
+}
+Value Value::make_i8(int8_t v) {
+  Value r;
+  r.kind_ = ScalarKind::i8;
+  r.u64_ = 0;
+  r.i8_ = v;
+  return r;
+}
+Value Value::make_i16(int16_t v) {
+  Value r;
+  r.kind_ = ScalarKind::i16;
+  r.u64_ = 0;
+  r.i16_ = v;
+  return r;
+}
+Value Value::make_u8(uint8_t v) {
+  Value r;
+  r.kind_ = ScalarKind::u8;
+  r.u64_ = 0;
+  r.u8_ = v;
+  return r;
+}
+Value Value::make_u16(uint16_t v) {
+  Value r;
+  r.kind_ = ScalarKind::u16;
+  r.u64_ = 0;
+  r.u16_ = v;
+  return r;
+}
+
 Value Value::zero(ScalarKind k) { return from_int(k, 0); }
 
 namespace {
@@ -84,6 +121,16 @@ Value Value::from_double(ScalarKind k, double v) {
       return make_f32(static_cast<float>(v));
     case ScalarKind::f64:
       return make_f64(v);
+    case ScalarKind::f16:
+      return make_f16(v);
+    case ScalarKind::i8:
+      return make_i8(clamp_to<int8_t>(v));
+    case ScalarKind::i16:
+      return make_i16(clamp_to<int16_t>(v));
+    case ScalarKind::u8:
+      return make_u8(clamp_to<uint8_t>(v));
+    case ScalarKind::u16:
+      return make_u16(clamp_to<uint16_t>(v));
     case ScalarKind::unknown:
       break;
   }
@@ -106,6 +153,16 @@ Value Value::from_int(ScalarKind k, int64_t v) {
       return make_f32(static_cast<float>(v));
     case ScalarKind::f64:
       return make_f64(static_cast<double>(v));
+    case ScalarKind::f16:
+      return make_f16(static_cast<double>(v));
+    case ScalarKind::i8:
+      return make_i8(static_cast<int8_t>(v));
+    case ScalarKind::i16:
+      return make_i16(static_cast<int16_t>(v));
+    case ScalarKind::u8:
+      return make_u8(static_cast<uint8_t>(v));
+    case ScalarKind::u16:
+      return make_u16(static_cast<uint16_t>(v));
     case ScalarKind::unknown:
       break;
   }
@@ -118,6 +175,8 @@ Value Value::from_uint(ScalarKind k, uint64_t v) {
       return make_f32(static_cast<float>(v));
     case ScalarKind::f64:
       return make_f64(static_cast<double>(v));
+    case ScalarKind::f16:
+      return make_f16(static_cast<double>(v));
     default:
       return from_int(k, static_cast<int64_t>(v));
   }
@@ -137,6 +196,15 @@ int64_t Value::as_i64() const {
       return u32_;
     case ScalarKind::u64:
       return static_cast<int64_t>(u64_);
+    case ScalarKind::i8:
+      return i8_;
+    case ScalarKind::i16:
+      return i16_;
+    case ScalarKind::u8:
+      return u8_;
+    case ScalarKind::u16:
+      return u16_;
+    case ScalarKind::f16:
     case ScalarKind::f32:
       return clamp_to<int64_t>(f32_);
     case ScalarKind::f64:
@@ -151,6 +219,7 @@ uint64_t Value::as_u64() const {
   switch (kind_) {
     case ScalarKind::u64:
       return u64_;
+    case ScalarKind::f16:
     case ScalarKind::f32:
       return clamp_to<uint64_t>(f32_);
     case ScalarKind::f64:
@@ -162,6 +231,7 @@ uint64_t Value::as_u64() const {
 
 double Value::as_f64() const {
   switch (kind_) {
+    case ScalarKind::f16:
     case ScalarKind::f32:
       return f32_;
     case ScalarKind::f64:
@@ -175,7 +245,7 @@ double Value::as_f64() const {
 
 Value Value::cast_to(ScalarKind k) const {
   if (k == kind_) return *this;
-  if (kind_ == ScalarKind::f32) return from_double(k, f32_);
+  if (kind_ == ScalarKind::f32 || kind_ == ScalarKind::f16) return from_double(k, f32_);
   if (kind_ == ScalarKind::f64) return from_double(k, f64_);
   if (kind_ == ScalarKind::u64) return from_uint(k, u64_);
   return from_int(k, as_i64());
@@ -191,6 +261,14 @@ uint64_t Value::bits() const {
       return u32_;
     case ScalarKind::f32:
       return std::bit_cast<uint32_t>(f32_);
+    case ScalarKind::f16:
+      return std::bit_cast<uint16_t>(static_cast<_Float16>(f32_));
+    case ScalarKind::i8:
+    case ScalarKind::u8:
+      return u8_;
+    case ScalarKind::i16:
+    case ScalarKind::u16:
+      return u16_;
     default:
       return u64_;
   }
@@ -213,6 +291,16 @@ Value Value::bitcast_to(ScalarKind k) const {
       return make_f64(std::bit_cast<double>(b));
     case ScalarKind::u1:
       return make_bool(b != 0);
+    case ScalarKind::f16:
+      return make_f16(static_cast<double>(std::bit_cast<_Float16>(static_cast<uint16_t>(b))));
+    case ScalarKind::i8:
+      return make_i8(static_cast<int8_t>(static_cast<uint8_t>(b)));
+    case ScalarKind::i16:
+      return make_i16(static_cast<int16_t>(static_cast<uint16_t>(b)));
+    case ScalarKind::u8:
+      return make_u8(static_cast<uint8_t>(b));
+    case ScalarKind::u16:
+      return make_u16(static_cast<uint16_t>(b));
     case ScalarKind::unknown:
       break;
   }
@@ -221,6 +309,7 @@ Value Value::bitcast_to(ScalarKind k) const {
 
 bool Value::is_zero() const {
   switch (kind_) {
+    case ScalarKind::f16:
     case ScalarKind::f32:
       return f32_ == 0.0f;
     case ScalarKind::f64:
@@ -232,6 +321,7 @@ bool Value::is_zero() const {
 
 bool Value::is_one() const {
   switch (kind_) {
+    case ScalarKind::f16:
     case ScalarKind::f32:
       return f32_ == 1.0f;
     case ScalarKind::f64:
@@ -279,10 +369,16 @@ std::string Value::to_string() const {
       return std::to_string(u32_);
     case ScalarKind::u64:
       return std::to_string(u64_);
+    case ScalarKind::f16:  // the f32 printer, as the reference prints an f16 constant
     case ScalarKind::f32:
       return float_text(f32_);
     case ScalarKind::f64:
       return float_text(f64_);
+    case ScalarKind::i8:
+    case ScalarKind::i16:
+    case ScalarKind::u8:
+    case ScalarKind::u16:
+      return std::to_string(as_i64());
     case ScalarKind::unknown:
       break;
   }
@@ -302,9 +398,11 @@ std::optional<Value> Value::parse(ScalarKind k, std::string_view text) {
     uint64_t bits = 0;
     auto [p, ec] = std::from_chars(text.data() + 6, text.data() + text.size(), bits, 16);
     if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
-    Value raw = k == ScalarKind::f32 ? make_u32(static_cast<uint32_t>(bits)) : make_u64(bits);
-    if (k == ScalarKind::f32 && bits > 0xffffffffu) return std::nullopt;
-    Value v = raw.bitcast_to(k);
+    if (k != ScalarKind::f64 && bits > 0xffffffffu) return std::nullopt;
+    Value raw = k == ScalarKind::f64 ? make_u64(bits) : make_u32(static_cast<uint32_t>(bits));
+    Value v = raw.bitcast_to(ScalarKind::f32);
+    if (k == ScalarKind::f64) v = raw.bitcast_to(k);
+    if (k == ScalarKind::f16) v = make_f16(v.as_f64());
     if (!std::isnan(v.as_f64())) return std::nullopt;
     return v;
   }
@@ -326,6 +424,12 @@ std::optional<Value> Value::parse(ScalarKind k, std::string_view text) {
     }
     if (is_special) return from_double(k, neg ? -special : special);
     if (text.front() == '+') ++first;
+    if (k == ScalarKind::f16) {
+      double d = 0;
+      auto [p, ec] = std::from_chars(first, last, d);
+      if (ec != std::errc() || p != last) return std::nullopt;
+      return make_f16(d);
+    }
     if (k == ScalarKind::f32) {
       float f = 0;
       auto [p, ec] = std::from_chars(first, last, f);
@@ -337,18 +441,18 @@ std::optional<Value> Value::parse(ScalarKind k, std::string_view text) {
     if (ec != std::errc() || p != last) return std::nullopt;
     return make_f64(d);
   }
-  if (k == ScalarKind::u32 || k == ScalarKind::u64) {
+  const int width = bit_width(k);
+  if (!is_signed(k)) {
     uint64_t u = 0;
     auto [p, ec] = std::from_chars(first, last, u);
     if (ec != std::errc() || p != last) return std::nullopt;
-    if (k == ScalarKind::u32 && u > std::numeric_limits<uint32_t>::max()) return std::nullopt;
+    if (width < 64 && u >> width != 0) return std::nullopt;
     return from_uint(k, u);
   }
   int64_t i = 0;
   auto [p, ec] = std::from_chars(first, last, i);
   if (ec != std::errc() || p != last) return std::nullopt;
-  if (k == ScalarKind::i32 && (i < std::numeric_limits<int32_t>::min() || i > std::numeric_limits<int32_t>::max()))
-    return std::nullopt;
+  if (width < 64 && (i < -(int64_t{1} << (width - 1)) || i >= (int64_t{1} << (width - 1)))) return std::nullopt;
   return from_int(k, i);
 }
 

@@ -17,6 +17,7 @@
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/type_uses.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 
@@ -42,6 +43,10 @@ EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes) {
   if (auto errors = ir::verify(kernel); !errors.empty())
     throw UserError("the kernel does not verify, so it cannot be compiled:\n  " + errors.front().format(),
                     "fix the IR (run the verifier on it) before compiling it");
+  if (auto use = ir::first_type_use_outside(kernel, ir::is_core_type))
+    throw UserError(
+        fmt::format("the LLVM CPU backend does not compile f16, i8, i16, u8, u16 or quant types yet: {}", *use),
+        "run the kernel on the interpreter (--backend=interp), which gives every type its meaning");
   detail::KernelPlan plan = detail::plan_tasks(kernel);
   EmittedModule out;
   out.module = std::make_unique<ModuleHandle>();

@@ -8,6 +8,7 @@
 #include "codegen/spirv/validate.h"
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
+#include "ir/type_uses.h"
 #include "ir/verifier.h"
 
 namespace pb::codegen::spirv {
@@ -70,6 +71,10 @@ CompiledKernel compile(const ir::Kernel& kernel, const LoweringOptions& options)
   if (!errors.empty())
     throw UserError(fmt::format("the kernel does not verify, so it cannot be compiled: {}", errors.front().format()),
                     "fix the IR (passbench verify) before compiling it");
+  if (auto use = ir::first_type_use_outside(kernel, ir::is_core_type))
+    throw UserError(
+        fmt::format("the SPIR-V backend does not compile f16, i8, i16, u8, u16 or quant types yet: {}", *use),
+        "run the kernel on the interpreter (--backend=interp), which gives every type its meaning");
   CompiledKernel out;
   out.kernel_name = kernel.name;
   out.options = options;

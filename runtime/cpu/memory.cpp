@@ -72,6 +72,15 @@ ir::Value load_value(const void* p, ir::ScalarKind k) {
       std::memcpy(&i, p, 8);
       return ir::Value::make_u64(i);
     }
+    case ir::ScalarKind::f16:
+    case ir::ScalarKind::i8:
+    case ir::ScalarKind::i16:
+    case ir::ScalarKind::u8:
+    case ir::ScalarKind::u16: {  // the narrow kinds by their bits
+      uint64_t bits = 0;
+      std::memcpy(&bits, p, static_cast<size_t>(element_bytes(k)));
+      return ir::Value::make_u64(bits).bitcast_to(k);
+    }
     case ir::ScalarKind::unknown:
       break;
   }

@@ -262,15 +262,17 @@ class Interpreter {
   Flow exec(const ir::GlobalStoreStmt&, const Op& op) {
     check_write(op);
     capacities_.note_write(ptr(op, 0));
-    *ptr(op, 0) = in(op, 1);
+    *ptr(op, 0) = op.quant_bits != 0 ? ir::quant_wrap(in(op, 1), op.quant_bits) : in(op, 1);
     return Flow::next;
   }
+
   Flow exec(const ir::AtomicOpStmt& s, const Op& op) {
     check_write(op);
     Value* cell = ptr(op, 0);
     capacities_.note_write(cell);
     Value old = *cell;
     *cell = evaluate(op, [&] { return ir::eval_atomic(s.op, old, in(op, 1)); });
+    if (op.quant_bits != 0) *cell = ir::quant_wrap(*cell, op.quant_bits);
     trace_.atomic(op.slot, s.op, old, in(op, 1));
     set(op, old);
     return Flow::next;
@@ -293,8 +295,11 @@ class Interpreter {
     } else if (s.op == ir::UnaryOp::cast_bits) {
       // Bit casts see the declared widths, also when f32 is computed as f64.
       // Narrow only a widened (f64-mode) value: a float conversion would quiet a signalling NaN.
-      bool widened = s.x()->type.scalar == ScalarKind::f32 && x.kind() != ScalarKind::f32;
-      Value bits = widened ? Value::make_f32(static_cast<float>(x.as_f64())) : x;
+      ScalarKind declared = s.x()->type.scalar;
+      bool widened = declared != x.kind();
+      Value bits = !widened                      ? x
+                   : declared == ScalarKind::f16 ? Value::make_f16(x.as_f64())
+                                                 : Value::make_f32(static_cast<float>(x.as_f64()));
       Value r = bits.bitcast_to(s.type.scalar);
       set(op, r.cast_to(op.kind));
     } else {

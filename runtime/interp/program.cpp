@@ -8,6 +8,7 @@
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/quant.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 
@@ -48,6 +49,14 @@ class Compiler {
       op.operands.push_back(it->second);
     }
     ir::visit(s, [&](const auto& x) { resolve(x, op); });
+    check_quant(s, s.type);
+    if (ir::dyn_cast<ir::GlobalStoreStmt>(&s) || ir::dyn_cast<ir::AtomicOpStmt>(&s)) {
+      ir::DataType dest = s.operand(0)->type;
+      if (dest.quant != 0) {
+        const ir::QuantType& q = ir::quant_type(dest.quant);
+        op.quant_bits = q.is_signed ? -q.bits : q.bits;
+      }
+    }
     if (const auto* t = ir::dyn_cast<ir::OffloadedStmt>(&s)) {
       if (t->bls_prologue || t->bls_epilogue)
         throw UserError(fmt::format("`{}` has block-local storage blocks, which the interpreter does not run",
@@ -64,9 +73,17 @@ class Compiler {
     return op;
   }
 
+  // Quant integers run (a store keeps the low bits); the other quant types are refused.
+  void check_quant(const ir::Stmt& s, ir::DataType t) const {
+    if (t.quant == 0 || ir::quant_type(t.quant).form == ir::QuantType::Form::integer) return;
+    throw UserError(fmt::format("`{}` uses the quant type {}, which passbench reads, prints and verifies but does "
+                                "not run (only quant integers such as qi4 run)",
+                                ir::print_stmt(s, k_), ir::quant_type(t.quant).spelling),
+                    "dump the kernel with ordinary field types (f32, i32, ...) to run it");
+  }
   void resolve(const ir::ConstStmt& s, Op& op) {
     op.imm = s.value;
-    if (f64_ && s.value.kind() == ir::ScalarKind::f32) {
+    if (f64_ && (s.value.kind() == ir::ScalarKind::f32 || s.value.kind() == ir::ScalarKind::f16)) {
       // The literal as written, read as a double (0.95, not the f32 nearest to it).
       auto widened = ir::Value::parse(ir::ScalarKind::f64, s.value.to_string());
       op.imm = widened ? *widened : ir::Value::make_f64(s.value.as_f64());
@@ -184,7 +201,7 @@ void check_runnable(const ir::Kernel& k, const std::string& label) {
 
 void convert_buffer(Buffer& b, ir::ScalarKind declared, bool f64, const std::string& what) {
   ir::ScalarKind want = work_kind(declared, f64);
-  bool float_pair = ir::is_float(b.dtype) && declared == ir::ScalarKind::f32;
+  bool float_pair = ir::is_float(b.dtype) && (declared == ir::ScalarKind::f32 || declared == ir::ScalarKind::f16);
   if (b.dtype != want && b.dtype != declared && !float_pair)
     throw UserError(fmt::format("{} holds {} data but the kernel declares it {}", what, ir::scalar_name(b.dtype),
                                 ir::scalar_name(declared)),

@@ -11,9 +11,9 @@
 
 namespace pb::runtime::detail {
 
-// The kind a value of declared kind `k` is computed in: f32 becomes f64 in f64 mode.
+// The kind a value of declared kind `k` is computed in: f32 and f16 become f64 in f64 mode.
 inline ir::ScalarKind work_kind(ir::ScalarKind k, bool f64) {
-  return f64 && k == ir::ScalarKind::f32 ? ir::ScalarKind::f64 : k;
+  return f64 && (k == ir::ScalarKind::f32 || k == ir::ScalarKind::f16) ? ir::ScalarKind::f64 : k;
 }
 
 // Throws UserError listing the first verifier errors when `k` (named `label`) does not verify.
@@ -37,6 +37,9 @@ struct Op {
                      // container cell); global temporary: byte offset
   ir::Value imm;     // const: the value in its working kind
   ir::Shape shape;   // struct for, struct_for task: the index space's shape; lookup: the SNode's cells
+  // Global store / atomic through a pointer to a quant integer: its width, negative when signed
+  // (the stored value keeps that many low bits); 0 otherwise.
+  int quant_bits = 0;
 };
 
 struct Program {

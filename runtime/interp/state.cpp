@@ -261,6 +261,24 @@ void read_args(const ir::Kernel& k, const json& inputs, const Uses& uses, State&
 
 }  // namespace
 
+namespace {
+void widen_floats(Buffer& b) {
+  if (b.dtype != ir::ScalarKind::f32 && b.dtype != ir::ScalarKind::f16) return;
+  for (ir::Value& v : b.data) v = v.cast_to(ir::ScalarKind::f64);
+  b.dtype = ir::ScalarKind::f64;
+}
+}  // namespace
+
+void widen_floats(State& s) {
+  for (auto& [name, b] : s.fields) widen_floats(b);
+  for (ArgValue& a : s.args) {
+    if (!a.is_ndarray) continue;
+    widen_floats(a.array);
+    if (a.grad) widen_floats(*a.grad);
+    if (a.dual) widen_floats(*a.dual);
+  }
+}
+
 State make_state(const ir::Kernel& k, const json& inputs_in) {
   const json inputs = inputs_in.is_null() ? json::object() : inputs_in;
   if (!inputs.is_object())

@@ -52,6 +52,10 @@ struct State {
 // their primal's shape. Throws UserError naming the field/arg/space and the remedy.
 State make_state(const ir::Kernel& k, const nlohmann::json& inputs);
 
+// Makes every f32 and f16 buffer (fields, ndarrays and their companions) f64, exactly: what a
+// kernel widened by ir::widen_f32_to_f64 runs on, so perturbed values keep double precision.
+void widen_floats(State& s);
+
 // Every primal field with its companions' data under "grad"/"dual", and every ndarray argument
 // under "ndarrays" ("arg<N>"; omitted when there are none). Floats as doubles (f32 converts
 // exactly), ints as ints, u1 as 0/1.

@@ -26,33 +26,19 @@ std::optional<double> special_float(const std::string& text) {
 }
 
 bool fits(ir::ScalarKind k, int64_t i) {
-  switch (k) {
-    case ir::ScalarKind::u1:
-      return i == 0 || i == 1;
-    case ir::ScalarKind::i32:
-      return i >= std::numeric_limits<int32_t>::min() && i <= std::numeric_limits<int32_t>::max();
-    case ir::ScalarKind::u32:
-      return i >= 0 && i <= static_cast<int64_t>(std::numeric_limits<uint32_t>::max());
-    case ir::ScalarKind::u64:
-      return i >= 0;
-    default:
-      return true;
-  }
+  if (k == ir::ScalarKind::u1) return i == 0 || i == 1;
+  if (ir::is_float(k)) return true;
+  const int w = ir::bit_width(k);
+  if (!ir::is_signed(k)) return i >= 0 && (w >= 64 || (static_cast<uint64_t>(i) >> w) == 0);
+  return w >= 64 || (i >= -(int64_t{1} << (w - 1)) && i < (int64_t{1} << (w - 1)));
 }
 
 bool fits(ir::ScalarKind k, uint64_t u) {
-  switch (k) {
-    case ir::ScalarKind::u1:
-      return u <= 1;
-    case ir::ScalarKind::i32:
-      return u <= static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
-    case ir::ScalarKind::u32:
-      return u <= std::numeric_limits<uint32_t>::max();
-    case ir::ScalarKind::i64:
-      return u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-    default:
-      return true;
-  }
+  if (k == ir::ScalarKind::u1) return u <= 1;
+  if (ir::is_float(k)) return true;
+  const int w = ir::bit_width(k);
+  if (ir::is_signed(k)) return u < (uint64_t{1} << (w - 1));
+  return w >= 64 || (u >> w) == 0;
 }
 
 ir::Value integer_from_json(const json& j, ir::ScalarKind k, const std::string& what) {
@@ -120,6 +106,9 @@ ir::Value value_from_json(const json& j, ir::ScalarKind k, const std::string& wh
     if (k == ir::ScalarKind::f32 && std::isfinite(d) && std::abs(d) > std::numeric_limits<float>::max())
       throw UserError(fmt::format("{}: {} is out of range for f32 (it would become infinity)", what, j.dump()),
                       "give a value f32 can hold, or \"inf\" / \"-inf\" if infinity is meant");
+    if (k == ir::ScalarKind::f16 && std::isfinite(d) && std::isinf(ir::Value::make_f16(d).as_f64()))
+      throw UserError(fmt::format("{}: {} is out of range for f16 (it would become infinity)", what, j.dump()),
+                      "give a value f16 can hold (at most 65504 in magnitude), or \"inf\" / \"-inf\"");
     return ir::Value::from_double(k, d);
   }
   return integer_from_json(j, k, what);
@@ -127,6 +116,7 @@ ir::Value value_from_json(const json& j, ir::ScalarKind k, const std::string& wh
 
 json value_to_json(const ir::Value& v) {
   switch (v.kind()) {
+    case ir::ScalarKind::f16:
     case ir::ScalarKind::f32:
     case ir::ScalarKind::f64: {
       double d = v.as_f64();

@@ -11,6 +11,7 @@
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/json.h"
+#include "ir/type_uses.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "passes/pass_manager.h"
@@ -144,6 +145,22 @@ bool refused_as_offloaded(const ir::Kernel& k) {
   return true;
 }
 
+// A kernel using f16, i8, i16, u8, u16 or a quant type is refused up front, naming the first use.
+// Returns whether `k` is one.
+bool refused_for_its_types(const ir::Kernel& k) {
+  auto use = ir::first_type_use_outside(k, ir::is_core_type);
+  if (!use) return false;
+  try {
+    compile(k, LoweringOptions{});
+    ADD_FAILURE() << "a kernel using " << *use << " compiled";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not compile f16, i8, i16, u8, u16 or quant types yet: " + *use),
+              std::string::npos)
+        << e.what();
+  }
+  return true;
+}
+
 class SpirvFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SpirvFixture, CompilesUnderEveryLowering) {
@@ -155,7 +172,7 @@ TEST_P(SpirvFixture, CompilesUnderEveryLowering) {
     GTEST_SKIP() << "the kernel does not parse (a negative fixture): " << e.what();
   }
   if (!ir::verify(*k).empty()) GTEST_SKIP() << "the kernel does not verify (a negative fixture)";
-  if (refused_as_offloaded(*k)) return;
+  if (refused_as_offloaded(*k) || refused_for_its_types(*k)) return;
   EXPECT_EQ(compile_all(*k, GetParam()), "");
   std::string pipeline = fx.value("pipeline", "");
   if (pipeline.empty()) return;

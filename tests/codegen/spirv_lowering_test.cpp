@@ -250,6 +250,23 @@ TEST(Types, SixtyFourBitValuesNeedTheirCapabilityOption) {
   EXPECT_NO_THROW(compile(*i, o));
 }
 
+TEST(Types, NarrowAndQuantTypesAreRefusedUpFrontNamingTheFirstUse) {
+  auto h = parse(
+      "field y : f16[]\nkernel {\n  <f16> $0 = const 0.5\n  <*f16> $1 = global ptr [y], index [] activate=true\n"
+      "  $2 : global store [$1 <- $0]\n}\n");
+  std::string e = error_of(*h);
+  EXPECT_NE(e.find("the SPIR-V backend does not compile f16, i8, i16, u8, u16 or quant types yet: field y is f16"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("--backend=interp"), std::string::npos) << e;
+  auto q = parse(
+      "kernel {\n  <i32> $0 = const 3\n  <*qi2> $1 = global ptr [S2place<qi2><bit>], index [$0] activate=false\n"
+      "  $2 : global store [$1 <- $0]\n}\n");
+  e = error_of(*q);
+  EXPECT_NE(e.find("<*qi2> $1 = global ptr [S2place<qi2><bit>], index [$0] activate=false` is *qi2"), std::string::npos)
+      << e;
+}
+
 TEST(Options, ParseAndNameLowerings) {
   auto o = parse_lowering("storage=function,count=per-stack,push=branch,bounds=off,float64=on,capacity=9");
   EXPECT_EQ(lowering_name(o), "storage=function,count=per-stack,push=branch,bounds=off");

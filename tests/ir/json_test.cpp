@@ -11,6 +11,7 @@
 #include "ir/diagnostic.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "tests/every_kind_samples.h"
 
@@ -115,6 +116,35 @@ TEST(Json, SpecialConstantsSurvive) {
     EXPECT_TRUE(got.identical(values[i])) << got.to_string();
   }
   EXPECT_EQ(print_kernel(*back), print_kernel(k));
+}
+
+TEST(Json, NarrowAndQuantTypesSurvive) {
+  const std::string text = R"(field h : f16[2]
+field b : i8[2]
+kernel "types" {
+  <f16> $1 = const 0.099975586
+  <f16> $2 = const -inf
+  <i8> $3 = const -128
+  <i16> $4 = const 32767
+  <u8> $5 = const 255
+  <u16> $6 = const 65535
+  <i32> $7 = const 0
+  <*qi4> $8 = global ptr [S3place<qi4><bit>], index [$7] activate=false
+  <*cu1> $9 = global ptr [S6place<cu1><bit>], index [$7] activate=false
+  <*qfl(d=qi8 e=qu5 c=f32)> $10 = global ptr [S7place<qfl>], index [$7] activate=false
+  <*bs(0: qi4@0, 1: qu4@4)> $11 = global ptr [S8bit_struct<bs>], index [$7] activate=false
+  <*f16> $12 = global ptr [h], index [$7] activate=true
+  $13 : global store [$12 <- $1]
+  <i8> $14 = mul $3 $3
+}
+)";
+  auto k = parse(text);
+  EXPECT_EQ(print_kernel(*k), text);
+  auto back = round_trip(*k);
+  EXPECT_EQ(print_kernel(*back), text);
+  EXPECT_EQ(to_json(*back), to_json(*k));
+  EXPECT_TRUE(verify(*back).empty());
+  EXPECT_EQ(dyn_cast<ConstStmt>(collect_preorder(back->root())[0])->value.as_f64(), 0.0999755859375);
 }
 
 TEST(Json, DocumentUsesTheDocumentedSchema) {

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/fixture_params.h"
 #include "workbench/workspace/gradient.h"
-#include "workbench/workspace/replay.h"
 
 namespace fs = std::filesystem;
 using namespace pb;
@@ -32,12 +32,13 @@ TEST(StackSizing, BoundsMatchTheDeepestObservedDepth) {
     auto fx = read_json(e.path());
     std::string pipeline = fx.value("pipeline", "");
     if (!fx.contains("grad") || !pipeline.starts_with("reverse_ad") || fx["expect"].contains("error")) continue;
-    auto source = workbench::load_source((e.path().parent_path() / fx["kernel"].get<std::string>()).string());
+    auto kernel =
+        test::fixture_kernel(fx, fs::relative(e.path(), fs::path(PASSBENCH_SOURCE_DIR) / "fixtures").string());
     workbench::RunRequest req;
     if (fx.contains("inputs")) req.inputs = fx["inputs"];
     const nlohmann::json seeds = fx["grad"].value("seed", nlohmann::json::object());  // items() must not outlive it
     for (const auto& [field, v] : seeds.items()) req.seed_grads.emplace_back(field, v.get<double>());
-    auto out = workbench::run_with_gradients(*source.kernel, pipeline, req);
+    auto out = workbench::run_with_gradients(*kernel, pipeline, req);
     ++fixtures;
     for (const auto& s : out.stacks) {
       ++stacks;

@@ -28,20 +28,6 @@ runtime::RunResult run_step(const ir::Kernel& k, runtime::State& state, const ru
   }
 }
 
-void widen(runtime::Buffer& b) {
-  if (b.dtype != ir::ScalarKind::f32) return;
-  for (ir::Value& v : b.data) v = v.cast_to(ir::ScalarKind::f64);
-  b.dtype = ir::ScalarKind::f64;
-}
-void widen(runtime::State& s) {
-  for (auto& [name, b] : s.fields) widen(b);
-  for (runtime::ArgValue& a : s.args) {
-    if (!a.is_ndarray) continue;
-    widen(a.array);
-    if (a.grad) widen(*a.grad);
-    if (a.dual) widen(*a.dual);
-  }
-}
 void zero(runtime::Buffer& b) {
   for (ir::Value& v : b.data) v = ir::Value::zero(v.kind());
 }
@@ -166,7 +152,7 @@ JvpcheckResult jvpcheck(const ir::Kernel& forward, const JvpcheckOptions& o) {
   auto dual = make_dual_kernel(fwd, o.pipeline, o.kernel_name);
   result.dual_text = ir::print_kernel(*make_dual_kernel(forward, o.pipeline, o.kernel_name));
   runtime::State base = state_from_inputs(*dual, o.inputs, o.inputs_name);
-  widen(base);
+  runtime::widen_floats(base);
   zero_companions(*dual, base);
   std::vector<std::string> all = dual_arrays(*dual, base);
   result.wrt = o.wrt.empty() ? all : o.wrt;
@@ -251,7 +237,7 @@ AdjointcheckResult adjointcheck(const ir::Kernel& forward, const AdjointcheckOpt
   auto dual = make_dual_kernel(fwd, o.forward_pipeline, o.kernel_name);
   auto reverse = make_reverse_kernel(fwd, o.reverse_pipeline, o.kernel_name);
   runtime::State base = state_from_inputs(*dual, o.inputs, o.inputs_name);
-  widen(base);
+  runtime::widen_floats(base);
   zero_companions(*dual, base);
   for (const ir::Field& f : fwd.fields())
     if (f.grad && !f.primal && ir::is_float(f.dtype)) result.arrays.push_back(f.name);

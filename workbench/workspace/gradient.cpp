@@ -53,23 +53,6 @@ double sum(const runtime::Buffer& b) {
   return s;
 }
 
-// Widens every f32 buffer (fields, ndarrays and their gradients) to f64 so perturbed values
-// keep double precision.
-void widen(runtime::Buffer& b) {
-  if (b.dtype != ir::ScalarKind::f32) return;
-  for (ir::Value& v : b.data) v = v.cast_to(ir::ScalarKind::f64);
-  b.dtype = ir::ScalarKind::f64;
-}
-void widen(runtime::State& s) {
-  for (auto& [name, b] : s.fields) widen(b);
-  for (runtime::ArgValue& a : s.args) {
-    if (!a.is_ndarray) continue;
-    widen(a.array);
-    if (a.grad) widen(*a.grad);
-    if (a.dual) widen(*a.dual);
-  }
-}
-
 std::vector<int64_t> unflatten(size_t flat, const ir::Shape& shape) {
   std::vector<int64_t> index(shape.size());
   auto rest = static_cast<int64_t>(flat);
@@ -201,7 +184,7 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   for (runtime::ArgValue& a : base.args)
     if (a.grad)
       for (ir::Value& v : a.grad->data) v = ir::Value::zero(v.kind());
-  widen(base);
+  runtime::widen_floats(base);
 
   runtime::RunOptions run_opts;
   run_opts.f64 = true;

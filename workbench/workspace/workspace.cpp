@@ -476,8 +476,7 @@ std::vector<std::string> Workspace::loss_candidates() const {
   std::vector<std::string> out;
   if (!kernel_) return out;
   for (const auto& f : kernel_->fields())
-    if (f.grad && !f.primal && (f.dtype == ir::ScalarKind::f32 || f.dtype == ir::ScalarKind::f64))
-      out.push_back(f.name);
+    if (f.grad && !f.primal && ir::is_float(f.dtype)) out.push_back(f.name);
   return out;
 }
 
