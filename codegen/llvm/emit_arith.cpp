@@ -124,6 +124,9 @@ void TaskEmitter::emit(const ir::UnaryOpStmt& s) {
     if (ir::bit_width(from) != ir::bit_width(to) || from == ir::ScalarKind::u1)
       unsupported(s, "a bit cast between types of different widths");
     set(s, b_.CreateBitCast(x, value_type(to)));
+  } else if (from == ir::ScalarKind::f16) {  // computed in f32 and rounded once, as ir/eval.h does
+    llvm::Value* r = float_unary(s, b_.CreateFPExt(x, b_.getFloatTy()), to);
+    set(s, r->getType()->isFloatTy() ? b_.CreateFPTrunc(r, value_type(to)) : r);
   } else if (ir::is_float(from)) {
     set(s, float_unary(s, x, to));
   } else {
@@ -233,6 +236,11 @@ void TaskEmitter::emit(const ir::BinaryOpStmt& s) {
     bk = ak;
   }
   if (ir::is_float(ak) != ir::is_float(bk)) unsupported(s, fmt::format("{} needs integer operands", ir::op_name(s.op)));
+  if (ak == ir::ScalarKind::f16) {  // computed in f32 and rounded once at the end, as ir/eval.h does
+    a = b_.CreateFPExt(a, b_.getFloatTy());
+    b = b_.CreateFPExt(b, b_.getFloatTy());
+    ak = bk = ir::ScalarKind::f32;
+  }
   bool fl = ir::is_float(ak);
   bool sg = ir::is_signed(ak);
   using ir::BinaryOp;

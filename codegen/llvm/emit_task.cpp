@@ -28,15 +28,18 @@ llvm::Type* TaskEmitter::value_type(ir::ScalarKind k) {
       return b_.getFloatTy();
     case ir::ScalarKind::f64:
       return b_.getDoubleTy();
-    case ir::ScalarKind::f16:  // refused by emit() before any task is emitted
+    case ir::ScalarKind::f16:
+      return b_.getHalfTy();
     case ir::ScalarKind::i8:
-    case ir::ScalarKind::i16:
     case ir::ScalarKind::u8:
+      return b_.getInt8Ty();
+    case ir::ScalarKind::i16:
     case ir::ScalarKind::u16:
+      return b_.getInt16Ty();
     case ir::ScalarKind::unknown:
       break;
   }
-  PB_ASSERT(false, "a value of a type the LLVM backend does not compile");
+  PB_ASSERT(false, "a value of unknown type");
 }
 
 llvm::Type* TaskEmitter::memory_type(ir::ScalarKind k) {
@@ -448,6 +451,9 @@ void TaskEmitter::emit(const ir::ConstStmt& s) {
       break;
     case ir::ScalarKind::f64:
       set(s, llvm::ConstantFP::get(b_.getDoubleTy(), v.as_f64()));
+      break;
+    case ir::ScalarKind::f16:  // exact: the value is a half
+      set(s, llvm::ConstantFP::get(b_.getHalfTy(), v.as_f64()));
       break;
     default:
       set(s, llvm::ConstantInt::get(value_type(v.kind()), v.bits()));
