@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "ir/diagnostic.h"
@@ -364,6 +365,76 @@ TEST(CpuBackend, InterpreterOnlyOptionsAreRefused) {
     } catch (const UserError& e) {
       EXPECT_NE(std::string(e.what()).find("interpreter options"), std::string::npos) << e.what();
     }
+  }
+}
+
+}  // namespace
+}  // namespace pb::runtime::cpu
+
+namespace pb::runtime::cpu {
+namespace {
+
+// Every primitive type runs on the CPU with the interpreter's values, bit for bit: half
+// rounding at each operation (2048 + 1 = 2048, overflow to inf, 0.1 as its nearest half) and
+// integer wrap-around at 8 and 16 bits.
+TEST(CpuTypes, NarrowTypesMatchTheInterpreterBitForBit) {
+  const char* text = R"(field h : f16[3]
+field b : i8[3]
+field w : u16[3]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 3
+  <f16> $2 = const 2048
+  <i8> $3 = const 100
+  <u16> $4 = const 65000
+  $5 : for in range($0, $1) block_dim=adaptive {
+    <i32> $6 = loop $5 index 0
+    <*f16> $7 = global ptr [h], index [$6] activate=true
+    <f16> $8 = global load $7
+    <f16> $9 = mul $8 $2
+    <f16> $10 = add $9 $8
+    <f16> $11 = sqrt $10
+    $12 : global store [$7 <- $11]
+    <*i8> $13 = global ptr [b], index [$6] activate=true
+    <i8> $14 = cast_value<i8> $6
+    <i8> $15 = mul $14 $3
+    <i8> $16 = atomic add($13, $15)
+    <*u16> $17 = global ptr [w], index [$6] activate=true
+    <u16> $18 = cast_value<u16> $6
+    <u16> $19 = mul $18 $4
+    $20 : global store [$17 <- $19]
+  }
+}
+)";
+  auto k = ir::parse_kernel(text);
+  nlohmann::json inputs = {{"fields", {{"h", {{"data", {0.1, 40, -3}}}}, {"b", {{"data", {1, 2, 3}}}}}}};
+  State si = make_state(*k, inputs), sc = make_state(*k, inputs);
+  runtime::run_kernel(*k, si);
+  cpu::run_kernel(*k, sc);
+  for (const char* f : {"h", "b", "w"})
+    for (size_t i = 0; i < 3; ++i) {
+      SCOPED_TRACE(fmt::format("{}[{}]", f, i));
+      EXPECT_TRUE(sc.fields.at(f).data[i].identical(si.fields.at(f).data[i]))
+          << sc.fields.at(f).data[i].to_string() << " vs " << si.fields.at(f).data[i].to_string();
+    }
+  EXPECT_TRUE(std::isinf(si.fields.at("h").data[1].as_f64()));  // 40 * 2048 overflows f16
+  EXPECT_TRUE(std::isnan(si.fields.at("h").data[2].as_f64()));  // sqrt of a negative
+  EXPECT_EQ(si.fields.at("b").data[2].as_i64(), static_cast<int8_t>(203));
+  EXPECT_EQ(si.fields.at("w").data[2].as_i64(), (2 * 65000) % 65536);
+}
+
+TEST(CpuTypes, QuantTypesAreRefusedNamingTheFirstUse) {
+  auto k = ir::parse_kernel(
+      "kernel {\n  <i32> $0 = const 3\n  <*qi4> $1 = global ptr [S3place<qi4><bit>], index [$0] activate=false\n"
+      "  $2 : global store [$1 <- $0]\n}\n");
+  State s = make_state(*k, {{"fields", {{"S3place<qi4><bit>", {{"shape", {4}}}}}}});
+  try {
+    cpu::run_kernel(*k, s);
+    ADD_FAILURE() << "a quant kernel ran on the CPU";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not compile quant types yet: `<*qi4> $1 = global ptr"),
+              std::string::npos)
+        << e.what();
   }
 }
 
