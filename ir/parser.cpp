@@ -173,6 +173,7 @@ void Parser::parse_block(Block& b) {
     if (cur_.peek() == '}') return;
     size_t pos = cur_.pos();
     auto s = parse_stmt();
+    if (!s) continue;
     Stmt* raw = b.push_back(std::move(s));
     if (!raw->is_container()) continue;
     if (depth_ + 1 > kMaxNestingDepth)
@@ -201,6 +202,15 @@ void Parser::parse_container_body(Stmt& s) {
     return;
   }
   auto blocks = s.blocks();
+  if (auto var = loop_vars_.find(&s); var != loop_vars_.end()) {
+    // A Taichi 0.5 loop stores its index into its variable at the top of every iteration.
+    auto* index = blocks[0]->push_back(std::make_unique<LoopIndexStmt>(&s, 0));
+    index->type = DataType::of(ScalarKind::i32);
+    auto* store = blocks[0]->push_back(std::make_unique<LocalStoreStmt>(var->second, index));
+    store->type = type_rule(*store, k_).type;
+    unnamed_.push_back(index);
+    unnamed_.push_back(store);
+  }
   parse_block(*blocks[0]);
   cur_.expect("}");
   if (auto* i = dyn_cast<IfStmt>(&s)) {

@@ -23,7 +23,7 @@ class Parser {
   void parse_container_body(Stmt& s);
 
   // parser_stmts.cpp
-  std::unique_ptr<Stmt> parse_stmt();
+  std::unique_ptr<Stmt> parse_stmt();  // nullptr for a line that only names another statement
   std::unique_ptr<Stmt> parse_value(const std::string& word, DataType hint, size_t word_pos);
   std::unique_ptr<Stmt> parse_effect(const std::string& word, DataType hint, size_t word_pos);
   std::unique_ptr<Stmt> parse_for(bool reversed);
@@ -51,6 +51,7 @@ class Parser {
   std::vector<Stmt*> open_loops_;   // for loops and loop tasks around the statement being read
   std::unordered_map<int, Stmt*> ids_;
   std::vector<Stmt*> unnamed_;  // prints carry no number; they get fresh ones after the whole file
+  std::unordered_map<const Stmt*, Stmt*> loop_vars_;  // Taichi 0.5 range fors and their variable
 };
 
 }  // namespace pb::ir::detail

@@ -145,11 +145,15 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
   if (!hint.known() && std::isdigit(static_cast<unsigned char>(cur_.peek()))) return parse_assert();
   if (!cur_.at_ref()) {
     std::string word = cur_.read_word();
+    if (word == "for" && !hint.known()) {  // Taichi 0.5 prints `for $V in range(...) {` unnumbered
+      auto s = parse_for(false);
+      unnamed_.push_back(s.get());
+      cur_.expect("{", "to open the block");
+      cur_.expect_line_end();
+      return s;
+    }
     if (!word.empty() && is_known_unsupported(word)) unsupported(word, id_pos);
-    cur_.fail_at(id_pos, "expected a statement (`$N = ...` or `$N : ...`)",
-                 word == "for"
-                     ? "this is the Taichi 0.5 loop syntax, which passbench does not read; dump with Taichi >= 0.6"
-                     : "");
+    cur_.fail_at(id_pos, "expected a statement (`$N = ...` or `$N : ...`)");
   }
   int id = cur_.read_ref();
   if (ids_.count(id))
@@ -172,6 +176,16 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
   cur_.skip_blanks();
   size_t word_pos = cur_.pos();
   std::string word = cur_.read_word();
+  if (word == "shuffle") {  // Taichi 0.5 `shuffle $X[0]`: lane 0 of a one-lane value is the value
+    Stmt* x = ref();
+    cur_.expect("[");
+    size_t lane_pos = cur_.pos();
+    if (cur_.read_int() != 0) cur_.fail_at(lane_pos, "vector lanes other than 0 are not supported");
+    cur_.expect("]");
+    cur_.expect_line_end();
+    ids_[id] = x;  // later uses of $N read $X
+    return nullptr;
+  }
   std::unique_ptr<Stmt> s;
   if (word.empty()) {
     if (cur_.peek() != '[') cur_.fail("expected a statement name");
@@ -475,6 +489,12 @@ std::unique_ptr<Stmt> Parser::parse_assert() {
 }
 
 std::unique_ptr<Stmt> Parser::parse_for(bool reversed) {
+  // Taichi 0.5 names a variable the loop writes its index to: `for $V in range(...)`.
+  cur_.skip_blanks();
+  size_t var_pos = cur_.pos();
+  Stmt* loop_var = cur_.at_ref() ? ref() : nullptr;
+  if (loop_var && !isa<AllocaStmt>(loop_var))
+    cur_.fail_at(var_pos, "the variable of a `for $V in range(...)` loop must be an alloca");
   cur_.expect("in");
   cur_.expect("range");
   cur_.expect("(");
@@ -490,6 +510,7 @@ std::unique_ptr<Stmt> Parser::parse_for(bool reversed) {
   cur_.expect(")");
   auto s = std::make_unique<RangeForStmt>(b, e);
   s->reversed = reversed;
+  if (loop_var) loop_vars_[s.get()] = loop_var;
   for (;;) {
     cur_.skip_blanks();
     if (cur_.peek() == '{' || cur_.peek() == '\n' || cur_.at_end()) break;

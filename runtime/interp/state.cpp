@@ -152,6 +152,9 @@ void read_fields(const ir::Kernel& k, const json& given, const Uses& uses, State
       auto shape = shape_of(id);
       auto use = uses.field_ndim.find(id);
       bool used = use != uses.field_ndim.end() || uses.struct_for_spaces.count(f.name);
+      // An undeclared field the kernel indexes with no indices can only be 0-d.
+      if (!shape && use != uses.field_ndim.end() && use->second == 0 && !uses.struct_for_spaces.count(f.name))
+        shape = ir::Shape{};
       if (!shape) {
         if (!used) continue;
         throw UserError(fmt::format("field '{}' is used by the kernel but its shape is unknown", f.name),

@@ -144,8 +144,8 @@ const ErrorCase kCases[] = {
     {"DollarWithoutDigits", k("  <i32> $ = const 1\n"), 2, "$", "expected digits after '$'"},
     {"FieldOfUnknownType", k("  $0 = global ptr [x], index [] activate=true\n"), 2, "x]",
      "type of field 'x' is unknown"},
-    {"Taichi05LoopSyntax", k("  <i32> $1 = const 0\n  for $3 in range($1, $1, step 1) {\n  }\n"), 3, "for",
-     "expected a statement"},
+    {"Taichi05LoopVariableUndefined", k("  <i32> $1 = const 0\n  for $3 in range($1, $1, step 1) {\n  }\n"), 3, "$3",
+     "undefined statement $3"},
     {"AllocaWithoutHint", k("  $1 = alloca\n"), 2, "alloca", "alloca needs a type hint"},
     {"CastHintDisagrees", k("  <i32> $0 = const 1\n  <f32> $1 = cast_value<i32> $0\n"), 3, "cast_value", "disagrees"},
     {"UnknownStackStatement", k("  <f32> $0 = stack alloc (max_size=4)\n  <f32> $1 : stack frob $0\n"), 3, "frob",
@@ -171,9 +171,13 @@ TEST(ParserErrors, UnsupportedStatementsSayWhatToDoAboutThem) {
   }
 }
 
-TEST(ParserErrors, Taichi05LoopSyntaxGetsAVersionRemedy) {
-  Diagnostic d = parse_error(k("  <i32> $1 = const 0\n  for $3 in range($1, $1, step 1) {\n  }\n"));
-  EXPECT_NE(d.remedy.find("Taichi 0.5"), std::string::npos) << d.remedy;
+TEST(ParserErrors, Taichi05LoopVariableMustBeAnAlloca) {
+  Diagnostic d = parse_error(k("  <i32> $1 = const 0\n  for $1 in range($1, $1, step 1) {\n  }\n"));
+  EXPECT_EQ(d.line, 3);
+  EXPECT_EQ(d.column, 7);
+  EXPECT_NE(d.message.find("must be an alloca"), std::string::npos) << d.message;
+  d = parse_error(k("  <i32> $1 = const 0\n  <i32> $2 = shuffle $1[1]\n"));
+  EXPECT_NE(d.message.find("lanes other than 0"), std::string::npos) << d.message;
 }
 
 TEST(ParserErrors, FormatShowsTheSourceLineWithACaretUnderTheColumn) {

@@ -530,6 +530,26 @@ TEST(ParserOldDialect, WidthHintsBracketedConstantsAndLoopAttributes) {
 namespace pb::ir {
 namespace {
 
+// Taichi 0.5 loops name a variable that each iteration writes its index to, numbered
+// (`$10 : for $7 in range(...)`) or not (`for $3 in range(...)`); `shuffle $X[0]` is $X.
+TEST(ParserDialect, Taichi05LoopVariablesAndShuffleReadAsTodaysStatements) {
+  auto k = parse(kernel_text(
+      "  <i32 x1> $0 = alloca\n  <i32 x1> $1 = const [0]\n  <i32 x1> $3 = alloca\n  <i32 x1> $4 = const [10]\n"
+      "  for $3 in range($1, $4, step 1) {\n    <i32 x1> $7 = local load [ [$3[0]]]\n"
+      "    <i32 x1> $9 = atomic add($0, $7)\n  }\n"
+      "  $10 : for $0 in range($1, $4, step 1) {\n  }\n"
+      "  <i32 x1> $11 = shuffle $4[0]\n  <i32 x1> $12 = add $11 $11\n"));
+  EXPECT_EQ(print_kernel(*k),
+            kernel_text("  <*i32> $0 = alloca\n  <i32> $1 = const 0\n  <*i32> $3 = alloca\n  <i32> $4 = const 10\n"
+                        "  $13 : for in range($1, $4) block_dim=adaptive {\n    <i32> $14 = loop $13 index 0\n"
+                        "    <i32> $15 : local store [$3 <- $14]\n    <i32> $7 = local load [$3]\n"
+                        "    <i32> $9 = atomic add($0, $7)\n  }\n"
+                        "  $10 : for in range($1, $4) block_dim=adaptive {\n    <i32> $16 = loop $10 index 0\n"
+                        "    <i32> $17 : local store [$0 <- $16]\n  }\n"
+                        "  <i32> $12 = add $4 $4\n"));
+  EXPECT_TRUE(verify(*k).empty());
+}
+
 // Taichi <= 0.6 wrote the base of an external pointer in angle brackets (taichi #2884's dump).
 TEST(ParserDialect, ExternalPtrWithAnAngledBaseReadsAndPrintsInTodaysForm) {
   auto k = parse_kernel(
