@@ -9,9 +9,6 @@
 
 namespace pb::ir {
 
-// The types every backend compiles: u1 i32 i64 u32 u64 f32 f64 and pointers to them (not quant).
-bool is_core_type(DataType t);
-
 // The first use of a type `accept` refuses, as text naming it: a field (`field x is f16`), an
 // argument, or a statement (its printed line); nullopt when every type is accepted.
 std::optional<std::string> first_type_use_outside(const Kernel& k, bool (*accept)(DataType));

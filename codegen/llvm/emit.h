@@ -129,6 +129,10 @@ struct EmittedModule {
 
 // Emits the module (unoptimized). `kernel` must outlive the result (KernelInfo points into it).
 EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes);
+
+// The types emit() takes: every primitive type, no quant type. A kernel using another is refused
+// up front, naming the first use.
+bool compiles_type(ir::DataType t);
 // Runs LLVM's default pipeline at `opt_level` (0..3) on the module, for the host CPU (sets the
 // module's target triple and data layout).
 void optimize(EmittedModule& m, int opt_level);

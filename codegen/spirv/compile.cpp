@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen/spirv/narrow_ints.h"
 #include "codegen/spirv/resources.h"
 #include "codegen/spirv/task_emitter.h"
 #include "codegen/spirv/task_plan.h"
@@ -66,15 +67,18 @@ void describe_dispatch(const ir::Kernel& k, const detail::Task& task, TaskInfo& 
 
 }  // namespace
 
-CompiledKernel compile(const ir::Kernel& kernel, const LoweringOptions& options) {
-  auto errors = ir::verify(kernel);
+bool compiles_type(ir::DataType t) { return t.quant == 0 && t.scalar != ir::ScalarKind::f16; }
+
+CompiledKernel compile(const ir::Kernel& source, const LoweringOptions& options) {
+  auto errors = ir::verify(source);
   if (!errors.empty())
     throw UserError(fmt::format("the kernel does not verify, so it cannot be compiled: {}", errors.front().format()),
                     "fix the IR (passbench verify) before compiling it");
-  if (auto use = ir::first_type_use_outside(kernel, ir::is_core_type))
-    throw UserError(
-        fmt::format("the SPIR-V backend does not compile f16, i8, i16, u8, u16 or quant types yet: {}", *use),
-        "run the kernel on the interpreter (--backend=interp), which gives every type its meaning");
+  if (auto use = ir::first_type_use_outside(source, compiles_type))
+    throw UserError(fmt::format("the SPIR-V backend does not compile f16 or quant types yet: {}", *use),
+                    "run the kernel on the interpreter (--backend=interp) or the cpu backend (f16)");
+  std::unique_ptr<ir::Kernel> lowered = lower_narrow_integers(source);
+  const ir::Kernel& kernel = lowered ? *lowered : source;
   CompiledKernel out;
   out.kernel_name = kernel.name;
   out.options = options;

@@ -57,7 +57,7 @@ Id TaskEmitter::value_type(ScalarKind k) {
       need(o_.float64, "Float64", "float64=on");
       b_.add_capability(spv::CapabilityFloat64);
       return b_.type_float(64);
-    case ScalarKind::f16:  // refused by compile() before any task is emitted
+    case ScalarKind::f16:  // refused by compile(); narrow integers are lowered to 32 bits before
     case ScalarKind::i8:
     case ScalarKind::i16:
     case ScalarKind::u8:

@@ -168,6 +168,7 @@ TEST_P(CpuFixture, MatchesTheInterpreter) {
     return;
   }
   // Kernels of quant types: refused up front, naming the first use.
+  // (codegen::llvmgen::compiles_type, which this test does not link: the backend is a module)
   if (auto use = ir::first_type_use_outside(run_k, [](ir::DataType t) { return t.quant == 0; })) {
     EXPECT_NE(cpu_error.find("does not compile quant types yet: " + *use), std::string::npos) << cpu_error;
     return;

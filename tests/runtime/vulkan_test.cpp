@@ -380,5 +380,76 @@ TEST(VulkanRuntime, AnUnknownDeviceNameIsAUserErrorListingTheDevices) {
   }
 }
 
+// 8- and 16-bit integers (lowered to 32-bit words by codegen/spirv/narrow_ints.h): every
+// binary op over edge-value pairs, the unary ops and saturating float casts give the
+// interpreter's bits.
+TEST(VulkanRuntime, NarrowIntegersMatchTheInterpreterOnEdgeValues) {
+  REQUIRE_VULKAN();
+  const std::vector<std::string> binary = {"add", "sub",     "mul",    "div",     "floordiv", "mod",     "max",
+                                           "min", "bit_and", "bit_or", "bit_xor", "bit_shl",  "bit_shr", "bit_sar"};
+  const std::vector<std::string> unary = {"neg", "abs", "bit_not", "sgn"};
+  for (const char* t : {"i8", "u8", "i16", "u16"}) {
+    SCOPED_TRACE(t);
+    const bool sgn = t[0] == 'i';
+    const int w = std::string(t) == "i8" || std::string(t) == "u8" ? 8 : 16;
+    const int64_t lo = sgn ? -(int64_t{1} << (w - 1)) : 0,
+                  hi = sgn ? (int64_t{1} << (w - 1)) - 1 : (int64_t{1} << w) - 1;
+    const std::vector<int64_t> as = {lo, lo + 1, -1 & hi, 0, 1, 5, hi, hi - 6};
+    const std::vector<int64_t> bs = {lo == 0 ? 2 : lo, 1, 3, 7, 9, hi, sgn ? -1 : hi - 1, sgn ? -3 : 200 % hi};
+    const size_t n = as.size() * bs.size(), m = binary.size() + unary.size() + 1;
+    std::string body;
+    int id = 100;
+    auto emit = [&](const std::string& line) { body += "    " + line + "\n"; };
+    for (size_t j = 0; j < binary.size() + unary.size() + 1; ++j) {
+      std::string v;
+      if (j < binary.size()) {
+        emit(fmt::format("<{}> ${} = {} $6 $8", t, id, binary[j]));
+      } else if (j < binary.size() + unary.size()) {
+        emit(fmt::format("<{}> ${} = {} $6", t, id, unary[j - binary.size()]));
+      } else {  // a float scaled far past the range: saturates
+        emit(fmt::format("<f32> ${} = cast_value<f32> $6", id + 1));
+        emit(fmt::format("<f32> ${} = const 1000.5", id + 2));
+        emit(fmt::format("<f32> ${} = mul ${} ${}", id + 3, id + 1, id + 2));
+        emit(fmt::format("<{}> ${} = cast_value<{}> ${}", t, id, t, id + 3));
+      }
+      emit(fmt::format("<i32> ${} = const {}", id + 4, j));
+      emit(fmt::format("<i32> ${} = add $9 ${}", id + 5, id + 4));
+      emit(fmt::format("<*{}> ${} = global ptr [o], index [${}] activate=true", t, id + 6, id + 5));
+      emit(fmt::format("${} : global store [${} <- ${}]", id + 7, id + 6, id));
+      id += 8;
+    }
+    const std::string text = fmt::format(R"(field a : {0}[{1}]
+field b : {0}[{1}]
+field o : {0}[{2}]
+kernel "narrow" {{
+  <i32> $0 = const 0
+  <i32> $1 = const {1}
+  <i32> $2 = const {3}
+  $3 : for in range($0, $1) block_dim=adaptive {{
+    <i32> $4 = loop $3 index 0
+    <*{0}> $5 = global ptr [a], index [$4] activate=true
+    <{0}> $6 = global load $5
+    <*{0}> $7 = global ptr [b], index [$4] activate=true
+    <{0}> $8 = global load $7
+    <i32> $9 = mul $4 $2
+{4}  }}
+}}
+)",
+                                         t, n, n * m, m, body);
+    auto k = ir::parse_kernel(text, "narrow.chi");
+    nlohmann::json a = nlohmann::json::array(), b = nlohmann::json::array();
+    for (int64_t x : as)
+      for (int64_t y : bs) {
+        a.push_back(x);
+        b.push_back(y);
+      }
+    nlohmann::json in = {{"fields", {{"a", {{"data", a}}}, {"b", {{"data", b}}}}}};
+    State want = make_state(*k, in), got = make_state(*k, in);
+    run_kernel(*k, want);
+    run_kernel(*device(), *k, got, {}, {});
+    EXPECT_EQ(expect_same(want, got, t), 2 * n + n * m);  // a, b and every result
+  }
+}
+
 }  // namespace
 }  // namespace pb::runtime::vulkan
