@@ -67,7 +67,7 @@ void describe_dispatch(const ir::Kernel& k, const detail::Task& task, TaskInfo& 
 
 }  // namespace
 
-bool compiles_type(ir::DataType t) { return t.quant == 0 && t.scalar != ir::ScalarKind::f16; }
+bool compiles_type(ir::DataType t) { return t.quant == 0; }
 
 CompiledKernel compile(const ir::Kernel& source, const LoweringOptions& options) {
   auto errors = ir::verify(source);
@@ -75,8 +75,8 @@ CompiledKernel compile(const ir::Kernel& source, const LoweringOptions& options)
     throw UserError(fmt::format("the kernel does not verify, so it cannot be compiled: {}", errors.front().format()),
                     "fix the IR (passbench verify) before compiling it");
   if (auto use = ir::first_type_use_outside(source, compiles_type))
-    throw UserError(fmt::format("the SPIR-V backend does not compile f16 or quant types yet: {}", *use),
-                    "run the kernel on the interpreter (--backend=interp) or the cpu backend (f16)");
+    throw UserError(fmt::format("the SPIR-V backend does not compile quant types yet: {}", *use),
+                    "run the kernel on the interpreter (--backend=interp), which runs quant integers");
   std::unique_ptr<ir::Kernel> lowered = lower_narrow_integers(source);
   const ir::Kernel& kernel = lowered ? *lowered : source;
   CompiledKernel out;

@@ -16,9 +16,9 @@ namespace pb::codegen::spirv {
 
 CompiledKernel compile(const ir::Kernel& kernel, const LoweringOptions& options = {});
 
-// The types compile() takes: every primitive type but f16 (8- and 16-bit integers are lowered
-// to 32-bit words, codegen/spirv/narrow_ints.h), no quant type. A kernel using another is refused
-// up front, naming the first use.
+// The types compile() takes: every primitive type (8- and 16-bit integers lowered to 32-bit
+// words, codegen/spirv/narrow_ints.h; f16 in f32 words, rounded per result), no quant type. A kernel using another is
+// refused up front, naming the first use.
 bool compiles_type(ir::DataType t);
 
 }  // namespace pb::codegen::spirv

@@ -320,12 +320,14 @@ void TaskEmitter::accumulate_adjoint(const StackSlot& s, Id index, Id value) {
   Id vt = value_type(s.layout.element);
   if (o_.storage == StackStorage::function) {
     Id ptr = b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassFunction, vt), {s.adjoint_var, index});
-    b_.op_void(spv::OpStore, {ptr, b_.op(spv::OpFAdd, vt, {b_.op(spv::OpLoad, vt, {ptr}), value})});
+    Id sum = b_.op(spv::OpFAdd, vt, {b_.op(spv::OpLoad, vt, {ptr}), value});
+    b_.op_void(spv::OpStore, {ptr, s.layout.element == ir::ScalarKind::f16 ? round_half(sum) : sum});
     return;
   }
   Id ptr = heap_entry(s, index);
   Id pair = b_.op(spv::OpLoad, entry_type(s.layout.element), {ptr});
   Id sum = b_.op(spv::OpFAdd, vt, {b_.op(spv::OpCompositeExtract, vt, {pair, 1u}), value});
+  if (s.layout.element == ir::ScalarKind::f16) sum = round_half(sum);
   Id primal = b_.op(spv::OpCompositeExtract, vt, {pair, 0u});
   b_.op_void(spv::OpStore, {ptr, b_.op(spv::OpCompositeConstruct, entry_type(s.layout.element), {primal, sum})});
 }

@@ -44,7 +44,30 @@ static Id glsl_f32_only(TaskEmitter& e, uint32_t inst, ScalarKind k, const Opera
 
 // ---- statements ----
 
-void TaskEmitter::operator()(const ir::ConstStmt& s) { define(s, constant(s.value.kind(), s.value.bits())); }
+void TaskEmitter::operator()(const ir::ConstStmt& s) {
+  const ir::Value& v = s.value;
+  define(s, constant(v.kind(), v.kind() == ScalarKind::f16 ? float_bits(ScalarKind::f32, v.as_f64()) : v.bits()));
+}
+
+Id TaskEmitter::round_half(Id x) {
+  Id f = value_type(ScalarKind::f32), i = value_type(ScalarKind::i32), u = value_type(ScalarKind::u32);
+  auto int_c = [&](int32_t v) { return constant(ScalarKind::i32, int_bits(ScalarKind::i32, v)); };
+  auto float_c = [&](double v) { return constant(ScalarKind::f32, float_bits(ScalarKind::f32, v)); };
+  // The half quantum at x's binade: 2^(e - 10) for normal halves, 2^-24 below them.
+  Id bits = b_.op(spv::OpBitcast, u, {x});
+  Id e = b_.op(spv::OpBitwiseAnd, u, {b_.op(spv::OpShiftRightLogical, u, {bits, c_u32(23)}), c_u32(0xff)});
+  Id q = glsl(GLSLstd450SMax, ScalarKind::i32,
+              {b_.op(spv::OpISub, i, {b_.op(spv::OpBitcast, i, {e}), int_c(137)}), int_c(-24)});
+  Id steps = glsl(GLSLstd450RoundEven, ScalarKind::f32,
+                  {glsl(GLSLstd450Ldexp, ScalarKind::f32, {x, b_.op(spv::OpSNegate, i, {q})})});
+  Id r = glsl(GLSLstd450Ldexp, ScalarKind::f32, {steps, q});
+  Id inf = b_.op(spv::OpSelect, f,
+                 {b_.op(spv::OpFOrdLessThan, t_bool(), {x, float_c(0.0)}),
+                  float_c(-std::numeric_limits<double>::infinity()), float_c(std::numeric_limits<double>::infinity())});
+  Id big = b_.op(spv::OpFOrdGreaterThan, t_bool(), {glsl(GLSLstd450FAbs, ScalarKind::f32, {r}), float_c(65504.0)});
+  r = b_.op(spv::OpSelect, f, {big, inf, r});
+  return b_.op(spv::OpSelect, f, {b_.op(spv::OpIsNan, t_bool(), {x}), x, r});
+}
 
 void TaskEmitter::operator()(const ir::ArgLoadStmt& s) {
   if (s.type.pointer) return;  // an ndarray's base: external_ptr names the buffer
@@ -109,7 +132,9 @@ Id TaskEmitter::convert(Id v, ScalarKind from, ScalarKind to) {
     if (from == ScalarKind::u1) return from_bool(v, to);
     return b_.op(ir::is_signed(from) ? spv::OpConvertSToF : spv::OpConvertUToF, value_type(to), {v});
   }
-  if (tf) return b_.op(spv::OpFConvert, value_type(to), {v});
+  if (tf)
+    return value_type(from) == value_type(to) ? v
+                                              : b_.op(spv::OpFConvert, value_type(to), {v});  // f16: define() rounds
   if (to == ScalarKind::u1) return to_bool(v, from);
   int w = ir::bit_width(to);
   bool sign = ir::is_signed(to);

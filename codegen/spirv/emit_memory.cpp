@@ -129,7 +129,8 @@ Id TaskEmitter::atomic(const Place& p, ir::AtomicOp op, Id v) {
   ir::BinaryOp bop = binary_of(op);
   if (p.storage == spv::StorageClassFunction) {
     Id old = load(p);
-    store(p, binary(bop, old, v, k, k, k));
+    Id next = binary(bop, old, v, k, k, k);
+    store(p, k == ScalarKind::f16 ? round_half(next) : next);
     return old;
   }
   Id scope = c_u32(spv::ScopeDevice), relaxed = c_u32(spv::MemorySemanticsMaskNone);
@@ -183,7 +184,8 @@ Id TaskEmitter::atomic(const Place& p, ir::AtomicOp op, Id v) {
   if (p.storage_type != value_type(k))
     old = k == ScalarKind::u1 ? b_.op(spv::OpINotEqual, t_bool(), {expected, b_.constant(p.storage_type, 0)})
                               : b_.op(spv::OpBitcast, value_type(k), {expected});
-  Id desired = stored_form(p, binary(bop, old, v, k, k, k));
+  Id next = binary(bop, old, v, k, k, k);
+  Id desired = stored_form(p, k == ScalarKind::f16 ? round_half(next) : next);
   Id got = b_.op(spv::OpAtomicCompareExchange, p.storage_type, {p.pointer, scope, relaxed, relaxed, desired, expected});
   Id done = b_.op(spv::OpIEqual, t_bool(), {got, expected});
   b_.op_void(spv::OpBranchConditional, {done, merge, cont});

@@ -12,6 +12,7 @@ using ir::ScalarKind;
 std::string storage_name(ScalarKind k) {
   switch (k) {
     case ScalarKind::f32:
+    case ScalarKind::f16:  // stored as the f32 it rounds to
       return "float";
     case ScalarKind::f64:
       return "double";

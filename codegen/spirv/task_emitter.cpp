@@ -57,8 +57,9 @@ Id TaskEmitter::value_type(ScalarKind k) {
       need(o_.float64, "Float64", "float64=on");
       b_.add_capability(spv::CapabilityFloat64);
       return b_.type_float(64);
-    case ScalarKind::f16:  // refused by compile(); narrow integers are lowered to 32 bits before
-    case ScalarKind::i8:
+    case ScalarKind::f16:  // in f32 registers, rounded by define()
+      return b_.type_float(32);
+    case ScalarKind::i8:  // lowered to 32 bits before emission (codegen/spirv/narrow_ints.h)
     case ScalarKind::i16:
     case ScalarKind::u8:
     case ScalarKind::u16:

@@ -145,7 +145,14 @@ class TaskEmitter {
   void emit_if(Id cond, F&& then_body);
 
   Id value(const ir::Stmt* s) const;
-  void define(const ir::Stmt& s, Id v) { values_[&s] = v; }
+  // f16 results are rounded to half precision here (round_half), once per statement.
+  void define(const ir::Stmt& s, Id v) {
+    values_[&s] = s.type.scalar == ir::ScalarKind::f16 && !s.type.pointer ? round_half(v) : v;
+  }
+  // f16 lives in f32 registers and words: `x` (f32) rounded to the nearest half, ties to even,
+  // beyond 65504 to infinity, subnormal halves kept; in f32 arithmetic, so no Float16 capability
+  // is needed and every driver rounds alike.
+  Id round_half(Id x);
   [[noreturn]] void unsupported(const ir::Stmt& s, const std::string& why, const std::string& remedy) const;
   void note(const std::string& text);
 

@@ -82,6 +82,8 @@ void append_value(std::vector<uint32_t>& out, const ir::Value& v, ScalarKind as)
     out.push_back(static_cast<uint32_t>(b >> 32));
   } else if (as == ScalarKind::u1) {
     out.push_back(v.as_bool() ? 1u : 0u);
+  } else if (as == ScalarKind::f16) {  // stored as the f32 it rounds to (exact)
+    out.push_back(std::bit_cast<uint32_t>(v.cast_to(as).as_f32()));
   } else {
     out.push_back(static_cast<uint32_t>(v.cast_to(as).bits()));
   }
@@ -91,6 +93,8 @@ ir::Value read_value(const uint32_t* w, size_t i, ScalarKind k) {
   switch (k) {
     case ScalarKind::f32:
       return ir::Value::make_f32(std::bit_cast<float>(w[i]));
+    case ScalarKind::f16:  // a word the kernel rounded to a half
+      return ir::Value::make_f16(std::bit_cast<float>(w[i]));
     case ScalarKind::i32:
       return ir::Value::make_i32(static_cast<int32_t>(w[i]));
     case ScalarKind::u32:
