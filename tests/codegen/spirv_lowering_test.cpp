@@ -250,20 +250,23 @@ TEST(Types, SixtyFourBitValuesNeedTheirCapabilityOption) {
   EXPECT_NO_THROW(compile(*i, o));
 }
 
-TEST(Types, NarrowAndQuantTypesAreRefusedUpFrontNamingTheFirstUse) {
+TEST(Types, NarrowTypesNeedNoCapabilityAndQuantTypesAreRefusedNamingTheFirstUse) {
   auto h = parse(
-      "field y : f16[]\nkernel {\n  <f16> $0 = const 0.5\n  <*f16> $1 = global ptr [y], index [] activate=true\n"
-      "  $2 : global store [$1 <- $0]\n}\n");
-  std::string e = error_of(*h);
-  EXPECT_NE(e.find("the SPIR-V backend does not compile f16 or quant types yet: field y is f16"), std::string::npos)
-      << e;
-  EXPECT_NE(e.find("--backend=interp"), std::string::npos) << e;
+      "field y : f16[]\nfield z : i8[]\nkernel {\n  <f16> $0 = const 0.5\n"
+      "  <*f16> $1 = global ptr [y], index [] activate=true\n  $2 : global store [$1 <- $0]\n"
+      "  <i8> $3 = const -7\n  <*i8> $4 = global ptr [z], index [] activate=true\n  $5 : global store [$4 <- $3]\n}\n");
+  auto ck = compile(*h);
+  for (const char* cap : {"Float16", "Int8", "Int16", "StorageBuffer16BitAccess", "StorageBuffer8BitAccess"})
+    EXPECT_TRUE(lines_with(ck.tasks[0].spirv, fmt::format("OpCapability {}", cap)).empty()) << cap;
   auto q = parse(
       "kernel {\n  <i32> $0 = const 3\n  <*qi2> $1 = global ptr [S2place<qi2><bit>], index [$0] activate=false\n"
       "  $2 : global store [$1 <- $0]\n}\n");
-  e = error_of(*q);
-  EXPECT_NE(e.find("<*qi2> $1 = global ptr [S2place<qi2><bit>], index [$0] activate=false` is *qi2"), std::string::npos)
+  std::string e = error_of(*q);
+  EXPECT_NE(e.find("the SPIR-V backend does not compile quant types yet: `<*qi2> $1 = global ptr "
+                   "[S2place<qi2><bit>], index [$0] activate=false` is *qi2"),
+            std::string::npos)
       << e;
+  EXPECT_NE(e.find("--backend=interp"), std::string::npos) << e;
 }
 
 TEST(Options, ParseAndNameLowerings) {
