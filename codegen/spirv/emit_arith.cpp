@@ -273,9 +273,12 @@ Id TaskEmitter::binary(BinaryOp op, Id a, Id b, ScalarKind k, ScalarKind rk, Sca
       Id minus_one = 0;
       Id d = safe_divisor(&minus_one);
       if (!sign) return b_.op(op == BinaryOp::mod ? spv::OpUMod : spv::OpUDiv, t, {a, d});
-      Id r = b_.op(spv::OpSRem, t, {a, d});  // C remainder: the sign of the dividend
+      // C remainder (the sign of the dividend) from the truncated quotient: Vulkan leaves OpSRem
+      // and OpSMod undefined for negative operands (NVIDIA returns |a| rem |b|).
+      Id q_safe = b_.op(spv::OpSDiv, t, {a, d});
+      Id r = b_.op(spv::OpISub, t, {a, b_.op(spv::OpIMul, t, {q_safe, d})});
       if (op == BinaryOp::mod) return r;
-      Id q = b_.op(spv::OpSelect, t, {minus_one, b_.op(spv::OpSNegate, t, {a}), b_.op(spv::OpSDiv, t, {a, d})});
+      Id q = b_.op(spv::OpSelect, t, {minus_one, b_.op(spv::OpSNegate, t, {a}), q_safe});
       if (op == BinaryOp::div) return q;
       Id r_neg = b_.op(spv::OpSLessThan, t_bool(), {r, ic(0)}), b_neg = b_.op(spv::OpSLessThan, t_bool(), {b, ic(0)});
       Id adjust = b_.op(

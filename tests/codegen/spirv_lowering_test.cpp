@@ -269,6 +269,27 @@ TEST(Types, NarrowTypesNeedNoCapabilityAndQuantTypesAreRefusedNamingTheFirstUse)
   EXPECT_NE(e.find("--backend=interp"), std::string::npos) << e;
 }
 
+// Vulkan leaves OpSRem/OpSMod undefined for negative operands (NVIDIA's H100 driver gave
+// mod(-128, 3) = 2 and floordiv(-128, 3) = -42): the remainder comes from OpSDiv instead.
+TEST(Types, SignedRemainderAvoidsOpSRemAndOpSMod) {
+  for (const char* t : {"i32", "i64", "i8"}) {
+    auto k = parse(
+        fmt::format("field a : {0}[2]\nfield o : {0}[2]\nkernel {{\n  <i32> $0 = const 0\n  <i32> $1 = const 1\n"
+                    "  <*{0}> $2 = global ptr [a], index [$0] activate=true\n  <{0}> $3 = global load $2\n"
+                    "  <*{0}> $4 = global ptr [a], index [$1] activate=true\n  <{0}> $5 = global load $4\n"
+                    "  <{0}> $6 = mod $3 $5\n  <{0}> $7 = floordiv $3 $5\n"
+                    "  <*{0}> $8 = global ptr [o], index [$0] activate=true\n  $9 : global store [$8 <- $6]\n"
+                    "  <*{0}> $10 = global ptr [o], index [$1] activate=true\n  $11 : global store [$10 <- $7]\n}}\n",
+                    t));
+    LoweringOptions o;
+    o.int64 = true;
+    auto ck = compile(*k, o);
+    EXPECT_TRUE(lines_with(ck.tasks[0].spirv, "OpSRem").empty()) << t;
+    EXPECT_TRUE(lines_with(ck.tasks[0].spirv, "OpSMod").empty()) << t;
+    EXPECT_FALSE(lines_with(ck.tasks[0].spirv, "OpSDiv").empty()) << t;
+  }
+}
+
 TEST(Options, ParseAndNameLowerings) {
   auto o = parse_lowering("storage=function,count=per-stack,push=branch,bounds=off,float64=on,capacity=9");
   EXPECT_EQ(lowering_name(o), "storage=function,count=per-stack,push=branch,bounds=off");
