@@ -93,7 +93,8 @@ class Decoder {
   }
 
   void declare() {
-    real_ = in_.ConsumeBool() ? ScalarKind::f64 : ScalarKind::f32;
+    const ScalarKind reals[] = {ScalarKind::f32, ScalarKind::f64, ScalarKind::f16};
+    real_ = reals[in_.ConsumeIntegralInRange<int>(0, 2)];
     n_ = in_.ConsumeIntegralInRange<int64_t>(1, 6);
     x_ = field("x", real_, {n_}, true);
     w_ = field("w", real_, {n_}, true);
