@@ -12,23 +12,6 @@ namespace {
 using ir::ScalarKind;
 using ir::Value;
 
-// out = OP(a, b) with operands of kind `type` and a result of kind `result` (default: `type`).
-Value binary(const std::string& op, const std::string& type, const std::string& a, const std::string& b,
-             std::string result = "") {
-  if (result.empty()) result = type;
-  return run_text(fmt::format(R"(field out : {0}[]
-kernel "ops" {{
-  <{1}> $1 = const {2}
-  <{1}> $2 = const {3}
-  <{0}> $3 = {4} $1 $2
-  <*{0}> $4 = global ptr [out], index [] activate=true
-  $5 : global store [$4 <- $3]
-}}
-)",
-                              result, type, a, b, op))
-      .at("out");
-}
-
 // out = OP(a), `result` as the printed target for casts (`cast_value<i32>`).
 Value unary(const std::string& op, const std::string& type, const std::string& a, std::string result = "",
             const RunOptions& options = {}) {

@@ -1,6 +1,7 @@
 // Helpers shared by the interpreter tests: parse a kernel from text, build its state, run it.
 #pragma once
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -42,6 +43,23 @@ inline std::string run_error(const std::string& text, const nlohmann::json& inpu
 
 inline bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+// out = OP(a, b) with operands of kind `type` and a result of kind `result` (default: `type`).
+inline ir::Value binary(const std::string& op, const std::string& type, const std::string& a, const std::string& b,
+                        std::string result = "") {
+  if (result.empty()) result = type;
+  return run_text(fmt::format(R"(field out : {0}[]
+kernel "ops" {{
+  <{1}> $1 = const {2}
+  <{1}> $2 = const {3}
+  <{0}> $3 = {4} $1 $2
+  <*{0}> $4 = global ptr [out], index [] activate=true
+  $5 : global store [$4 <- $3]
+}}
+)",
+                              result, type, a, b, op))
+      .at("out");
 }
 
 #define EXPECT_CONTAINS(haystack, needle) EXPECT_PRED2(::pb::runtime::test::contains, haystack, needle)

@@ -16,23 +16,6 @@ using ir::Value;
 
 nlohmann::json data(nlohmann::json values) { return nlohmann::json{{"data", std::move(values)}}; }
 
-// out = OP(a, b) in `type` (stored in a field of kind `result`, default `type`).
-Value binary(const std::string& op, const std::string& type, const std::string& a, const std::string& b,
-             std::string result = "") {
-  if (result.empty()) result = type;
-  return run_text(fmt::format(R"(field out : {0}[]
-kernel "ops" {{
-  <{1}> $1 = const {2}
-  <{1}> $2 = const {3}
-  <{0}> $3 = {4} $1 $2
-  <*{0}> $4 = global ptr [out], index [] activate=true
-  $5 : global store [$4 <- $3]
-}}
-)",
-                              result, type, a, b, op))
-      .at("out");
-}
-
 // out = OP<to>(a) for a cast, or OP(a) with `to` the result type.
 Value unary(const std::string& op, const std::string& from, const std::string& a, const std::string& to) {
   return run_text(fmt::format(R"(field out : {0}[]
