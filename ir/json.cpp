@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/diagnostic.h"
@@ -357,6 +358,41 @@ struct Reader {
       s = std::make_unique<LoopLinearIndexStmt>(ops[0]);
     } else if (kind == "return") {
       s = std::make_unique<ReturnStmt>(ops);
+    } else if (kind == "loop_unique") {
+      need(1);
+      auto u = std::make_unique<LoopUniqueStmt>(ops[0]);
+      if (j.contains("covers"))
+        for (int64_t c : get_int_list(j, "covers", path, 0, INT32_MAX)) u->covers.push_back(static_cast<int>(c));
+      s = std::move(u);
+    } else if (kind == "assume_in_range") {
+      need(2);
+      s = std::make_unique<RangeAssumptionStmt>(ops[0], ops[1], get_int(j, "low", path, INT32_MIN, INT32_MAX),
+                                                get_int(j, "high", path, INT32_MIN, INT32_MAX));
+    } else if (kind == "decorate") {
+      need(1);
+      s = std::make_unique<DecorationStmt>(ops[0], get<bool>(j, "loop_unique", path),
+                                           get_int(j, "number", path, 0, INT32_MAX));
+    } else if (kind == "external_tensor_shape_along_axis") {
+      std::vector<int> arg_id;
+      for (int64_t a : get_int_list(j, "arg_id", path, 0, kMaxArgIndex)) arg_id.push_back(static_cast<int>(a));
+      if (arg_id.empty()) bad(path + ".arg_id", "names no argument");
+      auto e = std::make_unique<ExternalTensorShapeAlongAxisStmt>(
+          static_cast<int>(get_int(j, "axis", path, 0, kMaxRank - 1)), std::move(arg_id));
+      e->bracketed = get_or<bool>(j, "bracketed", true, path);
+      if (!e->bracketed && e->arg_id.size() != 1) bad(path + ".arg_id", "an unbracketed arg_id is one index");
+      s = std::move(e);
+    } else if (kind == "snode_op") {
+      auto op = get<std::string>(j, "op", path);
+      if (std::find(std::begin(kSNodeOpNames), std::end(kSNodeOpNames), op) == std::end(kSNodeOpNames))
+        bad(path + ".op", fmt::format("unknown SNode op '{}'", op));
+      bool has_ptr = get_or<bool>(j, "has_ptr", !ops.empty(), path);
+      if (ops.size() > 2 || (has_ptr && ops.empty())) bad(path, "snode_op takes an optional pointer and value");
+      Stmt* ptr = has_ptr ? ops[0] : nullptr;
+      Stmt* val = ops.size() > (has_ptr ? 1u : 0u) ? ops.back() : nullptr;
+      s = std::make_unique<SNodeOpStmt>(op, name_of(j, "snode", path), ptr, val);
+    } else if (kind == "rand") {
+      if (!type.is_value()) bad(path, "rand needs a scalar type");
+      s = std::make_unique<RandStmt>(type);
     } else {
       bad(path + ".kind", fmt::format("unknown statement kind '{}'", kind));
     }

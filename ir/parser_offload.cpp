@@ -13,7 +13,7 @@ constexpr const char* kTaskRemedy = "see docs/ir-format.md, \"Offloaded tasks\""
 bool line_ends(Cursor& cur) {
   cur.skip_blanks();
   char c = cur.peek();
-  return cur.at_end() || c == '\n' || c == '\r' || c == '#';
+  return cur.at_end() || c == '\n' || c == '\r' || c == '#' || (c == '/' && cur.peek(1) == '/');
 }
 }  // namespace
 

@@ -150,6 +150,18 @@ const ErrorCase kCases[] = {
     {"ErrorAfterAMultiLineString", k("  <i32> $0 = const 0\n  print $0, \"\n\"\n  <i32> $1 = frob $0\n"), 5, "frob",
      "unknown statement 'frob'"},
     {"ErrorAfterCrlfLines", "kernel {\r\n  <i32> $0 = frob\r\n}\r\n", 2, "frob", "unknown statement 'frob'"},
+    {"RangeAssumptionWithTwoBases",
+     k("  <i32> $0 = const 0\n  <i32> $1 = const 1\n  <i32> $2 = assume_in_range($0-4 <= $1 < $1+4)\n"), 4, "$1+4",
+     "both bounds of assume_in_range must name the same base statement"},
+    {"RangeAssumptionWithoutOffset", k("  <i32> $0 = const 0\n  <i32> $1 = assume_in_range($0 <= $0 < $0+1)\n"), 3,
+     " <= $0 <", "expected `+N` or `-N` after the base"},
+    {"LoopUniqueCoverWithoutS", k("  <i32> $0 = const 0\n  <i32> $1 = loop_unique($0, covers=[2])\n"), 3, "2])",
+     "expected 'S'"},
+    {"DecorationOfUnknownForm", k("  <i32> $0 = const 0\n  decorate $0 : Loop-shared 1\n"), 3, "Loop-shared",
+     "expected '...'"},
+    {"RandWithoutHint", k("  $0 = rand()\n"), 2, "rand", "rand needs a scalar type hint"},
+    {"ExternalShapeAxisOutOfRange", k("  <i32> $0 = external_tensor_shape_along_axis 99, arg_id [0]\n"), 2, "99",
+     "axis 99 is outside 0..15"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Parser, ParserErrorTest, ::testing::ValuesIn(kCases),

@@ -1,0 +1,120 @@
+// The kinds no backend compiles, on the interpreter: loop_unique and assume_in_range give their
+// input, decorate does nothing, external_tensor_shape_along_axis reads the ndarray's shape, SNode
+// ops run on dense SNodes, rand draws from the seeded generator; what has no meaning here is a
+// run error naming the kernel and the statement.
+#include <gtest/gtest.h>
+
+#include "interp_test_util.h"
+#include "ir/json.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "tests/every_kind_samples.h"
+
+namespace pb::runtime::test {
+namespace {
+
+nlohmann::json ndarray_2x3() {
+  return nlohmann::json::parse(R"({"args": [{"shape": [2, 3], "data": [0, 0, 0, 0, 0, 0]}]})");
+}
+
+TEST(InterpMore, SampleRunsShapesHintsDenseSNodeOpsAndRand) {
+  Ran r = run_text(pb::test::kInterpreterOnly, ndarray_2x3());
+  // range(2, 2 + 3): cells 2, 3, 4 are marked active (is_active is 1 on a dense SNode).
+  for (size_t i = 0; i < 8; ++i) {
+    bool in_range = i >= 2 && i < 5;
+    EXPECT_EQ(r.at("n", i).as_i64(), in_range ? 1 : 0) << i;
+    double x = r.at("x", i).as_f64();
+    if (in_range) {
+      EXPECT_GE(x, 0.0) << i;
+      EXPECT_LT(x, 1.0) << i;
+    } else {
+      EXPECT_EQ(x, 0.0) << i;
+    }
+  }
+  EXPECT_NE(r.at("x", 2).as_f64(), r.at("x", 3).as_f64());  // not one constant
+}
+
+TEST(InterpMore, RandIsDeterministicForASeedAndDiffersAcrossSeeds) {
+  RunOptions a, b;
+  a.seed = 1;
+  b.seed = 2;
+  Ran first = run_text(pb::test::kInterpreterOnly, ndarray_2x3(), a);
+  Ran again = run_text(pb::test::kInterpreterOnly, ndarray_2x3(), a);
+  Ran other = run_text(pb::test::kInterpreterOnly, ndarray_2x3(), b);
+  EXPECT_EQ(first.at("x", 2).as_f64(), again.at("x", 2).as_f64());
+  EXPECT_NE(first.at("x", 2).as_f64(), other.at("x", 2).as_f64());
+}
+
+constexpr const char* kHints = R"(field y : i32[4]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <i32> $4 = loop_unique($3)
+    decorate $4 : Loop-unique 1
+    <i32> $5 = const 10
+    <i32> $6 = mul $4 $5
+    <i32> $7 = assume_in_range($6-10 <= $6 < $6+1)
+    <*i32> $8 = global ptr [y], index [$4] activate=true
+    $9 : global store [$8 <- $7]
+  }
+}
+)";
+
+TEST(InterpMore, LoopUniqueAndRangeAssumptionGiveTheirInput) {
+  Ran r = run_text(kHints);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(r.at("y", i).as_i64(), static_cast<int64_t>(i) * 10) << i;
+}
+
+TEST(InterpMore, ABrokenRangeAssumptionIsARunErrorNamingTheStatement) {
+  std::string text = kHints;
+  text.replace(text.find("$6-10 <= $6 < $6+1"), 18, "$5-10 <= $6 < $5+1");
+  std::string e = run_error(text);
+  EXPECT_CONTAINS(e, "the assumption does not hold: 20 is outside [0, 11)");
+  EXPECT_CONTAINS(e, "`<i32> $7 = assume_in_range($5-10 <= $6 < $5+1)`");
+  EXPECT_CONTAINS(e, "in kernel");
+}
+
+TEST(InterpMore, ExternalShapeOfAMissingAxisOrAScalarArgumentIsARunError) {
+  constexpr const char* kShape = R"(arg 0 : ndarray<i32, 2>
+field s : i32[]
+kernel {
+  <i32> $0 = external_tensor_shape_along_axis 2, arg_id [0]
+  <*i32> $1 = global ptr [s], index [] activate=true
+  $2 : global store [$1 <- $0]
+}
+)";
+  EXPECT_CONTAINS(run_error(kShape, ndarray_2x3()), "ndarray argument 0 has 2 dimension(s), no axis 2");
+  std::string axis1 = kShape;
+  axis1.replace(axis1.find("axis 2"), 6, "axis 1");
+  Ran r = run_text(axis1, ndarray_2x3());
+  EXPECT_EQ(r.at("s").as_i64(), 3);
+}
+
+TEST(InterpMore, SparseSNodeOpsAndOpsWithoutADenseMeaningAreRunErrors) {
+  constexpr const char* kSparse = R"(kernel "k" {
+  <u1> $0 = is_active [S2pointer] 
+}
+)";
+  std::string e = run_error(kSparse);
+  EXPECT_CONTAINS(e,
+                  "SNode 'S2pointer' is not dense: sparse SNodes (pointer, bitmasked, dynamic, hash) are not run yet");
+  EXPECT_CONTAINS(e, "kernel \"k\"");
+  constexpr const char* kLength = R"(kernel {
+  <i32> $0 = length [S1dense] 
+}
+)";
+  EXPECT_CONTAINS(run_error(kLength), "SNode op 'length' is not run yet");
+}
+
+TEST(InterpMore, TrailingSlashCommentsAreSkipped) {
+  std::string text = kHints;
+  text.replace(text.find("<i32> $5 = const 10"), 19, "<i32> $5 = const 10  // ten");
+  text = "// a comment line\n" + text;
+  Ran r = run_text(text);
+  EXPECT_EQ(r.at("y", 3).as_i64(), 30);
+}
+
+}  // namespace
+}  // namespace pb::runtime::test
