@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_map>
 
 #include "ir/diagnostic.h"
@@ -393,6 +394,33 @@ struct Reader {
     } else if (kind == "rand") {
       if (!type.is_value()) bad(path, "rand needs a scalar type");
       s = std::make_unique<RandStmt>(type);
+    } else if (kind == "internal_call") {
+      auto name = get<std::string>(j, "name", path);
+      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+          }))
+        bad(path + ".name", fmt::format("\"{}\" is not a word (letters, digits, '_', '.')", name));
+      s = std::make_unique<InternalFuncStmt>(name, ops);
+    } else if (kind == "block_corner_index") {
+      need(1);
+      s = std::make_unique<BlockCornerIndexStmt>(ops[0], static_cast<int>(get_int(j, "axis", path, 0, kMaxRank - 1)));
+    } else if (kind == "block_local_ptr") {
+      need(1);
+      if (!type.pointer || type.gen) bad(path, "block_local_ptr needs a pointer type such as *f32");
+      s = std::make_unique<BlockLocalPtrStmt>(ops[0]);
+    } else if (kind == "ref") {
+      need(1);
+      s = std::make_unique<ReferenceStmt>(ops[0]);
+    } else if (kind == "call") {
+      s = std::make_unique<FuncCallStmt>(get<std::string>(j, "func", path), ops);
+    } else if (kind == "bit_struct_store") {
+      if (ops.empty()) bad(path, "bit_struct_store needs a pointer operand");
+      std::vector<int> ch_ids;
+      for (int64_t c : get_int_list(j, "ch_ids", path, 0, INT32_MAX)) ch_ids.push_back(static_cast<int>(c));
+      if (ch_ids.size() != ops.size() - 1) bad(path, "bit_struct_store needs one value per channel id");
+      s = std::make_unique<BitStructStoreStmt>(ops[0], std::move(ch_ids),
+                                               std::vector<Stmt*>(ops.begin() + 1, ops.end()),
+                                               get_or<bool>(j, "atomic", false, path));
     } else {
       bad(path + ".kind", fmt::format("unknown statement kind '{}'", kind));
     }

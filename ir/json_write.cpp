@@ -156,6 +156,13 @@ struct Writer {
     j["snode"] = s.snode;
     j["has_ptr"] = s.has_ptr;
   }
+  void attributes(const InternalFuncStmt& s, json& j) const { j["name"] = s.func_name; }
+  void attributes(const BlockCornerIndexStmt& s, json& j) const { j["axis"] = s.axis; }
+  void attributes(const FuncCallStmt& s, json& j) const { j["func"] = s.func; }
+  void attributes(const BitStructStoreStmt& s, json& j) const {
+    j["ch_ids"] = s.ch_ids;
+    j["atomic"] = s.is_atomic;
+  }
   // Kinds with no attributes beyond id, type and operands.
   void attributes(const AllocaStmt&, json&) const {}
   void attributes(const LocalLoadStmt&, json&) const {}
@@ -172,6 +179,8 @@ struct Writer {
   void attributes(const LoopLinearIndexStmt&, json&) const {}
   void attributes(const ReturnStmt&, json&) const {}
   void attributes(const RandStmt&, json&) const {}
+  void attributes(const BlockLocalPtrStmt&, json&) const {}
+  void attributes(const ReferenceStmt&, json&) const {}
 };
 
 json shape_json(const std::optional<Shape>& s) { return s ? json(*s) : json(nullptr); }

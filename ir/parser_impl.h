@@ -42,6 +42,7 @@ class Parser {
   // parser_more.cpp
   std::unique_ptr<Stmt> parse_more(const std::string& word, DataType hint, size_t word_pos);
   std::unique_ptr<Stmt> parse_decoration();
+  std::vector<Stmt*> parse_arguments(std::string_view open, std::string_view close);
 
   Stmt* ref();
   Stmt* legacy_local_ref();

@@ -1,5 +1,6 @@
-// Statement lines that only the interpreter runs (the kNoBackend kinds): loop_unique,
-// assume_in_range, decorate, external_tensor_shape_along_axis, SNode ops, rand (docs/ir-format.md).
+// Statement lines of the kinds no backend compiles (ir::has_no_backend): loop_unique,
+// assume_in_range, decorate, external_tensor_shape_along_axis, SNode ops, rand, internal call,
+// block corner index, block local ptr, ref, call, bit_struct_store (docs/ir-format.md).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -70,6 +71,77 @@ std::unique_ptr<Stmt> Parser::parse_more(const std::string& word, DataType hint,
     if (!hint.is_value()) cur_.fail_at(word_pos, "rand needs a scalar type hint", "write it as `<f32> $N = rand()`");
     return std::make_unique<RandStmt>(hint);
   }
+  if (word == "internal") {
+    cur_.expect("call");
+    cur_.skip_blanks();
+    size_t name_pos = cur_.pos();
+    std::string name = cur_.read_word();
+    if (name.empty()) cur_.fail_at(name_pos, "expected the name of the internal function");
+    return std::make_unique<InternalFuncStmt>(name, parse_arguments("(", ")"));
+  }
+  if (word == "loop") {  // `loop $L block corner index K`; `loop $L index K` is parser_stmts.cpp's
+    size_t back = cur_.pos();
+    cur_.skip_blanks();
+    if (!cur_.at_ref()) return nullptr;
+    Stmt* loop = ref();
+    if (!cur_.try_keyword("block")) {
+      cur_.reset(back);
+      return nullptr;
+    }
+    cur_.expect("corner");
+    cur_.expect("index");
+    return std::make_unique<BlockCornerIndexStmt>(loop, static_cast<int>(cur_.read_int_in(0, kMaxRank - 1, "axis")));
+  }
+  if (word == "block") {
+    cur_.expect("local");
+    cur_.expect("ptr");
+    cur_.expect("(");
+    cur_.expect("offset");
+    cur_.expect("=");
+    Stmt* offset = ref();
+    cur_.expect(")");
+    if (!hint.pointer || hint.gen)
+      cur_.fail_at(word_pos, "a block local ptr needs a pointer type hint",
+                   "write it as `<*f32> $N = block local ptr (offset = $o)`");
+    auto s = std::make_unique<BlockLocalPtrStmt>(offset);
+    s->type = hint;
+    return s;
+  }
+  if (word == "ref") {
+    cur_.expect("(");
+    Stmt* var = ref();
+    cur_.expect(")");
+    return std::make_unique<ReferenceStmt>(var);
+  }
+  if (word == "call") {
+    std::string func = cur_.read_string();
+    cur_.expect(",");
+    cur_.expect("args");
+    cur_.expect("=");
+    auto s = std::make_unique<FuncCallStmt>(func, parse_arguments("{", "}"));
+    s->type = hint;  // the function's return type, as the hint says
+    return s;
+  }
+  if (word == "bit_struct_store" || (word == "atomic" && cur_.try_keyword("bit_struct_store"))) {
+    Stmt* ptr = ref();
+    cur_.expect(",");
+    cur_.expect("ch_ids=[");
+    std::vector<int> ch_ids;
+    if (!cur_.try_consume("]")) {
+      do ch_ids.push_back(static_cast<int>(cur_.read_int_in(0, INT32_MAX, "channel id")));
+      while (cur_.try_consume(","));
+      cur_.expect("]");
+    }
+    cur_.expect(",");
+    cur_.expect("values=");
+    cur_.skip_blanks();
+    size_t values_pos = cur_.pos();
+    std::vector<Stmt*> values = parse_arguments("[", "]");
+    if (values.size() != ch_ids.size())
+      cur_.fail_at(values_pos,
+                   fmt::format("bit_struct_store has {} channel id(s) but {} value(s)", ch_ids.size(), values.size()));
+    return std::make_unique<BitStructStoreStmt>(ptr, std::move(ch_ids), values, word == "atomic");
+  }
   if (std::find(std::begin(kSNodeOpNames), std::end(kSNodeOpNames), word) != std::end(kSNodeOpNames)) {
     cur_.expect("[", fmt::format("before the SNode that {} works on", word));
     cur_.skip_blanks();
@@ -91,6 +163,17 @@ std::unique_ptr<Stmt> Parser::parse_more(const std::string& word, DataType hint,
     return std::make_unique<SNodeOpStmt>(word, snode, ptr, val);
   }
   return nullptr;
+}
+
+// `OPEN$a, $bCLOSE`, possibly empty.
+std::vector<Stmt*> Parser::parse_arguments(std::string_view open, std::string_view close) {
+  cur_.expect(open);
+  std::vector<Stmt*> args;
+  if (cur_.try_consume(close)) return args;
+  do args.push_back(ref());
+  while (cur_.try_consume(","));
+  cur_.expect(close);
+  return args;
 }
 
 // `decorate $X : Loop-unique N` or `decorate $X : ... size = N`; the line carries no number.

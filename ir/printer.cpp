@@ -235,6 +235,23 @@ struct LineBody {
     return fmt::format(" = {} [{}] {}", s.op, s.snode, extras);
   }
   std::string operator()(const RandStmt&) const { return " = rand()"; }
+  std::string operator()(const InternalFuncStmt& s) const {
+    return fmt::format(" = internal call {}({})", s.func_name, names(s.operands()));
+  }
+  std::string operator()(const BlockCornerIndexStmt& s) const {
+    return fmt::format(" = loop {} block corner index {}", name(s.loop()), s.axis);
+  }
+  std::string operator()(const BlockLocalPtrStmt& s) const {
+    return fmt::format(" = block local ptr (offset = {})", name(s.offset()));
+  }
+  std::string operator()(const ReferenceStmt& s) const { return fmt::format(" = ref({})", name(s.var())); }
+  std::string operator()(const FuncCallStmt& s) const {
+    return fmt::format(" = call {}, args = {{{}}}", quote(s.func), names(s.operands()));
+  }
+  std::string operator()(const BitStructStoreStmt& s) const {
+    return fmt::format(" : {}bit_struct_store {}, ch_ids=[{}], values=[{}]", s.is_atomic ? "atomic " : "",
+                       name(s.ptr()), fmt::join(s.ch_ids, ", "), names(s.values()));
+  }
 };
 
 std::string line(const Stmt& s, const Kernel& k) {

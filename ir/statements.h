@@ -579,6 +579,69 @@ class RandStmt : public StmtOf<RandStmt, StmtKind::Rand> {
   explicit RandStmt(DataType t) { type = t; }
 };
 
+// A runtime intrinsic by name (`internal call NAME($a, $b)`); see exec_more.cpp for the names
+// the interpreter gives a meaning, as a subgroup and a block of one thread.
+class InternalFuncStmt : public StmtOf<InternalFuncStmt, StmtKind::InternalFunc> {
+ public:
+  InternalFuncStmt(std::string name, const std::vector<Stmt*>& args) : func_name(std::move(name)) {
+    for (Stmt* a : args) add_operand(a);
+  }
+  std::string func_name;
+};
+
+// The first coordinate along `axis` of the block of cells a struct_for task's thread block runs
+// (block-local storage), `loop $L block corner index K`.
+class BlockCornerIndexStmt : public StmtOf<BlockCornerIndexStmt, StmtKind::BlockCornerIndex> {
+ public:
+  BlockCornerIndexStmt(Stmt* loop, int ax) : axis(ax) {
+    add_operand(loop);
+    type = DataType::of(ScalarKind::i32);
+  }
+  Stmt* loop() const { return operand(0); }
+  int axis;
+};
+
+// A pointer into the block-local storage buffer at a byte offset (an operand). Type `*T`.
+class BlockLocalPtrStmt : public StmtOf<BlockLocalPtrStmt, StmtKind::BlockLocalPtr> {
+ public:
+  explicit BlockLocalPtrStmt(Stmt* offset) { add_operand(offset); }
+  Stmt* offset() const { return operand(0); }
+};
+
+// The address of a variable, passed to a function by reference (`ref($a)`). Type `*T`.
+class ReferenceStmt : public StmtOf<ReferenceStmt, StmtKind::Reference> {
+ public:
+  explicit ReferenceStmt(Stmt* var) {
+    add_operand(var);
+    type = var && var->type.known() ? DataType::pointer_to(var->type.scalar) : DataType{};
+  }
+  Stmt* var() const { return operand(0); }
+};
+
+// A call of the real function `func` (`call "f", args = {$a, $b}`).
+class FuncCallStmt : public StmtOf<FuncCallStmt, StmtKind::FuncCall> {
+ public:
+  FuncCallStmt(std::string f, const std::vector<Stmt*>& args) : func(std::move(f)) {
+    for (Stmt* a : args) add_operand(a);
+  }
+  std::string func;
+};
+
+// Stores values into channels of a bit struct: operand 0 is the struct's pointer, then one value
+// per entry of ch_ids.
+class BitStructStoreStmt : public StmtOf<BitStructStoreStmt, StmtKind::BitStructStore> {
+ public:
+  BitStructStoreStmt(Stmt* ptr, std::vector<int> ch, const std::vector<Stmt*>& values, bool atomic)
+      : ch_ids(std::move(ch)), is_atomic(atomic) {
+    add_operand(ptr);
+    for (Stmt* v : values) add_operand(v);
+  }
+  Stmt* ptr() const { return operand(0); }
+  std::span<Stmt* const> values() const { return operands().subspan(1); }
+  std::vector<int> ch_ids;
+  bool is_atomic;
+};
+
 // Downcast with a kind check; nullptr when `s` is not a T.
 template <class T>
 T* dyn_cast(Stmt* s) {

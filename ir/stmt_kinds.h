@@ -71,7 +71,13 @@ enum StmtTraits : uint8_t {
   X(Decoration, "decorate", kNoValue | kNoBackend)                                 \
   X(ExternalTensorShapeAlongAxis, "external_tensor_shape_along_axis", kNoBackend)  \
   X(SNodeOp, "snode_op", kNoBackend)                                               \
-  X(Rand, "rand", kNoBackend)
+  X(Rand, "rand", kNoBackend)                                                      \
+  X(InternalFunc, "internal_call", kNoBackend)                                     \
+  X(BlockCornerIndex, "block_corner_index", kNoBackend)                            \
+  X(BlockLocalPtr, "block_local_ptr", kNoBackend)                                  \
+  X(Reference, "ref", kNoBackend)                                                  \
+  X(FuncCall, "call", kNoBackend)                                                  \
+  X(BitStructStore, "bit_struct_store", kNoValue | kNoBackend)
 
 enum class StmtKind : uint8_t {
 #define PB_X(Name, text, traits) Name,

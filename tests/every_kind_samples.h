@@ -1,4 +1,4 @@
-// Three sample kernels that together hold every statement kind of ir/stmt_kinds.h, each printed
+// Four sample kernels that together hold every statement kind of ir/stmt_kinds.h, each printed
 // canonically (tests/ir/every_kind_test.cpp checks both facts).
 #pragma once
 
@@ -128,6 +128,26 @@ kernel "more" {
     <*f32> $14 = global ptr [x], index [$7] activate=true
     <f32> $15 = rand()
     $16 : global store [$14 <- $15]
+  }
+}
+)chi";
+
+// Kinds read and printed but not run (a run error names them; tests/runtime/interp_more_test.cpp).
+constexpr const char* kReadOnly = R"chi(dense S1 : [8]
+kernel "readonly" {
+  $0 = offloaded struct_for(S1) grid_dim=0 block_dim=64 bls=none
+  body {
+    <i32> $1 = loop $0 index 0
+    <i32> $2 = loop $0 block corner index 0
+    <i32> $3 = sub $1 $2
+    <*f32> $4 = block local ptr (offset = $3)
+    <i32> $5 = internal call subgroupShuffle($1, $3)
+    <i32> $6 = internal call workgroupBarrier()
+    <*i32> $7 = alloca
+    <*i32> $8 = ref($7)
+    <i32> $9 = call "f", args = {$8, $5}
+    $10 : atomic bit_struct_store $4, ch_ids=[0, 1], values=[$5, $9]
+    $11 : bit_struct_store $4, ch_ids=[2], values=[$6]
   }
 }
 )chi";

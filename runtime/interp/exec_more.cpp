@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <initializer_list>
+#include <string_view>
+
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
@@ -72,12 +76,73 @@ struct More {
     if (ir::is_float(kind)) return Value::from_double(kind, static_cast<double>(bits >> 11) * 0x1.0p-53);
     return Value::from_uint(kind, bits);
   }
+  std::optional<Value> operator()(const ir::InternalFuncStmt& s) const;
+  std::optional<Value> operator()(const ir::BlockCornerIndexStmt& s) const {
+    fail(s, "block-local storage (block corner index) is not run yet",
+         "dump the kernel before the make_block_local pass, or without block-local storage (bls)");
+  }
+  std::optional<Value> operator()(const ir::BlockLocalPtrStmt& s) const {
+    fail(s, "block-local storage (block local ptr) is not run yet",
+         "dump the kernel before the make_block_local pass, or without block-local storage (bls)");
+  }
+  // Its only reader, a call, is not run: the reference itself has no effect.
+  std::optional<Value> operator()(const ir::ReferenceStmt&) const { return std::nullopt; }
+  std::optional<Value> operator()(const ir::FuncCallStmt& s) const {
+    fail(s, fmt::format("calls of real functions (\"{}\") are not run yet", s.func),
+         "inline the function (a plain ti.func) and dump the kernel again");
+  }
+  std::optional<Value> operator()(const ir::BitStructStoreStmt& s) const {
+    fail(s, "bit struct (quantized) stores are not run yet", "run the kernel without quantized types");
+  }
   template <class T>
   std::optional<Value> operator()(const T& s) const {
     PB_ASSERT(false, fmt::format("`{}` is run by interpreter.cpp, not here", ir::print_stmt(s, ctx.kernel)));
     return std::nullopt;
   }
 };
+
+// Internal functions on a subgroup and a block of one thread: barriers and fences do nothing,
+// local and subgroup ids are 0, global ids are the iteration, reductions and scans give the
+// value, a shuffle or broadcast from lane 0 gives the value (another lane does not exist).
+std::optional<Value> More::operator()(const ir::InternalFuncStmt& s) const {
+  const std::string& f = s.func_name;
+  auto is = [&](std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), f) != names.end();
+  };
+  auto arg = [&](size_t i) {
+    if (i >= in.size())
+      fail(s, fmt::format("internal call {} takes at least {} argument(s), got {}", f, i + 1, in.size()),
+           "check the dump: the reference passes them all");
+    return in[i];
+  };
+  auto truth = [&](const Value& v) { return Value::from_int(kind, v.is_zero() ? 0 : 1); };
+  if (is({"workgroupBarrier", "workgroupMemoryBarrier", "subgroupBarrier", "subgroupMemoryBarrier", "block_barrier",
+          "block_mem_fence", "grid_memfence", "warp_barrier", "do_nothing"}))
+    return Value::from_int(kind, 0);
+  if (is({"localInvocationId", "subgroupInvocationId", "block_thread_idx"})) return Value::from_int(kind, 0);
+  if (is({"globalInvocationId", "vkGlobalThreadIdx", "linear_thread_idx"}))
+    return Value::from_int(kind, ctx.iteration < 0 ? 0 : ctx.iteration);
+  if (is({"subgroupElect", "subgroupSize", "cuda_active_mask", "cuda_uni_sync_i32"})) return Value::from_int(kind, 1);
+  if (is({"subgroupBallotU32", "subgroupBallotU64", "block_barrier_and_i32", "block_barrier_or_i32",
+          "block_barrier_count_i32", "cuda_ballot_i32", "cuda_all_sync_i32", "cuda_any_sync_i32"}))
+    return truth(arg(in.size() > 1 ? in.size() - 1 : 0));  // the predicate comes last
+  if (is({"cuda_match_any_sync_i32", "cuda_match_all_sync_i32"})) return Value::from_int(kind, 1);
+  if (f.starts_with("subgroupAdd") || f.starts_with("subgroupMul") || f.starts_with("subgroupMin") ||
+      f.starts_with("subgroupMax") || f.starts_with("subgroupAnd") || f.starts_with("subgroupOr") ||
+      f.starts_with("subgroupXor") || f.starts_with("subgroupInclusive"))
+    return arg(0).cast_to(kind);
+  if (is({"subgroupBroadcast", "subgroupShuffle", "subgroupShuffleDown", "subgroupShuffleUp"})) {
+    if (!arg(1).is_zero())
+      fail(s,
+           fmt::format("{} reads lane or offset {} of a one-thread subgroup, which SPIR-V leaves undefined", f,
+                       arg(1).to_string()),
+           "the interpreter runs a subgroup of one thread; only lane 0 (offset 0) has a value");
+    return arg(0).cast_to(kind);
+  }
+  if (f.starts_with("cuda_shfl_")) return arg(1).cast_to(kind);  // a lane outside the warp reads its own value
+  fail(s, fmt::format("internal function '{}' has no meaning on the interpreter", f),
+       "run the kernel on the reference runtime, or dump it without this intrinsic");
+}
 
 }  // namespace
 

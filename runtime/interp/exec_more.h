@@ -17,6 +17,7 @@ struct MoreContext {
   const State& state;
   std::mt19937_64& rng;      // the run's seeded generator (rand draws from it)
   const std::string& label;  // `kernel "name"`, for errors
+  int64_t iteration;         // of the running top-level loop; -1 outside one
 };
 
 // The value `s` gives (nullopt: none), from its operands' values `inputs` (pointers are empty

@@ -556,7 +556,7 @@ class Interpreter {
     std::vector<Value> inputs;
     for (uint32_t slot : op.operands) inputs.push_back(values_[slot]);
     std::string label = kernel_label();
-    detail::MoreContext ctx{k_, st_, rng_, label};
+    detail::MoreContext ctx{k_, st_, rng_, label, iteration_};
     if (auto v = detail::exec_more(s, op.kind, inputs, ctx)) set(op, *v);
     return Flow::next;
   }

@@ -160,6 +160,13 @@ const ErrorCase kCases[] = {
     {"DecorationOfUnknownForm", k("  <i32> $0 = const 0\n  decorate $0 : Loop-shared 1\n"), 3, "Loop-shared",
      "expected '...'"},
     {"RandWithoutHint", k("  $0 = rand()\n"), 2, "rand", "rand needs a scalar type hint"},
+    {"BitStructStoreValueCount",
+     k("  <i32> $0 = const 0\n  <*i32> $1 = alloca\n  $2 : bit_struct_store $1, ch_ids=[0, 1], values=[$0]\n"), 4,
+     "[$0]", "bit_struct_store has 2 channel id(s) but 1 value(s)"},
+    {"InternalCallWithoutName", k("  <i32> $0 = internal call ($1)\n"), 2, "($1)",
+     "expected the name of the internal function"},
+    {"BlockLocalPtrWithoutPointerHint", k("  <i32> $0 = const 0\n  <i32> $1 = block local ptr (offset = $0)\n"), 3,
+     "block", "a block local ptr needs a pointer type hint"},
     {"ExternalShapeAxisOutOfRange", k("  <i32> $0 = external_tensor_shape_along_axis 99, arg_id [0]\n"), 2, "99",
      "axis 99 is outside 0..15"},
 };

@@ -1,7 +1,7 @@
 // The kinds no backend compiles, on the interpreter: loop_unique and assume_in_range give their
 // input, decorate does nothing, external_tensor_shape_along_axis reads the ndarray's shape, SNode
-// ops run on dense SNodes, rand draws from the seeded generator; what has no meaning here is a
-// run error naming the kernel and the statement.
+// ops run on dense SNodes, rand draws from the seeded generator, internal calls run as a subgroup
+// of one thread; what has no meaning here is a run error naming the kernel and the statement.
 #include <gtest/gtest.h>
 
 #include "interp_test_util.h"
@@ -114,6 +114,71 @@ TEST(InterpMore, TrailingSlashCommentsAreSkipped) {
   text = "// a comment line\n" + text;
   Ran r = run_text(text);
   EXPECT_EQ(r.at("y", 3).as_i64(), 30);
+}
+
+constexpr const char* kIntrinsics = R"(field y : i32[4]
+field b : i32[4]
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <i32> $4 = internal call globalInvocationId()
+    <i32> $5 = internal call localInvocationId()
+    <i32> $6 = internal call subgroupShuffle($4, $5)
+    <i32> $7 = internal call subgroupSize()
+    <i32> $8 = add $6 $7
+    <*i32> $9 = global ptr [y], index [$3] activate=true
+    $10 : global store [$9 <- $8]
+    <i32> $11 = internal call subgroupBallotU32($3)
+    <i32> $12 = internal call workgroupBarrier()
+    <i32> $13 = add $11 $12
+    <*i32> $14 = global ptr [b], index [$3] activate=true
+    $15 : global store [$14 <- $13]
+  }
+}
+)";
+
+// A subgroup and a block of one thread: the global id is the iteration, the local id 0, a shuffle
+// from lane 0 the value, the size 1, a ballot the predicate's truth, a barrier nothing.
+TEST(InterpMore, InternalCallsRunAsAOneThreadSubgroup) {
+  Ran r = run_text(kIntrinsics);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.at("y", i).as_i64(), static_cast<int64_t>(i) + 1) << i;
+    EXPECT_EQ(r.at("b", i).as_i64(), i == 0 ? 0 : 1) << i;
+  }
+}
+
+TEST(InterpMore, InternalCallsWithoutAMeaningHereAreRunErrors) {
+  std::string other_lane = kIntrinsics;
+  other_lane.replace(other_lane.find("subgroupShuffle($4, $5)"), 23, "subgroupShuffle($4, $3)");
+  std::string e = run_error(other_lane);
+  EXPECT_CONTAINS(e, "subgroupShuffle reads lane or offset 1 of a one-thread subgroup");
+  EXPECT_CONTAINS(e, "`<i32> $6 = internal call subgroupShuffle($4, $3)`");
+  std::string unknown = kIntrinsics;
+  unknown.replace(unknown.find("subgroupSize()"), 14, "test_stack()");
+  EXPECT_CONTAINS(run_error(unknown), "internal function 'test_stack' has no meaning on the interpreter");
+}
+
+TEST(InterpMore, ReadOnlyKindsAreRunErrorsNamingTheStatement) {
+  std::string e = run_error(pb::test::kReadOnly);
+  EXPECT_CONTAINS(e, "block-local storage (block corner index) is not run yet");
+  EXPECT_CONTAINS(e, "`<i32> $2 = loop $0 block corner index 0` in kernel \"readonly\"");
+  constexpr const char* kCall = R"(kernel {
+  <*i32> $0 = alloca
+  <*i32> $1 = ref($0)
+  <i32> $2 = call "f", args = {$1}
+}
+)";
+  EXPECT_CONTAINS(run_error(kCall), "calls of real functions (\"f\") are not run yet");
+  constexpr const char* kBits = R"(field q : i32[]
+kernel {
+  <*i32> $0 = global ptr [q], index [] activate=true
+  <i32> $1 = const 3
+  $2 : bit_struct_store $0, ch_ids=[0], values=[$1]
+}
+)";
+  EXPECT_CONTAINS(run_error(kBits), "bit struct (quantized) stores are not run yet");
 }
 
 }  // namespace
