@@ -553,8 +553,8 @@ class Interpreter {
   template <class T>
     requires(ir::has_no_backend(T::kKind))
   Flow exec(const T& s, const Op& op) {
-    std::vector<Value> inputs;
-    for (uint32_t slot : op.operands) inputs.push_back(values_[slot]);
+    std::vector<Value> inputs(op.operands.size());
+    for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = values_[op.operands[i]];
     std::string label = kernel_label();
     detail::MoreContext ctx{k_, st_, rng_, label, iteration_};
     if (auto v = detail::exec_more(s, op.kind, inputs, ctx)) set(op, *v);
