@@ -331,7 +331,7 @@ struct Reader {
       auto form = get_or<std::string>(j, "form", "", path);
       if (!form.empty() && form != "nullptr" && form.front() != '[')
         bad(path + ".form", "get_root's form is \"\", \"nullptr\" or \"[S0root][root]\"");
-      if (!form.empty()) check_token(form, "", path + ".form");
+      if (!form.empty()) check_token(form, "/", path + ".form");
       s = std::make_unique<GetRootStmt>(form);
     } else if (kind == "snode_lookup") {
       need(2);

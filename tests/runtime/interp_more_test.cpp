@@ -114,6 +114,9 @@ TEST(InterpMore, TrailingSlashCommentsAreSkipped) {
   text = "// a comment line\n" + text;
   Ran r = run_text(text);
   EXPECT_EQ(r.at("y", 3).as_i64(), 30);
+  // After the free-form tail of `get root` too (it stops at the comment).
+  auto k = ir::parse_kernel("kernel {\n  <*gen> $0 = get root nullptr  // the root\n}\n");
+  EXPECT_EQ(ir::print_kernel(*k), "kernel {\n  <*gen> $0 = get root nullptr\n}\n");
 }
 
 constexpr const char* kIntrinsics = R"(field y : i32[4]
