@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <unordered_map>
 
 #include "ir/diagnostic.h"
@@ -329,7 +331,7 @@ struct Reader {
       auto form = get_or<std::string>(j, "form", "", path);
       if (!form.empty() && form != "nullptr" && form.front() != '[')
         bad(path + ".form", "get_root's form is \"\", \"nullptr\" or \"[S0root][root]\"");
-      if (!form.empty()) check_token(form, "", path + ".form");
+      if (!form.empty()) check_token(form, "/", path + ".form");
       s = std::make_unique<GetRootStmt>(form);
     } else if (kind == "snode_lookup") {
       need(2);
@@ -357,6 +359,68 @@ struct Reader {
       s = std::make_unique<LoopLinearIndexStmt>(ops[0]);
     } else if (kind == "return") {
       s = std::make_unique<ReturnStmt>(ops);
+    } else if (kind == "loop_unique") {
+      need(1);
+      auto u = std::make_unique<LoopUniqueStmt>(ops[0]);
+      if (j.contains("covers"))
+        for (int64_t c : get_int_list(j, "covers", path, 0, INT32_MAX)) u->covers.push_back(static_cast<int>(c));
+      s = std::move(u);
+    } else if (kind == "assume_in_range") {
+      need(2);
+      s = std::make_unique<RangeAssumptionStmt>(ops[0], ops[1], get_int(j, "low", path, INT32_MIN, INT32_MAX),
+                                                get_int(j, "high", path, INT32_MIN, INT32_MAX));
+    } else if (kind == "decorate") {
+      need(1);
+      s = std::make_unique<DecorationStmt>(ops[0], get<bool>(j, "loop_unique", path),
+                                           get_int(j, "number", path, 0, INT32_MAX));
+    } else if (kind == "external_tensor_shape_along_axis") {
+      std::vector<int> arg_id;
+      for (int64_t a : get_int_list(j, "arg_id", path, 0, kMaxArgIndex)) arg_id.push_back(static_cast<int>(a));
+      if (arg_id.empty()) bad(path + ".arg_id", "names no argument");
+      auto e = std::make_unique<ExternalTensorShapeAlongAxisStmt>(
+          static_cast<int>(get_int(j, "axis", path, 0, kMaxRank - 1)), std::move(arg_id));
+      e->bracketed = get_or<bool>(j, "bracketed", true, path);
+      if (!e->bracketed && e->arg_id.size() != 1) bad(path + ".arg_id", "an unbracketed arg_id is one index");
+      s = std::move(e);
+    } else if (kind == "snode_op") {
+      auto op = get<std::string>(j, "op", path);
+      if (std::find(std::begin(kSNodeOpNames), std::end(kSNodeOpNames), op) == std::end(kSNodeOpNames))
+        bad(path + ".op", fmt::format("unknown SNode op '{}'", op));
+      bool has_ptr = get_or<bool>(j, "has_ptr", !ops.empty(), path);
+      if (ops.size() > 2 || (has_ptr && ops.empty())) bad(path, "snode_op takes an optional pointer and value");
+      Stmt* ptr = has_ptr ? ops[0] : nullptr;
+      Stmt* val = ops.size() > (has_ptr ? 1u : 0u) ? ops.back() : nullptr;
+      s = std::make_unique<SNodeOpStmt>(op, name_of(j, "snode", path), ptr, val);
+    } else if (kind == "rand") {
+      if (!type.is_value()) bad(path, "rand needs a scalar type");
+      s = std::make_unique<RandStmt>(type);
+    } else if (kind == "internal_call") {
+      auto name = get<std::string>(j, "name", path);
+      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+          }))
+        bad(path + ".name", fmt::format("\"{}\" is not a word (letters, digits, '_', '.')", name));
+      s = std::make_unique<InternalFuncStmt>(name, ops);
+    } else if (kind == "block_corner_index") {
+      need(1);
+      s = std::make_unique<BlockCornerIndexStmt>(ops[0], static_cast<int>(get_int(j, "axis", path, 0, kMaxRank - 1)));
+    } else if (kind == "block_local_ptr") {
+      need(1);
+      if (!type.pointer || type.gen) bad(path, "block_local_ptr needs a pointer type such as *f32");
+      s = std::make_unique<BlockLocalPtrStmt>(ops[0]);
+    } else if (kind == "ref") {
+      need(1);
+      s = std::make_unique<ReferenceStmt>(ops[0]);
+    } else if (kind == "call") {
+      s = std::make_unique<FuncCallStmt>(get<std::string>(j, "func", path), ops);
+    } else if (kind == "bit_struct_store") {
+      if (ops.empty()) bad(path, "bit_struct_store needs a pointer operand");
+      std::vector<int> ch_ids;
+      for (int64_t c : get_int_list(j, "ch_ids", path, 0, INT32_MAX)) ch_ids.push_back(static_cast<int>(c));
+      if (ch_ids.size() != ops.size() - 1) bad(path, "bit_struct_store needs one value per channel id");
+      s = std::make_unique<BitStructStoreStmt>(ops[0], std::move(ch_ids),
+                                               std::vector<Stmt*>(ops.begin() + 1, ops.end()),
+                                               get_or<bool>(j, "atomic", false, path));
     } else {
       bad(path + ".kind", fmt::format("unknown statement kind '{}'", kind));
     }

@@ -135,6 +135,34 @@ struct Writer {
     j["bit_end"] = s.bit_end;
     if (s.legacy) j["legacy"] = true;
   }
+  void attributes(const LoopUniqueStmt& s, json& j) const {
+    if (!s.covers.empty()) j["covers"] = s.covers;
+  }
+  void attributes(const RangeAssumptionStmt& s, json& j) const {
+    j["low"] = s.low;
+    j["high"] = s.high;
+  }
+  void attributes(const DecorationStmt& s, json& j) const {
+    j["loop_unique"] = s.loop_unique;
+    j["number"] = s.number;
+  }
+  void attributes(const ExternalTensorShapeAlongAxisStmt& s, json& j) const {
+    j["axis"] = s.axis;
+    j["arg_id"] = s.arg_id;
+    if (!s.bracketed) j["bracketed"] = false;
+  }
+  void attributes(const SNodeOpStmt& s, json& j) const {
+    j["op"] = s.op;
+    j["snode"] = s.snode;
+    j["has_ptr"] = s.has_ptr;
+  }
+  void attributes(const InternalFuncStmt& s, json& j) const { j["name"] = s.func_name; }
+  void attributes(const BlockCornerIndexStmt& s, json& j) const { j["axis"] = s.axis; }
+  void attributes(const FuncCallStmt& s, json& j) const { j["func"] = s.func; }
+  void attributes(const BitStructStoreStmt& s, json& j) const {
+    j["ch_ids"] = s.ch_ids;
+    j["atomic"] = s.is_atomic;
+  }
   // Kinds with no attributes beyond id, type and operands.
   void attributes(const AllocaStmt&, json&) const {}
   void attributes(const LocalLoadStmt&, json&) const {}
@@ -150,6 +178,9 @@ struct Writer {
   void attributes(const AdStackAccAdjointStmt&, json&) const {}
   void attributes(const LoopLinearIndexStmt&, json&) const {}
   void attributes(const ReturnStmt&, json&) const {}
+  void attributes(const RandStmt&, json&) const {}
+  void attributes(const BlockLocalPtrStmt&, json&) const {}
+  void attributes(const ReferenceStmt&, json&) const {}
 };
 
 json shape_json(const std::optional<Shape>& s) { return s ? json(*s) : json(nullptr); }

@@ -32,6 +32,10 @@ bool Cursor::skip_to_content() {
       advance();
       continue;
     }
+    if (peek() == '/' && peek(1) == '/') {
+      while (!at_end() && peek() != '\n') advance();
+      continue;
+    }
     if (peek() == '#') {
       if (peek(1) == '@')
         fail("`#@` starts a frontend IR statement (a field access of the `Initial IR` stage), not a comment",
@@ -45,7 +49,9 @@ bool Cursor::skip_to_content() {
 
 bool Cursor::at_line_end() {
   skip_blanks();
-  if (peek() == '#')
+  // `# ...` and `// ...` comments. Neither reference printer writes `//`; passbench's own `//`
+  // (floor division in stack size expressions) sits inside parentheses, read before the end.
+  if (peek() == '#' || (peek() == '/' && peek(1) == '/'))
     while (!at_end() && peek() != '\n') advance();
   if (at_end()) return true;
   if (peek() == '\n') {

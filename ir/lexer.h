@@ -23,9 +23,9 @@ class Cursor {
 
   // Skips spaces and tabs (never newlines).
   void skip_blanks();
-  // Skips blank lines and `#` comment lines; returns false at end of input.
+  // Skips blank lines and `#` / `//` comment lines; returns false at end of input.
   bool skip_to_content();
-  // At end of line (after blanks and an optional `# comment`): consumes the newline.
+  // At end of line (after blanks and an optional `# comment` or `// comment`): consumes the newline.
   bool at_line_end();
   void expect_line_end();
 

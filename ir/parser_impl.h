@@ -1,4 +1,5 @@
-// Internal to the parser (parser.cpp: file, header, blocks; parser_stmts.cpp: statement lines).
+// Internal to the parser (parser.cpp: file, header, blocks; parser_stmts.cpp, parser_offload.cpp,
+// parser_more.cpp: statement lines).
 #pragma once
 
 #include <unordered_map>
@@ -38,6 +39,10 @@ class Parser {
   std::unique_ptr<Stmt> parse_offloaded();
   void parse_task_bound(OffloadedStmt& t, TaskBound& b);
   void parse_task_blocks(OffloadedStmt& t, bool legacy_brace);
+  // parser_more.cpp
+  std::unique_ptr<Stmt> parse_more(const std::string& word, DataType hint, size_t word_pos);
+  std::unique_ptr<Stmt> parse_decoration();
+  std::vector<Stmt*> parse_arguments(std::string_view open, std::string_view close);
 
   Stmt* ref();
   Stmt* legacy_local_ref();

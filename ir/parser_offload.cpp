@@ -13,7 +13,7 @@ constexpr const char* kTaskRemedy = "see docs/ir-format.md, \"Offloaded tasks\""
 bool line_ends(Cursor& cur) {
   cur.skip_blanks();
   char c = cur.peek();
-  return cur.at_end() || c == '\n' || c == '\r' || c == '#';
+  return cur.at_end() || c == '\n' || c == '\r' || c == '#' || (c == '/' && cur.peek(1) == '/');
 }
 }  // namespace
 
@@ -54,7 +54,7 @@ std::unique_ptr<Stmt> Parser::parse_lowered(const std::string& word, DataType hi
   if (word == "get") {
     if (cur_.try_keyword("root")) {
       size_t form_pos = cur_.pos();
-      std::string form = line_ends(cur_) ? "" : cur_.read_until("#\r\n", "what follows get root");
+      std::string form = line_ends(cur_) ? "" : cur_.read_until("#/\r\n", "what follows get root");
       cur_.check_utf8(form_pos, cur_.pos());
       if (!form.empty() && form != "nullptr" && form.front() != '[')
         cur_.fail("expected `nullptr`, `[S0root][root]` or the end of the line after `get root`");

@@ -142,6 +142,12 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
     cur_.expect_line_end();
     return s;
   }
+  if (!hint.known() && cur_.try_keyword("decorate")) {  // no number of its own either
+    auto s = parse_decoration();
+    unnamed_.push_back(s.get());
+    cur_.expect_line_end();
+    return s;
+  }
   if (!hint.known() && std::isdigit(static_cast<unsigned char>(cur_.peek()))) return parse_assert();
   if (!cur_.at_ref()) {
     std::string word = cur_.read_word();
@@ -192,6 +198,7 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
     s = parse_lookup(word_pos);
   }
   if (!s) s = parse_lowered(word, hint, word_pos);
+  if (!s) s = parse_more(word, hint, word_pos);
   if (!s) s = parse_value(word, hint, word_pos);
   if (!s) s = parse_effect(word, hint, word_pos);
   if (!s) {

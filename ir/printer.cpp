@@ -209,12 +209,56 @@ struct LineBody {
     return fmt::format(" = loop {} index linear", name(s.loop()));
   }
   std::string operator()(const ReturnStmt& s) const { return " : return " + names(s.operands()); }
+  std::string operator()(const LoopUniqueStmt& s) const {
+    if (s.covers.empty()) return fmt::format(" = loop_unique({})", name(s.input()));
+    std::string covers;
+    for (size_t i = 0; i < s.covers.size(); ++i) covers += fmt::format("{}S{}", i ? ", " : "", s.covers[i]);
+    return fmt::format(" = loop_unique({}, covers=[{}])", name(s.input()), covers);
+  }
+  std::string operator()(const RangeAssumptionStmt& s) const {
+    return fmt::format(" = assume_in_range({}{:+d} <= {} < {}{:+d})", name(s.base()), s.low, name(s.input()),
+                       name(s.base()), s.high);
+  }
+  std::string operator()(const DecorationStmt& s) const {
+    if (s.loop_unique) return fmt::format("decorate {} : Loop-unique {}", name(s.target()), s.number);
+    return fmt::format("decorate {} : ... size = {}", name(s.target()), s.number);
+  }
+  std::string operator()(const ExternalTensorShapeAlongAxisStmt& s) const {
+    if (!s.bracketed && s.arg_id.size() == 1)
+      return fmt::format(" = external_tensor_shape_along_axis {}, arg_id {}", s.axis, s.arg_id[0]);
+    return fmt::format(" = external_tensor_shape_along_axis {}, arg_id [{}]", s.axis, fmt::join(s.arg_id, ", "));
+  }
+  std::string operator()(const SNodeOpStmt& s) const {
+    // The reference leaves a blank after the SNode when there is neither pointer nor value.
+    std::string extras = s.ptr() ? "ptr = " + name(s.ptr()) : "";
+    if (s.val()) extras += ", val = " + name(s.val());
+    return fmt::format(" = {} [{}] {}", s.op, s.snode, extras);
+  }
+  std::string operator()(const RandStmt&) const { return " = rand()"; }
+  std::string operator()(const InternalFuncStmt& s) const {
+    return fmt::format(" = internal call {}({})", s.func_name, names(s.operands()));
+  }
+  std::string operator()(const BlockCornerIndexStmt& s) const {
+    return fmt::format(" = loop {} block corner index {}", name(s.loop()), s.axis);
+  }
+  std::string operator()(const BlockLocalPtrStmt& s) const {
+    return fmt::format(" = block local ptr (offset = {})", name(s.offset()));
+  }
+  std::string operator()(const ReferenceStmt& s) const { return fmt::format(" = ref({})", name(s.var())); }
+  std::string operator()(const FuncCallStmt& s) const {
+    return fmt::format(" = call {}, args = {{{}}}", quote(s.func), names(s.operands()));
+  }
+  std::string operator()(const BitStructStoreStmt& s) const {
+    return fmt::format(" : {}bit_struct_store {}, ch_ids=[{}], values=[{}]", s.is_atomic ? "atomic " : "",
+                       name(s.ptr()), fmt::join(s.ch_ids, ", "), names(s.values()));
+  }
 };
 
 std::string line(const Stmt& s, const Kernel& k) {
-  // Quadrants writes print without a name, and assert with a bare number.
+  // Quadrants writes print and decorate without a name, and assert with a bare number.
   if (isa<PrintStmt>(&s)) return LineBody{k}(static_cast<const PrintStmt&>(s));
   if (isa<AssertStmt>(&s)) return std::to_string(s.id) + LineBody{k}(static_cast<const AssertStmt&>(s));
+  if (isa<DecorationStmt>(&s)) return LineBody{k}(static_cast<const DecorationStmt&>(s));
   std::string hint = s.type.known() ? "<" + to_string(s.type) + "> " : "";
   return hint + name(&s) + visit(s, LineBody{k});
 }

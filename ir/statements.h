@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -501,6 +502,144 @@ class ReturnStmt : public StmtOf<ReturnStmt, StmtKind::Return> {
   explicit ReturnStmt(const std::vector<Stmt*>& values) {
     for (Stmt* v : values) add_operand(v);
   }
+};
+
+// ---- Read from reference dumps; run by the interpreter only (kNoBackend, docs/ir-format.md) ----
+
+// The input's value, marked unique per iteration of the enclosing loop for the SNodes `covers`
+// (reference SNode ids, printed `S2`).
+class LoopUniqueStmt : public StmtOf<LoopUniqueStmt, StmtKind::LoopUnique> {
+ public:
+  explicit LoopUniqueStmt(Stmt* in) {
+    add_operand(in);
+    type = in ? in->type : DataType{};
+  }
+  Stmt* input() const { return operand(0); }
+  std::vector<int> covers;
+};
+
+// The input's value, promised to lie in [base + low, base + high).
+class RangeAssumptionStmt : public StmtOf<RangeAssumptionStmt, StmtKind::RangeAssumption> {
+ public:
+  RangeAssumptionStmt(Stmt* in, Stmt* b, int64_t lo, int64_t hi) : low(lo), high(hi) {
+    add_operand(in);
+    add_operand(b);
+    type = in ? in->type : DataType{};
+  }
+  Stmt* input() const { return operand(0); }
+  Stmt* base() const { return operand(1); }
+  int64_t low, high;
+};
+
+// A hint on its operand for the backends; printed without a number of its own. Loop-unique
+// decorations print `Loop-unique N`, the others `... size = N` (`number` is that N).
+class DecorationStmt : public StmtOf<DecorationStmt, StmtKind::Decoration> {
+ public:
+  DecorationStmt(Stmt* target, bool unique, int64_t n) : loop_unique(unique), number(n) { add_operand(target); }
+  Stmt* target() const { return operand(0); }
+  bool loop_unique;
+  int64_t number;
+};
+
+// The extent along `axis` of the ndarray argument `arg_id` (one index; more name a member of a
+// struct argument). `bracketed`: Quadrants prints `arg_id [0]`, Taichi 1.x `arg_id 0`.
+class ExternalTensorShapeAlongAxisStmt
+    : public StmtOf<ExternalTensorShapeAlongAxisStmt, StmtKind::ExternalTensorShapeAlongAxis> {
+ public:
+  ExternalTensorShapeAlongAxisStmt(int ax, std::vector<int> arg) : axis(ax), arg_id(std::move(arg)) {
+    type = DataType::of(ScalarKind::i32);
+  }
+  int axis;
+  std::vector<int> arg_id;
+  bool bracketed = true;
+};
+
+// The operations an SNode op statement names, as the reference prints them.
+inline constexpr std::string_view kSNodeOpNames[] = {"is_active",  "length", "get_addr", "activate",
+                                                     "deactivate", "append", "allocate", "clear"};
+
+// An operation on an SNode cell (is_active, length, activate, ...): operands are the optional
+// cell pointer, then the optional value (append).
+class SNodeOpStmt : public StmtOf<SNodeOpStmt, StmtKind::SNodeOp> {
+ public:
+  SNodeOpStmt(std::string o, std::string sn, Stmt* p, Stmt* v) : op(std::move(o)), snode(std::move(sn)) {
+    if (p) add_operand(p);
+    if (v) add_operand(v);
+    has_ptr = p != nullptr;
+  }
+  Stmt* ptr() const { return has_ptr ? operand(0) : nullptr; }
+  Stmt* val() const { return num_operands() > (has_ptr ? 1u : 0u) ? operand(num_operands() - 1) : nullptr; }
+  std::string op, snode;
+  bool has_ptr = false;
+};
+
+// A pseudo-random value of the statement's type.
+class RandStmt : public StmtOf<RandStmt, StmtKind::Rand> {
+ public:
+  explicit RandStmt(DataType t) { type = t; }
+};
+
+// A runtime intrinsic by name (`internal call NAME($a, $b)`); see exec_more.cpp for the names
+// the interpreter gives a meaning, as a subgroup and a block of one thread.
+class InternalFuncStmt : public StmtOf<InternalFuncStmt, StmtKind::InternalFunc> {
+ public:
+  InternalFuncStmt(std::string name, const std::vector<Stmt*>& args) : func_name(std::move(name)) {
+    for (Stmt* a : args) add_operand(a);
+  }
+  std::string func_name;
+};
+
+// The first coordinate along `axis` of the block of cells a struct_for task's thread block runs
+// (block-local storage), `loop $L block corner index K`.
+class BlockCornerIndexStmt : public StmtOf<BlockCornerIndexStmt, StmtKind::BlockCornerIndex> {
+ public:
+  BlockCornerIndexStmt(Stmt* loop, int ax) : axis(ax) {
+    add_operand(loop);
+    type = DataType::of(ScalarKind::i32);
+  }
+  Stmt* loop() const { return operand(0); }
+  int axis;
+};
+
+// A pointer into the block-local storage buffer at a byte offset (an operand). Type `*T`.
+class BlockLocalPtrStmt : public StmtOf<BlockLocalPtrStmt, StmtKind::BlockLocalPtr> {
+ public:
+  explicit BlockLocalPtrStmt(Stmt* offset) { add_operand(offset); }
+  Stmt* offset() const { return operand(0); }
+};
+
+// The address of a variable, passed to a function by reference (`ref($a)`). Type `*T`.
+class ReferenceStmt : public StmtOf<ReferenceStmt, StmtKind::Reference> {
+ public:
+  explicit ReferenceStmt(Stmt* var) {
+    add_operand(var);
+    type = var && var->type.known() ? DataType::pointer_to(var->type.scalar) : DataType{};
+  }
+  Stmt* var() const { return operand(0); }
+};
+
+// A call of the real function `func` (`call "f", args = {$a, $b}`).
+class FuncCallStmt : public StmtOf<FuncCallStmt, StmtKind::FuncCall> {
+ public:
+  FuncCallStmt(std::string f, const std::vector<Stmt*>& args) : func(std::move(f)) {
+    for (Stmt* a : args) add_operand(a);
+  }
+  std::string func;
+};
+
+// Stores values into channels of a bit struct: operand 0 is the struct's pointer, then one value
+// per entry of ch_ids.
+class BitStructStoreStmt : public StmtOf<BitStructStoreStmt, StmtKind::BitStructStore> {
+ public:
+  BitStructStoreStmt(Stmt* ptr, std::vector<int> ch, const std::vector<Stmt*>& values, bool atomic)
+      : ch_ids(std::move(ch)), is_atomic(atomic) {
+    add_operand(ptr);
+    for (Stmt* v : values) add_operand(v);
+  }
+  Stmt* ptr() const { return operand(0); }
+  std::span<Stmt* const> values() const { return operands().subspan(1); }
+  std::vector<int> ch_ids;
+  bool is_atomic;
 };
 
 // Downcast with a kind check; nullptr when `s` is not a T.

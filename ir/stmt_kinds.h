@@ -20,6 +20,9 @@ enum StmtTraits : uint8_t {
   kNoValue = 8,          // gives no value another statement may read (stores, containers, push, print, ...)
   kContainer = 16,       // holds blocks of statements
   kOffloadedStage = 32,  // appears only after offloading (tasks, the SNode access chain); not differentiated
+  // Read from reference dumps and run by the interpreter, but no backend compiles it and autodiff
+  // does not differentiate it: each refuses it by this trait with a located error.
+  kNoBackend = 64,
 };
 
 // X(ClassPrefix, json/display name, traits)
@@ -62,7 +65,19 @@ enum StmtTraits : uint8_t {
   X(IntegerOffset, "integer_offset", kComputedFromOperands | kOffloadedStage)      \
   X(BitExtract, "bit_extract", kComputedFromOperands | kOffloadedStage)            \
   X(LoopLinearIndex, "loop_linear_index", kComputedFromOperands | kOffloadedStage) \
-  X(Return, "return", kNoValue | kOffloadedStage)
+  X(Return, "return", kNoValue | kOffloadedStage)                                  \
+  X(LoopUnique, "loop_unique", kNoBackend)                                         \
+  X(RangeAssumption, "assume_in_range", kNoBackend)                                \
+  X(Decoration, "decorate", kNoValue | kNoBackend)                                 \
+  X(ExternalTensorShapeAlongAxis, "external_tensor_shape_along_axis", kNoBackend)  \
+  X(SNodeOp, "snode_op", kNoBackend)                                               \
+  X(Rand, "rand", kNoBackend)                                                      \
+  X(InternalFunc, "internal_call", kNoBackend)                                     \
+  X(BlockCornerIndex, "block_corner_index", kNoBackend)                            \
+  X(BlockLocalPtr, "block_local_ptr", kNoBackend)                                  \
+  X(Reference, "ref", kNoBackend)                                                  \
+  X(FuncCall, "call", kNoBackend)                                                  \
+  X(BitStructStore, "bit_struct_store", kNoValue | kNoBackend)
 
 enum class StmtKind : uint8_t {
 #define PB_X(Name, text, traits) Name,
@@ -87,5 +102,6 @@ constexpr bool is_counted_loop(StmtKind k) { return traits_of(k) & kCountedLoop;
 constexpr bool has_value(StmtKind k) { return !(traits_of(k) & kNoValue); }
 constexpr bool is_container(StmtKind k) { return traits_of(k) & kContainer; }
 constexpr bool is_offloaded_stage(StmtKind k) { return traits_of(k) & kOffloadedStage; }
+constexpr bool has_no_backend(StmtKind k) { return traits_of(k) & kNoBackend; }
 
 }  // namespace pb::ir

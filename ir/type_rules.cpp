@@ -327,6 +327,75 @@ struct Rules {
                   fmt::format("loop index refers to {}, which is not a for loop", ref(s.loop())));
     return ok(DataType::of(ScalarKind::i32));
   }
+  TypeRuleResult operator()(const LoopUniqueStmt& s) const {
+    if (auto e = need_value(s.input(), "loop_unique input"); !e.empty()) return fail(s.type, e);
+    return ok(s.input()->type);
+  }
+  TypeRuleResult operator()(const RangeAssumptionStmt& s) const {
+    if (auto e = need_integral(s.input(), "assume_in_range input"); !e.empty()) return fail(s.type, e);
+    if (auto e = need_integral(s.base(), "assume_in_range base"); !e.empty()) return fail(s.type, e);
+    if (s.low >= s.high)
+      return fail(s.input()->type, fmt::format("assume_in_range's range [{}, {}) is empty", s.low, s.high));
+    return ok(s.input()->type);
+  }
+  TypeRuleResult operator()(const DecorationStmt& s) const {
+    if (!s.target()) return fail({}, "decorate refers to an erased statement");
+    return ok({});
+  }
+  TypeRuleResult operator()(const ExternalTensorShapeAlongAxisStmt&) const { return ok(DataType::of(ScalarKind::i32)); }
+  TypeRuleResult operator()(const SNodeOpStmt& s) const {
+    // The reference types is_active u1 and get_addr u64; older dumps print i32 for every op.
+    DataType fallback = DataType::of(s.op == "is_active"  ? ScalarKind::u1
+                                     : s.op == "get_addr" ? ScalarKind::u64
+                                                          : ScalarKind::i32);
+    if (s.op == "allocate") fallback = DataType::gen_pointer();
+    DataType t = s.type.known() ? s.type : fallback;
+    if (s.has_ptr && !s.ptr()) return fail(t, "SNode op pointer refers to an erased statement");
+    if (s.ptr() && !s.ptr()->type.pointer)
+      return fail(
+          t, fmt::format("SNode op pointer {} is not a pointer (type '{}')", ref(s.ptr()), to_string(s.ptr()->type)));
+    if (s.val())
+      if (auto e = need_value(s.val(), "SNode op value"); !e.empty()) return fail(t, e);
+    return ok(t);
+  }
+  TypeRuleResult operator()(const RandStmt& s) const {
+    if (!s.type.is_value()) return fail(s.type, "rand needs a scalar type such as <f32>");
+    return ok(s.type);
+  }
+  TypeRuleResult operator()(const InternalFuncStmt& s) const {
+    for (const Stmt* a : s.operands())
+      if (auto e = need_value(a, "internal call argument"); !e.empty()) return fail(s.type, e);
+    return ok(s.type.known() ? s.type : DataType::of(ScalarKind::i32));  // the reference's default: i32
+  }
+  TypeRuleResult operator()(const BlockCornerIndexStmt& s) const {
+    const auto* task = dyn_cast<OffloadedStmt>(s.loop());
+    if (!isa<StructForStmt>(s.loop()) && !(task && task->task == TaskType::struct_for))
+      return fail(DataType::of(ScalarKind::i32),
+                  fmt::format("block corner index refers to {}, which is not a struct for", ref(s.loop())));
+    return ok(DataType::of(ScalarKind::i32));
+  }
+  TypeRuleResult operator()(const BlockLocalPtrStmt& s) const {
+    if (auto e = need_integral(s.offset(), "block local ptr offset"); !e.empty()) return fail(s.type, e);
+    if (!s.type.pointer || s.type.gen) return fail(s.type, "a block local ptr needs a pointer type such as <*f32>");
+    return ok(s.type);
+  }
+  TypeRuleResult operator()(const ReferenceStmt& s) const {
+    if (!s.var() || !s.var()->type.known()) return fail(s.type, "ref of a statement without a type");
+    if (s.var()->type.gen) return fail(s.type, fmt::format("ref of the SNode cell pointer {}", ref(s.var())));
+    return ok(DataType::pointer_to(s.var()->type.scalar));
+  }
+  TypeRuleResult operator()(const FuncCallStmt& s) const {
+    for (const Stmt* a : s.operands())
+      if (!a) return fail(s.type, "call argument refers to an erased statement");
+    return ok(s.type);
+  }
+  TypeRuleResult operator()(const BitStructStoreStmt& s) const {
+    if (auto e = need_pointer(s.ptr(), "bit_struct_store pointer"); !e.empty()) return fail({}, e);
+    for (const Stmt* v : s.values())
+      if (auto e = need_value(v, "bit_struct_store value"); !e.empty()) return fail({}, e);
+    if (s.ch_ids.size() != s.values().size()) return fail({}, "bit_struct_store needs one value per channel id");
+    return ok({});
+  }
   TypeRuleResult operator()(const ReturnStmt& s) const {
     for (const Stmt* v : s.operands())
       if (auto e = need_value(v, "return value"); !e.empty()) return fail({}, e);

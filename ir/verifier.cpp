@@ -68,7 +68,7 @@ class Verifier {
         error(s, fmt::format("operand {} refers to an erased statement", i));
         return;
       }
-      if (isa<LoopIndexStmt>(&s) || isa<LoopLinearIndexStmt>(&s))
+      if (isa<LoopIndexStmt>(&s) || isa<LoopLinearIndexStmt>(&s) || isa<BlockCornerIndexStmt>(&s))
         continue;  // checked against the enclosing loops below
       if (!has_value(op->kind()))
         error(s, fmt::format("operand ${} is a {}, which gives no value to read", op->id, kind_name(op->kind())));
@@ -112,6 +112,12 @@ class Verifier {
     for (const Stmt* e : enclosing_)
       if (e == s.loop()) return;
     error(s, fmt::format("loop index refers to ${}, which is not an enclosing loop", s.loop() ? s.loop()->id : -1));
+  }
+  void check_specific(const BlockCornerIndexStmt& s) {
+    for (const Stmt* e : enclosing_)
+      if (e == s.loop()) return;
+    error(s, fmt::format("block corner index refers to ${}, which is not an enclosing loop",
+                         s.loop() ? s.loop()->id : -1));
   }
   void check_specific(const GetChStmt& s) {
     if (s.type.gen) return;

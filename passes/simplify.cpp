@@ -331,6 +331,8 @@ class Simplifier {
         nested_fold_ = nested_fold_ || depth_ > 0;
         s = first ? first : next;
         continue;
+      } else if (isa<FuncCallStmt>(s)) {
+        known.clear();  // a `ref($a)` argument lets the callee write any variable whose address escaped
       } else if (s->is_container() || isa<AtomicOpStmt>(s) || isa<WhileControlStmt>(s)) {
         if (!known.empty()) forget_writes(*s, known);
         for (Block* child : s->blocks())

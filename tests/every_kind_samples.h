@@ -1,4 +1,4 @@
-// Two sample kernels that together hold every statement kind of ir/stmt_kinds.h, each printed
+// Four sample kernels that together hold every statement kind of ir/stmt_kinds.h, each printed
 // canonically (tests/ir/every_kind_test.cpp checks both facts).
 #pragma once
 
@@ -98,6 +98,56 @@ kernel {
     $23 : while true {
       $24 : while control nullptr, $22
     }
+  }
+}
+)chi";
+
+// The kinds no backend compiles (ir::has_no_backend); the interpreter runs this kernel
+// (tests/runtime/interp_more_test.cpp).
+constexpr const char* kInterpreterOnly = R"chi(dense S1 : [8]
+field x : f32[8] in S1
+field n : i32[8] in S1
+arg 0 : ndarray<i32, 2>
+kernel "more" {
+  <i32> $0 = external_tensor_shape_along_axis 0, arg_id [0]
+  <i32> $1 = external_tensor_shape_along_axis 1, arg_id 0
+  <i32> $2 = add $0 $1
+  $3 : for in range($0, $2) block_dim=adaptive {
+    <i32> $4 = loop $3 index 0
+    <i32> $5 = loop_unique($4)
+    <i32> $6 = loop_unique($5, covers=[S2, S3])
+    <i32> $7 = assume_in_range($4-1 <= $6 < $4+1)
+    decorate $5 : Loop-unique 1
+    decorate $6 : ... size = 2
+    <*i32> $8 = global ptr [n], index [$7] activate=true
+    <u1> $9 = is_active [S1] ptr = $8
+    <i32> $10 = activate [S1] ptr = $8
+    <i32> $11 = deactivate [S1] ptr = $8
+    <i32> $12 = cast_value<i32> $9
+    $13 : global store [$8 <- $12]
+    <*f32> $14 = global ptr [x], index [$7] activate=true
+    <f32> $15 = rand()
+    $16 : global store [$14 <- $15]
+  }
+}
+)chi";
+
+// Kinds read and printed but not run (a run error names them; tests/runtime/interp_more_test.cpp).
+constexpr const char* kReadOnly = R"chi(dense S1 : [8]
+kernel "readonly" {
+  $0 = offloaded struct_for(S1) grid_dim=0 block_dim=64 bls=none
+  body {
+    <i32> $1 = loop $0 index 0
+    <i32> $2 = loop $0 block corner index 0
+    <i32> $3 = sub $1 $2
+    <*f32> $4 = block local ptr (offset = $3)
+    <i32> $5 = internal call subgroupShuffle($1, $3)
+    <i32> $6 = internal call workgroupBarrier()
+    <*i32> $7 = alloca
+    <*i32> $8 = ref($7)
+    <i32> $9 = call "f", args = {$8, $5}
+    $10 : atomic bit_struct_store $4, ch_ids=[0, 1], values=[$5, $9]
+    $11 : bit_struct_store $4, ch_ids=[2], values=[$6]
   }
 }
 )chi";

@@ -103,6 +103,14 @@ class TaskEmitter {
     unsupported(s, "the offloaded stage (tasks, global temporaries, the SNode access chain) is not compiled yet",
                 "compile the kernel before offload (print_ir's \"Lowered\" stage, with global ptr statements)");
   }
+  // Kinds passbench reads and interprets but compiles nowhere yet.
+  template <class T>
+    requires(ir::has_no_backend(T::kKind))
+  void operator()(const T& s) {
+    unsupported(
+        s, "`" + std::string(ir::kind_name(T::kKind)) + "` statements are not compiled yet (the interpreter runs them)",
+        "run the kernel on the interpreter, or dump it before the pass that adds the statement");
+  }
 
   // ---- used by the emit_*.cpp files ----
 

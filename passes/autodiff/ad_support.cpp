@@ -15,6 +15,12 @@ const ir::Stmt* first_offloaded_stage_stmt(const ir::Kernel& k) {
   return nullptr;
 }
 
+const ir::Stmt* first_no_backend_stmt(const ir::Kernel& k) {
+  for (const ir::Stmt* s : ir::collect_preorder(k.root()))
+    if (ir::has_no_backend(s->kind())) return s;
+  return nullptr;
+}
+
 bool is_real(const Stmt* s) { return s && s->type.known() && is_float(s->type.scalar); }
 
 bool is_nonlinear(UnaryOp op) { return gradient_of(op) == Gradient::nonlinear; }

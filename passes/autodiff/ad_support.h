@@ -20,6 +20,15 @@ inline constexpr const char* kOffloadedStageRemedy =
     "(with global ptr statements), or run reverse_ad before `offload` and `lower_access` in the pipeline";
 // The first statement of the offloaded stage in `k` (pre-order), or nullptr.
 const ir::Stmt* first_offloaded_stage_stmt(const ir::Kernel& k);
+// Statements passbench reads and runs but no backend compiles (ir::has_no_backend): refused by
+// reverse_ad (check_global_access names the first) and make_dual.
+inline constexpr const char* kNoBackendMessage =
+    "autodiff does not differentiate this statement (passbench reads and runs it; no backend compiles it yet)";
+inline constexpr const char* kNoBackendRemedy =
+    "differentiate a dump taken before the passes that add it (print_ir's \"Lowered\" stage), or remove the "
+    "statement (loop_unique, assume_in_range and decorate are hints: their uses can take the input instead)";
+// The first statement of `k` (pre-order) that no backend compiles, or nullptr.
+const ir::Stmt* first_no_backend_stmt(const ir::Kernel& k);
 
 // A float value, or a pointer to one (an alloca holding a float).
 bool is_real(const ir::Stmt* s);

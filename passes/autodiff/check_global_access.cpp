@@ -131,6 +131,8 @@ PassInfo CheckGlobalAccessPass::info() {
 PassResult CheckGlobalAccessPass::run(Kernel& k, const PassOptions& options) {
   if (const Stmt* s = ad::first_offloaded_stage_stmt(k))
     throw UserError(fmt::format("{}: `{}`", ad::kOffloadedStageMessage, print_stmt(*s, k)), ad::kOffloadedStageRemedy);
+  if (const Stmt* s = ad::first_no_backend_stmt(k))
+    throw UserError(fmt::format("{}: `{}`", ad::kNoBackendMessage, print_stmt(*s, k)), ad::kNoBackendRemedy);
   int64_t pairs = 0;
   for (Stmt* top : k.root()) {
     // Struct fors too (the reference checks range fors only, and a struct for's RAW

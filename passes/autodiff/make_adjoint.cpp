@@ -396,6 +396,12 @@ class Adjointer {
   void reverse_stmt(LoopLinearIndexStmt& s) { reject_offloaded(s); }
   void reverse_stmt(ReturnStmt& s) { reject_offloaded(s); }
   void reject_offloaded(const Stmt& s) { reject(k_, s, ad::kOffloadedStageMessage, ad::kOffloadedStageRemedy); }
+  // Kinds no backend compiles: check_global_access refuses them first too.
+  template <class T>
+    requires(has_no_backend(T::kKind))
+  void reverse_stmt(T& s) {
+    reject(k_, s, ad::kNoBackendMessage, ad::kNoBackendRemedy);
+  }
 
   void reverse_global_load(GlobalLoadStmt& s) {
     Stmt* a = is_real(&s) ? adjoint_value(&s) : nullptr;

@@ -366,6 +366,11 @@ class Dualizer {
     reject(k_, s, "make_dual differentiates a kernel before offloading; this statement belongs to the offloaded stage",
            ad::kOffloadedStageRemedy);
   }
+  template <class T>
+    requires(has_no_backend(T::kKind))
+  void tangent_stmt(T& s) {
+    reject(k_, s, ad::kNoBackendMessage, ad::kNoBackendRemedy);
+  }
 
   Kernel& k_;
   Builder b_;

@@ -13,6 +13,7 @@
 #include "ir/visitor.h"
 #include "runtime/interp/access_check.h"
 #include "runtime/interp/decision_trace.h"
+#include "runtime/interp/exec_more.h"
 #include "runtime/interp/interp_ops.h"
 #include "runtime/interp/program.h"
 #include "runtime/interp/stack_capacity.h"
@@ -550,6 +551,18 @@ class Interpreter {
   Flow exec(const ir::ReturnStmt&, const Op& op) {
     result_.returned.clear();
     for (size_t i = 0; i < op.operands.size(); ++i) result_.returned.push_back(in(op, i));
+    return Flow::next;
+  }
+
+  // Kinds no backend compiles: runtime/interp/exec_more.cpp (pointer operands pass as empty values).
+  template <class T>
+    requires(ir::has_no_backend(T::kKind))
+  Flow exec(const T& s, const Op& op) {
+    std::vector<Value> inputs(op.operands.size());
+    for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = values_[op.operands[i]];
+    std::string label = kernel_label();
+    detail::MoreContext ctx{k_, st_, rng_, label, iteration_};
+    if (auto v = detail::exec_more(s, op.kind, inputs, ctx)) set(op, *v);
     return Flow::next;
   }
 

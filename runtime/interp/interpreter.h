@@ -34,7 +34,7 @@ inline constexpr uint64_t kDefaultMaxSteps = 1'000'000'000;
 
 struct RunOptions {
   bool shuffle = false;  // run the threads of each parallel loop in a permuted order
-  uint64_t seed = 0;     // the permutation's seed
+  uint64_t seed = 0;     // the permutation's seed, and the one rand statements draw from
   bool f64 = false;      // compute f32 as f64
   // Executed statements and loop iterations before the run fails (0: no limit).
   uint64_t max_steps = kDefaultMaxSteps;

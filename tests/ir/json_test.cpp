@@ -310,5 +310,24 @@ TEST(JsonIntegers, OutOfRangeAndFloatIntegersAreErrors) {
   EXPECT_NO_THROW(from_json(json::parse(doc("2000000000"))));
 }
 
+// The kinds no backend compiles carry only what their printed line can: each refusal names the path.
+TEST(JsonErrors, NoBackendKindsRefuseWhatTheirLineCannotCarry) {
+  const json ptr = {{"id", 1}, {"kind", "alloca"}, {"type", "*i32"}};
+  std::string e = json_error(document(
+      {kConst, ptr, {{"id", 2}, {"kind", "snode_op"}, {"op", "frobnicate"}, {"snode", "S1dense"}, {"operands", {1}}}}));
+  EXPECT_NE(e.find("$.body[2].op: unknown SNode op 'frobnicate'"), std::string::npos) << e;
+  e = json_error(
+      document({kConst, ptr, {{"id", 2}, {"kind", "bit_struct_store"}, {"ch_ids", {0, 1}}, {"operands", {1, 0}}}}));
+  EXPECT_NE(e.find("$.body[2]: bit_struct_store needs one value per channel id"), std::string::npos) << e;
+  e = json_error(document({{{"id", 0},
+                            {"kind", "external_tensor_shape_along_axis"},
+                            {"axis", 0},
+                            {"arg_id", {0, 1}},
+                            {"bracketed", false}}}));
+  EXPECT_NE(e.find("$.body[0].arg_id: an unbracketed arg_id is one index"), std::string::npos) << e;
+  e = json_error(document({kConst, {{"id", 1}, {"kind", "internal_call"}, {"name", "a b"}, {"operands", {0}}}}));
+  EXPECT_NE(e.find("$.body[1].name"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace pb::ir

@@ -190,6 +190,31 @@ TEST(MakeAdjoint, CarriedValueWithoutStacksIsAClearError) {
   EXPECT_NE(e.find("$10 = local load [$7]"), std::string::npos) << e;
 }
 
+// A statement no backend compiles (loop_unique, ...) is refused by check_global_access, reverse_ad's
+// first pass, naming it; make_adjoint alone refuses it by the same trait.
+TEST(MakeAdjoint, NoBackendKindsAreRefusedNamingTheStatement) {
+  constexpr const char* kUnique = R"(field x : f32[4] grad x_grad
+field y : f32[] grad y_grad
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <i32> $4 = loop_unique($3)
+    <*f32> $5 = global ptr [x], index [$4] activate=true
+    <f32> $6 = global load $5
+    <*f32> $7 = global ptr [y], index [] activate=true
+    <f32> $8 = atomic add($7, $6)
+  }
+}
+)";
+  for (const char* pipeline : {"reverse_ad", "make_adjoint"}) {
+    auto e = error_of(kUnique, pipeline);
+    EXPECT_NE(e.find("autodiff does not differentiate this statement"), std::string::npos) << pipeline << e;
+    EXPECT_NE(e.find("<i32> $4 = loop_unique($3)"), std::string::npos) << pipeline << e;
+  }
+}
+
 TEST(MakeAdjoint, CarriedValueWithStacksDifferentiates) {
   auto k = test::parse(kCarried);
   auto run = passes::run_pipeline(*k, passes::parse_pipeline("reverse_ad"));

@@ -168,6 +168,15 @@ TEST(MakeDual, RejectsAnUsedOldValueAndStackStatements) {
   EXPECT_NE(e.find("autodiff stack statements"), std::string::npos) << e;
 }
 
+TEST(MakeDual, RejectsKindsNoBackendCompilesNamingTheStatement) {
+  std::string e = error_of(R"(kernel {
+  <f32> $0 = rand()
+}
+)");
+  EXPECT_NE(e.find("autodiff does not differentiate this statement"), std::string::npos) << e;
+  EXPECT_NE(e.find("<f32> $0 = rand()"), std::string::npos) << e;
+}
+
 TEST(MakeDual, LocalAtomicMinAndMulFollowTheChosenValue) {
   // v = x; v = min(v, 0.5) (atomic min); v *= x (atomic mul); y = v.
   auto k = dualized(R"(field x : f64[] grad x_grad

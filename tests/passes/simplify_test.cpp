@@ -67,3 +67,16 @@ TEST(Simplify, ReachesAFixedPoint) {
 }
 
 }  // namespace
+
+// A call may write a variable passed to it by `ref`: the value stored before the call is not
+// forwarded to a load after it.
+TEST(Simplify, ALoadAfterACallIsNotForwardedFromAStoreBeforeIt) {
+  auto k = test::parse(store_of("i32",
+                                "  <*i32> $0 = alloca\n  <i32> $1 = const 7\n  <i32> $2 : local store [$0 <- $1]\n"
+                                "  <*i32> $3 = ref($0)\n  <i32> $4 = call \"f\", args = {$3}\n"
+                                "  <i32> $5 = local load [$0]\n",
+                                "$5"));
+  passes::simplify(*k);
+  EXPECT_EQ(test::verify_text(*k), "");
+  EXPECT_NE(test::print(*k).find("= local load [$0]"), std::string::npos) << test::print(*k);
+}

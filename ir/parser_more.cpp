@@ -1,0 +1,193 @@
+// Statement lines of the kinds no backend compiles (ir::has_no_backend): loop_unique,
+// assume_in_range, decorate, external_tensor_shape_along_axis, SNode ops, rand, internal call,
+// block corner index, block local ptr, ref, call, bit_struct_store (docs/ir-format.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "ir/parser_impl.h"
+
+namespace pb::ir::detail {
+
+namespace {
+// A `+N` or `-N` written right after a statement reference (assume_in_range's bounds).
+int64_t read_signed_offset(Cursor& cur) {
+  if (cur.peek() != '+' && cur.peek() != '-') cur.fail("expected `+N` or `-N` after the base");
+  bool plus = cur.try_consume("+");
+  return cur.read_int_in(plus ? 0 : INT32_MIN, INT32_MAX, "range bound offset");
+}
+}  // namespace
+
+std::unique_ptr<Stmt> Parser::parse_more(const std::string& word, DataType hint, size_t word_pos) {
+  if (word == "loop_unique") {
+    cur_.expect("(");
+    auto s = std::make_unique<LoopUniqueStmt>(ref());
+    if (cur_.try_consume(",")) {
+      cur_.expect("covers=[");
+      do {
+        cur_.expect("S", "before an SNode id in covers");
+        s->covers.push_back(static_cast<int>(cur_.read_int_in(0, INT32_MAX, "SNode id")));
+      } while (cur_.try_consume(","));
+      cur_.expect("]");
+    }
+    cur_.expect(")");
+    return s;
+  }
+  if (word == "assume_in_range") {
+    cur_.expect("(");
+    Stmt* base = ref();
+    int64_t low = read_signed_offset(cur_);
+    cur_.expect("<=");
+    Stmt* in = ref();
+    cur_.expect("<");
+    cur_.skip_blanks();
+    size_t base_pos = cur_.pos();
+    if (ref() != base) cur_.fail_at(base_pos, "both bounds of assume_in_range must name the same base statement");
+    int64_t high = read_signed_offset(cur_);
+    cur_.expect(")");
+    return std::make_unique<RangeAssumptionStmt>(in, base, low, high);
+  }
+  if (word == "external_tensor_shape_along_axis") {
+    int axis = static_cast<int>(cur_.read_int_in(0, kMaxRank - 1, "axis"));
+    cur_.expect(",");
+    cur_.expect("arg_id");
+    std::vector<int> arg_id;
+    bool bracketed = cur_.try_consume("[");
+    if (bracketed) {
+      do arg_id.push_back(static_cast<int>(cur_.read_int_in(0, kMaxArgIndex, "argument index")));
+      while (cur_.try_consume(","));
+      cur_.expect("]");
+    } else {
+      arg_id.push_back(static_cast<int>(cur_.read_int_in(0, kMaxArgIndex, "argument index")));
+    }
+    auto s = std::make_unique<ExternalTensorShapeAlongAxisStmt>(axis, std::move(arg_id));
+    s->bracketed = bracketed;
+    return s;
+  }
+  if (word == "rand") {
+    cur_.expect("(");
+    cur_.expect(")");
+    if (!hint.is_value()) cur_.fail_at(word_pos, "rand needs a scalar type hint", "write it as `<f32> $N = rand()`");
+    return std::make_unique<RandStmt>(hint);
+  }
+  if (word == "internal") {
+    cur_.expect("call");
+    cur_.skip_blanks();
+    size_t name_pos = cur_.pos();
+    std::string name = cur_.read_word();
+    if (name.empty()) cur_.fail_at(name_pos, "expected the name of the internal function");
+    return std::make_unique<InternalFuncStmt>(name, parse_arguments("(", ")"));
+  }
+  if (word == "loop") {  // `loop $L block corner index K`; `loop $L index K` is parser_stmts.cpp's
+    size_t back = cur_.pos();
+    cur_.skip_blanks();
+    if (!cur_.at_ref()) return nullptr;
+    Stmt* loop = ref();
+    if (!cur_.try_keyword("block")) {
+      cur_.reset(back);
+      return nullptr;
+    }
+    cur_.expect("corner");
+    cur_.expect("index");
+    return std::make_unique<BlockCornerIndexStmt>(loop, static_cast<int>(cur_.read_int_in(0, kMaxRank - 1, "axis")));
+  }
+  if (word == "block") {
+    cur_.expect("local");
+    cur_.expect("ptr");
+    cur_.expect("(");
+    cur_.expect("offset");
+    cur_.expect("=");
+    Stmt* offset = ref();
+    cur_.expect(")");
+    if (!hint.pointer || hint.gen)
+      cur_.fail_at(word_pos, "a block local ptr needs a pointer type hint",
+                   "write it as `<*f32> $N = block local ptr (offset = $o)`");
+    auto s = std::make_unique<BlockLocalPtrStmt>(offset);
+    s->type = hint;
+    return s;
+  }
+  if (word == "ref") {
+    cur_.expect("(");
+    Stmt* var = ref();
+    cur_.expect(")");
+    return std::make_unique<ReferenceStmt>(var);
+  }
+  if (word == "call") {
+    std::string func = cur_.read_string();
+    cur_.expect(",");
+    cur_.expect("args");
+    cur_.expect("=");
+    auto s = std::make_unique<FuncCallStmt>(func, parse_arguments("{", "}"));
+    s->type = hint;  // the function's return type, as the hint says
+    return s;
+  }
+  if (word == "bit_struct_store" || (word == "atomic" && cur_.try_keyword("bit_struct_store"))) {
+    Stmt* ptr = ref();
+    cur_.expect(",");
+    cur_.expect("ch_ids=[");
+    std::vector<int> ch_ids;
+    if (!cur_.try_consume("]")) {
+      do ch_ids.push_back(static_cast<int>(cur_.read_int_in(0, INT32_MAX, "channel id")));
+      while (cur_.try_consume(","));
+      cur_.expect("]");
+    }
+    cur_.expect(",");
+    cur_.expect("values=");
+    cur_.skip_blanks();
+    size_t values_pos = cur_.pos();
+    std::vector<Stmt*> values = parse_arguments("[", "]");
+    if (values.size() != ch_ids.size())
+      cur_.fail_at(values_pos,
+                   fmt::format("bit_struct_store has {} channel id(s) but {} value(s)", ch_ids.size(), values.size()));
+    return std::make_unique<BitStructStoreStmt>(ptr, std::move(ch_ids), values, word == "atomic");
+  }
+  if (std::find(std::begin(kSNodeOpNames), std::end(kSNodeOpNames), word) != std::end(kSNodeOpNames)) {
+    cur_.expect("[", fmt::format("before the SNode that {} works on", word));
+    cur_.skip_blanks();
+    size_t name_pos = cur_.pos();
+    std::string snode = cur_.read_until("]", "an SNode name");
+    check_name(snode, name_pos);
+    cur_.expect("]");
+    Stmt* ptr = nullptr;
+    Stmt* val = nullptr;
+    if (cur_.try_keyword("ptr")) {
+      cur_.expect("=");
+      ptr = ref();
+    }
+    if (cur_.try_consume(",")) {
+      cur_.expect("val");
+      cur_.expect("=");
+      val = ref();
+    }
+    return std::make_unique<SNodeOpStmt>(word, snode, ptr, val);
+  }
+  return nullptr;
+}
+
+// `OPEN$a, $bCLOSE`, possibly empty.
+std::vector<Stmt*> Parser::parse_arguments(std::string_view open, std::string_view close) {
+  cur_.expect(open);
+  std::vector<Stmt*> args;
+  if (cur_.try_consume(close)) return args;
+  do args.push_back(ref());
+  while (cur_.try_consume(","));
+  cur_.expect(close);
+  return args;
+}
+
+// `decorate $X : Loop-unique N` or `decorate $X : ... size = N`; the line carries no number.
+std::unique_ptr<Stmt> Parser::parse_decoration() {
+  Stmt* target = ref();
+  cur_.expect(":");
+  bool unique = cur_.try_keyword("Loop-unique");
+  if (!unique) {
+    cur_.expect("...", "after `decorate $X :` (Loop-unique N or ... size = N)");
+    cur_.expect("size");
+    cur_.expect("=");
+  }
+  int64_t n = cur_.read_int_in(0, INT32_MAX, unique ? "decoration" : "decoration size");
+  return std::make_unique<DecorationStmt>(target, unique, n);
+}
+
+}  // namespace pb::ir::detail

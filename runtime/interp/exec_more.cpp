@@ -1,0 +1,153 @@
+#include "runtime/interp/exec_more.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <string_view>
+
+#include "ir/assert.h"
+#include "ir/diagnostic.h"
+#include "ir/printer.h"
+#include "ir/visitor.h"
+
+namespace pb::runtime::detail {
+namespace {
+
+using ir::ScalarKind;
+using ir::Value;
+
+// Containers of passbench's own kernels (declared `dense` spaces, fields) and reference SNodes
+// named `S<id>dense` / `S<id>root` are dense; the rest (pointer, bitmasked, dynamic, hash) are not.
+bool is_dense(const ir::Kernel& k, const std::string& snode) {
+  if (k.find_space(snode) || k.find_field(snode)) return true;
+  return snode.ends_with("dense") || snode.ends_with("root");
+}
+
+struct More {
+  ScalarKind kind;
+  std::span<const Value> in;
+  MoreContext& ctx;
+
+  [[noreturn]] void fail(const ir::Stmt& s, const std::string& what, const std::string& remedy) const {
+    throw UserError(fmt::format("{} at `{}` in {}", what, ir::print_stmt(s, ctx.kernel), ctx.label), remedy);
+  }
+
+  std::optional<Value> operator()(const ir::LoopUniqueStmt&) const { return in[0]; }
+  std::optional<Value> operator()(const ir::RangeAssumptionStmt& s) const {
+    int64_t v = in[0].as_i64(), base = in[1].as_i64();
+    if (v < base + s.low || v >= base + s.high)
+      fail(s, fmt::format("the assumption does not hold: {} is outside [{}, {})", v, base + s.low, base + s.high),
+           "the kernel's code relies on this range (the reference compiler does not check it); fix the index "
+           "arithmetic or the dump");
+    return in[0];
+  }
+  std::optional<Value> operator()(const ir::DecorationStmt&) const { return std::nullopt; }  // a hint only
+  std::optional<Value> operator()(const ir::ExternalTensorShapeAlongAxisStmt& s) const {
+    if (s.arg_id.size() != 1)
+      fail(s, "the shape of an ndarray member of a struct argument is not run yet",
+           "pass the ndarray as an argument of its own");
+    auto index = static_cast<size_t>(s.arg_id[0]);
+    if (index >= ctx.state.args.size() || !ctx.state.args[index].is_ndarray)
+      fail(s, fmt::format("argument {} is not an ndarray", index),
+           "give an ndarray object for it in the inputs' \"args\"");
+    const ir::Shape& shape = ctx.state.args[index].array.shape;
+    if (static_cast<size_t>(s.axis) >= shape.size())
+      fail(s, fmt::format("ndarray argument {} has {} dimension(s), no axis {}", index, shape.size(), s.axis),
+           "give the ndarray as many dimensions as the kernel reads");
+    return Value::from_int(kind, shape[static_cast<size_t>(s.axis)]);
+  }
+  std::optional<Value> operator()(const ir::SNodeOpStmt& s) const {
+    if (!is_dense(ctx.kernel, s.snode))
+      fail(s,
+           fmt::format("SNode '{}' is not dense: sparse SNodes (pointer, bitmasked, dynamic, hash) are not run yet",
+                       s.snode),
+           "run the kernel on a build with dense SNodes only, or on the reference runtime");
+    if (s.op == "is_active") return Value::from_int(kind, 1);  // every cell of a dense SNode is active
+    if (s.op == "activate" || s.op == "deactivate") return Value::from_int(kind, 0);  // no effect on dense
+    fail(s, fmt::format("SNode op '{}' is not run yet (it has meaning on dynamic or pointer SNodes only)", s.op),
+         "run the kernel on the reference runtime");
+  }
+  std::optional<Value> operator()(const ir::RandStmt&) const {
+    // Deterministic: drawn from the run's generator, seeded by the run options' seed.
+    uint64_t bits = ctx.rng();
+    // Floats are uniform in [0, 1), with as many random bits as the type holds (never rounding to 1).
+    if (kind == ScalarKind::f32) return Value::from_double(kind, static_cast<double>(bits >> 40) * 0x1.0p-24);
+    if (ir::is_float(kind)) return Value::from_double(kind, static_cast<double>(bits >> 11) * 0x1.0p-53);
+    return Value::from_uint(kind, bits);
+  }
+  std::optional<Value> operator()(const ir::InternalFuncStmt& s) const;
+  std::optional<Value> operator()(const ir::BlockCornerIndexStmt& s) const {
+    fail(s, "block-local storage (block corner index) is not run yet",
+         "dump the kernel before the make_block_local pass, or without block-local storage (bls)");
+  }
+  std::optional<Value> operator()(const ir::BlockLocalPtrStmt& s) const {
+    fail(s, "block-local storage (block local ptr) is not run yet",
+         "dump the kernel before the make_block_local pass, or without block-local storage (bls)");
+  }
+  // Its only reader, a call, is not run: the reference itself has no effect.
+  std::optional<Value> operator()(const ir::ReferenceStmt&) const { return std::nullopt; }
+  std::optional<Value> operator()(const ir::FuncCallStmt& s) const {
+    fail(s, fmt::format("calls of real functions (\"{}\") are not run yet", s.func),
+         "inline the function (a plain ti.func) and dump the kernel again");
+  }
+  std::optional<Value> operator()(const ir::BitStructStoreStmt& s) const {
+    fail(s, "bit struct (quantized) stores are not run yet", "run the kernel without quantized types");
+  }
+  template <class T>
+  std::optional<Value> operator()(const T& s) const {
+    PB_ASSERT(false, fmt::format("`{}` is run by interpreter.cpp, not here", ir::print_stmt(s, ctx.kernel)));
+    return std::nullopt;
+  }
+};
+
+// Internal functions on a subgroup and a block of one thread: barriers and fences do nothing,
+// local and subgroup ids are 0, global ids are the iteration, reductions and scans give the
+// value, a shuffle or broadcast from lane 0 gives the value (another lane does not exist).
+std::optional<Value> More::operator()(const ir::InternalFuncStmt& s) const {
+  const std::string& f = s.func_name;
+  auto is = [&](std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), f) != names.end();
+  };
+  auto arg = [&](size_t i) {
+    if (i >= in.size())
+      fail(s, fmt::format("internal call {} takes at least {} argument(s), got {}", f, i + 1, in.size()),
+           "check the dump: the reference passes them all");
+    return in[i];
+  };
+  auto truth = [&](const Value& v) { return Value::from_int(kind, v.is_zero() ? 0 : 1); };
+  if (is({"workgroupBarrier", "workgroupMemoryBarrier", "subgroupBarrier", "subgroupMemoryBarrier", "block_barrier",
+          "block_mem_fence", "grid_memfence", "warp_barrier", "do_nothing"}))
+    return Value::from_int(kind, 0);
+  if (is({"localInvocationId", "subgroupInvocationId", "block_thread_idx"})) return Value::from_int(kind, 0);
+  if (is({"globalInvocationId", "vkGlobalThreadIdx", "linear_thread_idx"}))
+    return Value::from_int(kind, ctx.iteration < 0 ? 0 : ctx.iteration);
+  if (is({"subgroupElect", "subgroupSize", "cuda_active_mask", "cuda_uni_sync_i32"})) return Value::from_int(kind, 1);
+  if (is({"subgroupBallotU32", "subgroupBallotU64", "block_barrier_and_i32", "block_barrier_or_i32",
+          "block_barrier_count_i32", "cuda_ballot_i32", "cuda_all_sync_i32", "cuda_any_sync_i32"}))
+    return truth(arg(in.size() > 1 ? in.size() - 1 : 0));  // the predicate comes last
+  if (is({"cuda_match_any_sync_i32", "cuda_match_all_sync_i32"})) return Value::from_int(kind, 1);
+  if (f.starts_with("subgroupAdd") || f.starts_with("subgroupMul") || f.starts_with("subgroupMin") ||
+      f.starts_with("subgroupMax") || f.starts_with("subgroupAnd") || f.starts_with("subgroupOr") ||
+      f.starts_with("subgroupXor") || f.starts_with("subgroupInclusive"))
+    return arg(0).cast_to(kind);
+  if (is({"subgroupBroadcast", "subgroupShuffle", "subgroupShuffleDown", "subgroupShuffleUp"})) {
+    if (!arg(1).is_zero())
+      fail(s,
+           fmt::format("{} reads lane or offset {} of a one-thread subgroup, which SPIR-V leaves undefined", f,
+                       arg(1).to_string()),
+           "the interpreter runs a subgroup of one thread; only lane 0 (offset 0) has a value");
+    return arg(0).cast_to(kind);
+  }
+  if (f.starts_with("cuda_shfl_")) return arg(1).cast_to(kind);  // a lane outside the warp reads its own value
+  fail(s, fmt::format("internal function '{}' has no meaning on the interpreter", f),
+       "run the kernel on the reference runtime, or dump it without this intrinsic");
+}
+
+}  // namespace
+
+std::optional<Value> exec_more(const ir::Stmt& s, ScalarKind kind, std::span<const Value> inputs, MoreContext& ctx) {
+  return ir::visit(s, More{kind, inputs, ctx});
+}
+
+}  // namespace pb::runtime::detail

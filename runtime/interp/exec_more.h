@@ -1,0 +1,29 @@
+// Internal to runtime/interp: what the interpreter does for the kinds no backend compiles
+// (ir::has_no_backend). Kept apart so interpreter.cpp holds the kinds every backend shares.
+#pragma once
+
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+
+#include "ir/kernel.h"
+#include "runtime/interp/state.h"
+
+namespace pb::runtime::detail {
+
+struct MoreContext {
+  const ir::Kernel& kernel;
+  const State& state;
+  std::mt19937_64& rng;      // the run's seeded generator (rand draws from it)
+  const std::string& label;  // `kernel "name"`, for errors
+  int64_t iteration;         // of the running top-level loop; -1 outside one
+};
+
+// The value `s` gives (nullopt: none), from its operands' values `inputs` (pointers are empty
+// values) and its working kind. A statement with no meaning here throws UserError naming it
+// and the kernel, with a remedy.
+std::optional<ir::Value> exec_more(const ir::Stmt& s, ir::ScalarKind kind, std::span<const ir::Value> inputs,
+                                   MoreContext& ctx);
+
+}  // namespace pb::runtime::detail
