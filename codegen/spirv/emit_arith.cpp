@@ -276,10 +276,11 @@ Id TaskEmitter::binary(BinaryOp op, Id a, Id b, ScalarKind k, ScalarKind rk, Sca
       // C remainder (the sign of the dividend) from the truncated quotient: Vulkan leaves OpSRem
       // and OpSMod undefined for negative operands (NVIDIA returns |a| rem |b|).
       Id q_safe = b_.op(spv::OpSDiv, t, {a, d});
-      Id r = b_.op(spv::OpISub, t, {a, b_.op(spv::OpIMul, t, {q_safe, d})});
-      if (op == BinaryOp::mod) return r;
+      auto remainder = [&] { return b_.op(spv::OpISub, t, {a, b_.op(spv::OpIMul, t, {q_safe, d})}); };
+      if (op == BinaryOp::mod) return remainder();
       Id q = b_.op(spv::OpSelect, t, {minus_one, b_.op(spv::OpSNegate, t, {a}), q_safe});
       if (op == BinaryOp::div) return q;
+      Id r = remainder();
       Id r_neg = b_.op(spv::OpSLessThan, t_bool(), {r, ic(0)}), b_neg = b_.op(spv::OpSLessThan, t_bool(), {b, ic(0)});
       Id adjust = b_.op(
           spv::OpLogicalAnd, t_bool(),
