@@ -33,6 +33,20 @@ struct More {
     throw UserError(fmt::format("{} at `{}` in {}", what, ir::print_stmt(s, ctx.kernel), ctx.label), remedy);
   }
 
+  std::optional<Value> operator()(const ir::LinearizeStmt& s) const {
+    int64_t v = 0;
+    for (size_t i = 0; i < s.strides.size(); ++i) v = v * s.strides[i] + in[i].as_i64();
+    return Value::from_int(kind, v);
+  }
+  std::optional<Value> operator()(const ir::IntegerOffsetStmt& s) const {
+    return Value::from_int(kind, in[0].as_i64() + s.offset);
+  }
+  std::optional<Value> operator()(const ir::BitExtractStmt& s) const {
+    uint64_t bits = in[0].as_u64() >> s.bit_begin;
+    int width = s.bit_end - s.bit_begin;
+    uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    return Value::from_uint(kind, bits & mask);
+  }
   std::optional<Value> operator()(const ir::LoopUniqueStmt&) const { return in[0]; }
   std::optional<Value> operator()(const ir::RangeAssumptionStmt& s) const {
     int64_t v = in[0].as_i64(), base = in[1].as_i64();

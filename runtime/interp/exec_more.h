@@ -1,5 +1,6 @@
 // Internal to runtime/interp: what the interpreter does for the kinds no backend compiles
-// (ir::has_no_backend). Kept apart so interpreter.cpp holds the kinds every backend shares.
+// (ir::has_no_backend) and for the access chain's index arithmetic (linearized, offset,
+// bit_extract): values computed from operands alone, kept apart from interpreter.cpp's state.
 #pragma once
 
 #include <optional>

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <concepts>
 #include <map>
 #include <numeric>
 #include <random>
@@ -521,23 +522,6 @@ class Interpreter {
     defined_[op.slot] = 1;
     return Flow::next;
   }
-  Flow exec(const ir::LinearizeStmt& s, const Op& op) {
-    int64_t v = 0;
-    for (size_t i = 0; i < s.strides.size(); ++i) v = v * s.strides[i] + in(op, i).as_i64();
-    set(op, Value::from_int(op.kind, v));
-    return Flow::next;
-  }
-  Flow exec(const ir::IntegerOffsetStmt& s, const Op& op) {
-    set(op, Value::from_int(op.kind, in(op, 0).as_i64() + s.offset));
-    return Flow::next;
-  }
-  Flow exec(const ir::BitExtractStmt& s, const Op& op) {
-    uint64_t bits = in(op, 0).as_u64() >> s.bit_begin;
-    int width = s.bit_end - s.bit_begin;
-    uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-    set(op, Value::from_uint(op.kind, bits & mask));
-    return Flow::next;
-  }
   Flow exec(const ir::LoopLinearIndexStmt&, const Op& op) {
     int64_t v = 0;
     if (op.shape.empty()) {
@@ -554,9 +538,11 @@ class Interpreter {
     return Flow::next;
   }
 
-  // Kinds no backend compiles: runtime/interp/exec_more.cpp (pointer operands pass as empty values).
+  // Kinds no backend compiles, and the access chain's index arithmetic: runtime/interp/exec_more.cpp
+  // (pointer operands pass as empty values).
   template <class T>
-    requires(ir::has_no_backend(T::kKind))
+    requires(ir::has_no_backend(T::kKind) || std::same_as<T, ir::LinearizeStmt> ||
+             std::same_as<T, ir::IntegerOffsetStmt> || std::same_as<T, ir::BitExtractStmt>)
   Flow exec(const T& s, const Op& op) {
     std::vector<Value> inputs(op.operands.size());
     for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = values_[op.operands[i]];
