@@ -171,6 +171,8 @@ LineKind classify(std::string_view line, bool after_statement) {
   std::string_view t = trim(line);
   if (t.empty()) return LineKind::blank;
   if (t.starts_with('[') && (!after_statement || clearly_log(t))) return LineKind::log;
+  // A C comment's markers on lines of their own (dumps quoted in the reference's C++ tests).
+  if (t == "/*" || t == "*/") return LineKind::log;
   // A rule between dumps (`==========`, `----`).
   if (t.size() >= 3 && t.find_first_not_of("=-~*") == std::string_view::npos) return LineKind::log;
   if (t.ends_with(':') && !starts_statement(t)) return LineKind::title;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "ir/diagnostic.h"
+#include "ir/tensor_type.h"
 #include "ir/type_rules.h"
 #include "ir/visitor.h"
 
@@ -202,7 +203,7 @@ struct Reader {
       s = std::make_unique<ArgLoadStmt>(static_cast<int>(get_int(j, "arg", path, 0, kMaxArgIndex)), type);
     } else if (kind == "alloca") {
       if (!type.pointer) bad(path, "alloca needs a pointer type");
-      s = std::make_unique<AllocaStmt>(type.scalar);
+      s = std::make_unique<AllocaStmt>(type.pointee());
     } else if (kind == "local_load") {
       need(1);
       s = std::make_unique<LocalLoadStmt>(ops[0]);
@@ -421,6 +422,31 @@ struct Reader {
       s = std::make_unique<BitStructStoreStmt>(ops[0], std::move(ch_ids),
                                                std::vector<Stmt*>(ops.begin() + 1, ops.end()),
                                                get_or<bool>(j, "atomic", false, path));
+    } else if (kind == "matrix_init") {
+      if (ops.empty()) bad(path, "a tensor value needs at least one element");
+      s = std::make_unique<MatrixInitStmt>(ops, type);
+    } else if (kind == "get_element") {
+      need(1);
+      std::vector<int> index;
+      for (int64_t i : get_int_list(j, "index", path, 0, kMaxTensorElements)) index.push_back(static_cast<int>(i));
+      if (index.empty()) bad(path + ".index", "get_element needs an element index");
+      s = std::make_unique<GetElementStmt>(ops[0], std::move(index));
+    } else if (kind == "matrix_ptr") {
+      need(2);
+      s = std::make_unique<MatrixPtrStmt>(ops[0], ops[1]);
+    } else if (kind == "matrix_of_global_ptr") {
+      std::vector<FieldId> fields;
+      if (!j.contains("fields") || !j["fields"].is_array() || j["fields"].empty())
+        bad(path + ".fields", "matrix_of_global_ptr needs a list of field names");
+      for (const json& n : j["fields"]) {
+        auto f = n.is_string() ? k.find_field(n.get<std::string>()) : std::nullopt;
+        if (!f) bad(path + ".fields", "unknown field");
+        fields.push_back(*f);
+      }
+      s = std::make_unique<MatrixOfGlobalPtrStmt>(std::move(fields), ops, get_or<bool>(j, "activate", true, path));
+    } else if (kind == "matrix_of_matrix_ptr") {
+      if (ops.empty()) bad(path, "matrix_of_matrix_ptr needs at least one pointer");
+      s = std::make_unique<MatrixOfMatrixPtrStmt>(ops);
     } else {
       bad(path + ".kind", fmt::format("unknown statement kind '{}'", kind));
     }
@@ -461,9 +487,11 @@ std::unique_ptr<Kernel> from_json(const json& j) {
       fd.name = f.at("name").get<std::string>();
       if (auto p = name_problem(fd.name)) bad("$.fields", *p);
       if (k->find_field(fd.name)) bad("$.fields", fmt::format("field '{}' is listed twice", fd.name));
-      auto dt = scalar_from_name(f.at("dtype").get<std::string>());
-      if (!dt) bad("$.fields", fmt::format("field '{}' has an unknown dtype", fd.name));
-      fd.dtype = *dt;
+      auto dt = parse_type(f.at("dtype").get<std::string>());
+      if (!dt || !dt->is_value() || dt->quant != 0)
+        bad("$.fields", fmt::format("field '{}' has an unknown dtype", fd.name));
+      fd.dtype = dt->scalar;
+      fd.tensor = dt->tensor;
       fd.shape = shape_of(f.at("shape"));
       fd.declared = f.value("declared", false);
       fd.space = f.value("space", "");
@@ -484,10 +512,12 @@ std::unique_ptr<Kernel> from_json(const json& j) {
     for (const json& a : j.at("args")) {
       ArgDecl d;
       d.index = static_cast<int>(get_int(a, "index", "$.args", 0, kMaxArgIndex));
-      auto dt = scalar_from_name(a.at("dtype").get<std::string>());
-      if (!dt) bad("$.args", "unknown argument dtype");
-      d.dtype = *dt;
+      auto dt = parse_type(a.at("dtype").get<std::string>());
       d.ndarray = a.value("ndarray", false);
+      if (!dt || !dt->is_value() || dt->quant != 0 || (dt->tensor != 0 && !d.ndarray))
+        bad("$.args", "unknown argument dtype");
+      d.dtype = dt->scalar;
+      d.tensor = dt->tensor;
       d.ndim = a.contains("ndim") ? static_cast<int>(get_int(a, "ndim", "$.args", 0, kMaxRank)) : 0;
       k->args.push_back(d);
     }

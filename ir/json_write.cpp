@@ -163,7 +163,17 @@ struct Writer {
     j["ch_ids"] = s.ch_ids;
     j["atomic"] = s.is_atomic;
   }
+  void attributes(const GetElementStmt& s, json& j) const { j["index"] = s.index; }
+  void attributes(const MatrixOfGlobalPtrStmt& s, json& j) const {
+    json names = json::array();
+    for (FieldId f : s.fields) names.push_back(k.field(f).name);
+    j["fields"] = names;
+    j["activate"] = s.activate;
+  }
   // Kinds with no attributes beyond id, type and operands.
+  void attributes(const MatrixInitStmt&, json&) const {}
+  void attributes(const MatrixPtrStmt&, json&) const {}
+  void attributes(const MatrixOfMatrixPtrStmt&, json&) const {}
   void attributes(const AllocaStmt&, json&) const {}
   void attributes(const LocalLoadStmt&, json&) const {}
   void attributes(const LocalStoreStmt&, json&) const {}
@@ -195,7 +205,7 @@ json to_json(const Kernel& k) {
   json fields = json::array();
   for (const Field& f : k.fields()) {
     json fj = {{"name", f.name},
-               {"dtype", std::string(scalar_name(f.dtype))},
+               {"dtype", to_string(f.cell_type())},
                {"shape", shape_json(f.shape)},
                {"declared", f.declared}};
     if (f.grad) fj["grad"] = k.field(*f.grad).name;
@@ -212,7 +222,7 @@ json to_json(const Kernel& k) {
   json args = json::array();
   for (const ArgDecl& a : k.args)
     args.push_back(
-        {{"index", a.index}, {"dtype", std::string(scalar_name(a.dtype))}, {"ndarray", a.ndarray}, {"ndim", a.ndim}});
+        {{"index", a.index}, {"dtype", to_string(a.element_type())}, {"ndarray", a.ndarray}, {"ndim", a.ndim}});
   j["args"] = args;
   j["body"] = Writer{k}.block(k.root());
   return j;

@@ -50,6 +50,7 @@ FieldId Kernel::ensure_grad(FieldId id) {
   Field g;
   g.name = field(id).name + ".grad";
   g.dtype = field(id).dtype;
+  g.tensor = field(id).tensor;
   g.shape = field(id).shape;
   g.space = field(id).space;
   g.primal = id;
@@ -65,6 +66,7 @@ FieldId Kernel::ensure_dual(FieldId id) {
   d.name = field(id).name + ".dual";
   while (find_field(d.name)) d.name += "_";
   d.dtype = field(id).dtype;
+  d.tensor = field(id).tensor;
   d.shape = field(id).shape;
   d.space = field(id).space;
   d.primal = id;
@@ -240,7 +242,8 @@ std::optional<std::string> header_problem(const Kernel& k) {
       if (comp.primal != id || *c == id)
         return fmt::format("field '{}' names '{}' as its {} field, but '{}' does not name it as its primal", f.name,
                            comp.name, what, comp.name);
-      if (comp.dtype != f.dtype || comp.shape != f.shape || comp.space != f.space || comp.declared != f.declared)
+      if (comp.dtype != f.dtype || comp.tensor != f.tensor || comp.shape != f.shape || comp.space != f.space ||
+          comp.declared != f.declared)
         return fmt::format("{} field '{}' differs from its primal '{}' in type, shape, space or declaration", what,
                            comp.name, f.name);
     }

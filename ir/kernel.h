@@ -16,13 +16,15 @@ using Shape = std::vector<int64_t>;
 
 struct Field {
   std::string name;
-  ScalarKind dtype = ScalarKind::unknown;
-  std::optional<Shape> shape;     // nullopt: unknown (inferred field); empty: 0-d
-  std::optional<FieldId> grad;    // the adjoint field
-  std::optional<FieldId> dual;    // the forward-mode tangent field
-  std::optional<FieldId> primal;  // set on grad/dual fields: whose companion this is
-  std::string space;              // the dense index space it lives in, if declared
-  bool declared = false;          // written in the header (else inferred from use)
+  ScalarKind dtype = ScalarKind::unknown;  // the element kind when the field holds tensors
+  uint32_t tensor = 0;                     // each cell a tensor of this shape (ir/tensor_type.h), 0: a scalar
+  std::optional<Shape> shape;              // nullopt: unknown (inferred field); empty: 0-d
+  std::optional<FieldId> grad;             // the adjoint field
+  std::optional<FieldId> dual;             // the forward-mode tangent field
+  std::optional<FieldId> primal;           // set on grad/dual fields: whose companion this is
+  std::string space;                       // the dense index space it lives in, if declared
+  bool declared = false;                   // written in the header (else inferred from use)
+  DataType cell_type() const { return DataType::tensor_of(dtype, tensor); }
 };
 
 struct IndexSpace {
@@ -34,8 +36,10 @@ struct IndexSpace {
 struct ArgDecl {
   int index = 0;
   ScalarKind dtype = ScalarKind::unknown;
+  uint32_t tensor = 0;  // ndarrays only: each element a tensor of this shape, 0: a scalar
   bool ndarray = false;
   int ndim = 0;  // ndarrays only
+  DataType element_type() const { return DataType::tensor_of(dtype, tensor); }
 };
 
 class Kernel {

@@ -56,6 +56,66 @@ void Parser::check_name(const std::string& name, size_t pos) {
   if (auto problem = name_problem(name)) cur_.fail_at(pos, *problem, kNameRemedy);
 }
 
+DataType Parser::parse_type_name(const std::string& raw, size_t pos) {
+  std::string t = raw;
+  auto strip = [&](const std::string& suffix) {
+    if (t.size() > suffix.size() && t.compare(t.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      t.resize(t.size() - suffix.size());
+      return true;
+    }
+    return false;
+  };
+  // Older Taichi: "f32 x1" or "u1  x1" (a value), "f32*x1" (a pointer).
+  bool legacy_pointer = strip("*x1");
+  if (!legacy_pointer) strip("x1");
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  if (t.find("Tensor") != std::string::npos) {
+    auto dt = parse_type(t);
+    if (!dt)
+      cur_.fail_at(
+          pos, fmt::format("malformed tensor type '{}'", raw),
+          "write `[Tensor (N, ...) T]` with extents of at least 1, a primitive element type T and at most 65536 "
+          "elements");
+    return *dt;
+  }
+  if (t.find(" x") != std::string::npos || t.find("*x") != std::string::npos)
+    cur_.fail_at(pos, fmt::format("unsupported type '{}': vector (SIMD lane) values are out of scope", raw),
+                 "dump the kernel with one lane (Taichi's vectorization off)");
+  if (t == "gen" && legacy_pointer) return DataType::gen_pointer();  // Taichi 0.6: `<gen*x1>`
+  auto dt = parse_type(t);
+  if (!dt) {
+    if (!t.empty() && t[0] == '^')
+      cur_.fail_at(pos, fmt::format("unsupported type '{}': bit pointers are out of scope", raw));
+    cur_.fail_at(pos, fmt::format("unknown type '{}'", raw),
+                 "types are f16 f32 f64 i8 i16 i32 i64 u1 u8 u16 u32 u64, quant types (qi4, qfx(...), ...) and "
+                 "pointers *T");
+  }
+  if (legacy_pointer) dt->pointer = true;
+  return *dt;
+}
+
+DataType Parser::parse_type_hint() {
+  cur_.skip_blanks();
+  size_t pos = cur_.pos();
+  if (!cur_.try_consume("<")) return {};
+  std::string text = cur_.read_until(">", "a type");
+  cur_.expect(">", "to close the type hint");
+  return parse_type_name(text, pos + 1);
+}
+
+DataType Parser::parse_header_type(const char* what) {
+  cur_.skip_blanks();
+  size_t pos = cur_.pos();
+  bool tensor = cur_.peek() == '[';
+  std::string text = tensor ? cur_.read_until("]", what) + "]" : cur_.read_word();
+  if (tensor) cur_.expect("]", "to close the tensor type");
+  auto t = parse_type(text);
+  if (!t || t->pointer || t->quant != 0)
+    cur_.fail_at(pos, fmt::format("unknown {} '{}'", what, text),
+                 "use f16 f32 f64 i8 i16 i32 i64 u1 u8 u16 u32 u64, or a tensor of one: [Tensor (3) f32]");
+  return *t;
+}
+
 void Parser::parse_field_decl() {
   cur_.skip_blanks();
   size_t pos = cur_.pos();
@@ -66,12 +126,9 @@ void Parser::parse_field_decl() {
   f.declared = true;
   cur_.expect(":", "after the field name");
   cur_.skip_blanks();
-  size_t type_pos = cur_.pos();
-  std::string dtype = cur_.read_word();
-  auto kind = scalar_from_name(dtype);
-  if (!kind)
-    cur_.fail_at(type_pos, fmt::format("unknown field type '{}'", dtype), "use one of u1 i32 i64 u32 u64 f32 f64");
-  f.dtype = *kind;
+  DataType cell = parse_header_type("field type");
+  f.dtype = cell.scalar;
+  f.tensor = cell.tensor;
   f.shape = parse_shape();
   std::string grad, dual;
   for (;;) {
@@ -139,10 +196,9 @@ void Parser::parse_header_line() {
     cur_.expect(":", "after the argument index");
     if (cur_.try_consume("ndarray<")) {
       a.ndarray = true;
-      size_t tpos = cur_.pos();
-      auto kind = scalar_from_name(cur_.read_word());
-      if (!kind) cur_.fail_at(tpos, "unknown ndarray element type");
-      a.dtype = *kind;
+      DataType element = parse_header_type("ndarray element type");
+      a.dtype = element.scalar;
+      a.tensor = element.tensor;
       cur_.expect(",", "between the ndarray element type and its dimension count");
       cur_.skip_blanks();
       size_t ndim_pos = cur_.pos();

@@ -19,6 +19,8 @@ class Parser {
   void parse_header_line();
   void check_name(const std::string& name, size_t pos);
   void parse_field_decl();
+  // A field's or ndarray's element type: a scalar kind or `[Tensor (N, ...) T]`.
+  DataType parse_header_type(const char* what);
   Shape parse_shape();
   void parse_block(Block& b);
   void parse_container_body(Stmt& s);
@@ -41,6 +43,8 @@ class Parser {
   void parse_task_blocks(OffloadedStmt& t, bool legacy_brace);
   // parser_more.cpp
   std::unique_ptr<Stmt> parse_more(const std::string& word, DataType hint, size_t word_pos);
+  // `[$a, $b]` (a tensor value), or nullptr when the bracket does not open a statement list.
+  std::unique_ptr<Stmt> parse_matrix_init(DataType hint);
   std::unique_ptr<Stmt> parse_decoration();
   std::vector<Stmt*> parse_arguments(std::string_view open, std::string_view close);
 

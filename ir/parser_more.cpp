@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "ir/parser_impl.h"
+#include "ir/tensor_type.h"
 
 namespace pb::ir::detail {
 
@@ -19,7 +20,84 @@ int64_t read_signed_offset(Cursor& cur) {
 }
 }  // namespace
 
+std::unique_ptr<Stmt> Parser::parse_matrix_init(DataType hint) {
+  size_t i = 1;
+  while (cur_.peek(i) == ' ') ++i;
+  if (cur_.peek(i) != '$') return nullptr;
+  cur_.expect("[");
+  std::vector<Stmt*> values;
+  do values.push_back(ref());
+  while (cur_.try_consume(","));
+  cur_.expect("]", "to close the tensor's elements");
+  DataType t = hint;
+  if (!t.known() && values.front() && values.front()->type.is_scalar_value()) {
+    int n = static_cast<int>(values.size());
+    if (auto id = intern_tensor_shape(std::span<const int>(&n, 1)))
+      t = DataType::tensor_of(values.front()->type.scalar, *id);
+  }
+  return std::make_unique<MatrixInitStmt>(values, t);
+}
+
 std::unique_ptr<Stmt> Parser::parse_more(const std::string& word, DataType hint, size_t word_pos) {
+  if (word == "get_element") {
+    cur_.expect("(");
+    Stmt* src = ref();
+    std::vector<int> index;
+    while (cur_.try_consume(","))
+      index.push_back(static_cast<int>(cur_.read_int_in(0, kMaxTensorElements, "element index")));
+    if (index.empty()) cur_.fail("get_element needs an element index: `get_element($x, 0)`");
+    cur_.expect(")");
+    return std::make_unique<GetElementStmt>(src, std::move(index));
+  }
+  if (word == "shift") {
+    cur_.expect("ptr");
+    cur_.expect("[");
+    Stmt* origin = ref();
+    cur_.expect("+");
+    Stmt* offset = ref();
+    cur_.expect("]");
+    return std::make_unique<MatrixPtrStmt>(origin, offset);
+  }
+  if (word == "matrix") {
+    cur_.expect("of");
+    if (cur_.try_keyword("matrix")) {
+      cur_.expect("ptr");
+      cur_.expect("[");
+      std::vector<Stmt*> ptrs;
+      do ptrs.push_back(ref());
+      while (cur_.try_consume(","));
+      cur_.expect("]");
+      return std::make_unique<MatrixOfMatrixPtrStmt>(ptrs);
+    }
+    cur_.expect("global");
+    cur_.expect("ptr");
+    cur_.expect("[");
+    std::vector<FieldId> fields;
+    do {
+      cur_.skip_blanks();
+      size_t pos = cur_.pos();
+      std::string name = cur_.read_until(",]", "a field name");
+      fields.push_back(field_for(name, hint.element().as_pointer(), pos));
+    } while (cur_.try_consume(","));
+    cur_.expect("]");
+    cur_.expect(",");
+    cur_.expect("index");
+    cur_.expect("[");
+    std::vector<Stmt*> idx;
+    if (!cur_.try_consume("]")) {
+      do idx.push_back(ref());
+      while (cur_.try_consume(","));
+      cur_.expect("]");
+    }
+    bool activate = true;
+    if (cur_.try_consume("activate=")) {
+      if (cur_.try_keyword("false"))
+        activate = false;
+      else
+        cur_.expect("true");
+    }
+    return std::make_unique<MatrixOfGlobalPtrStmt>(std::move(fields), idx, activate);
+  }
   if (word == "loop_unique") {
     cur_.expect("(");
     auto s = std::make_unique<LoopUniqueStmt>(ref());

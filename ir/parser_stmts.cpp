@@ -39,9 +39,10 @@ bool is_known_unsupported(const std::string& w) {
 }  // namespace
 
 void Parser::unsupported(const std::string& word, size_t pos) {
-  cur_.fail_at(pos, fmt::format("unsupported statement '{}' at line {}", word, cur_.line()),
-               "passbench reads scalar CHI IR before offloading (no tensor, SNode, mesh or offloaded-task statements); "
-               "dump the kernel before offload/scalarize, or file an issue with this dump");
+  cur_.fail_at(
+      pos, fmt::format("unsupported statement '{}' at line {}", word, cur_.line()),
+      "passbench does not read mesh statements (mesh for, relation access, index conversion) yet; dump a kernel "
+      "without a mesh, or file an issue with this dump");
 }
 
 Stmt* Parser::ref() {
@@ -68,44 +69,6 @@ Stmt* Parser::legacy_local_ref() {
   return s;
 }
 
-DataType Parser::parse_type_name(const std::string& raw, size_t pos) {
-  std::string t = raw;
-  auto strip = [&](const std::string& suffix) {
-    if (t.size() > suffix.size() && t.compare(t.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      t.resize(t.size() - suffix.size());
-      return true;
-    }
-    return false;
-  };
-  // Older Taichi: "f32 x1" or "u1  x1" (a value), "f32*x1" (a pointer).
-  bool legacy_pointer = strip("*x1");
-  if (!legacy_pointer) strip("x1");
-  while (!t.empty() && t.back() == ' ') t.pop_back();
-  if (t.find("Tensor") != std::string::npos || t.find(" x") != std::string::npos || t.find("*x") != std::string::npos)
-    cur_.fail_at(pos, fmt::format("unsupported type '{}': tensor and vector values are out of scope", raw),
-                 "scalarize the kernel before dumping it");
-  if (t == "gen" && legacy_pointer) return DataType::gen_pointer();  // Taichi 0.6: `<gen*x1>`
-  auto dt = parse_type(t);
-  if (!dt) {
-    if (!t.empty() && t[0] == '^')
-      cur_.fail_at(pos, fmt::format("unsupported type '{}': bit pointers are out of scope", raw));
-    cur_.fail_at(pos, fmt::format("unknown type '{}'", raw),
-                 "types are f16 f32 f64 i8 i16 i32 i64 u1 u8 u16 u32 u64, quant types (qi4, qfx(...), ...) and "
-                 "pointers *T");
-  }
-  if (legacy_pointer) dt->pointer = true;
-  return *dt;
-}
-
-DataType Parser::parse_type_hint() {
-  cur_.skip_blanks();
-  size_t pos = cur_.pos();
-  if (!cur_.try_consume("<")) return {};
-  std::string text = cur_.read_until(">", "a type");
-  cur_.expect(">", "to close the type hint");
-  return parse_type_name(text, pos + 1);
-}
-
 FieldId Parser::field_for(const std::string& name, DataType hint, size_t pos) {
   if (auto id = k_.find_field(name)) return *id;
   check_name(name, pos);
@@ -129,6 +92,7 @@ FieldId Parser::field_for(const std::string& name, DataType hint, size_t pos) {
   Field f;
   f.name = name;
   f.dtype = dtype;
+  f.tensor = hint.tensor;
   return k_.add_field(std::move(f));
 }
 
@@ -195,7 +159,8 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
   std::unique_ptr<Stmt> s;
   if (word.empty()) {
     if (cur_.peek() != '[') cur_.fail("expected a statement name");
-    s = parse_lookup(word_pos);
+    s = parse_matrix_init(hint);
+    if (!s) s = parse_lookup(word_pos);
   }
   if (!s) s = parse_lowered(word, hint, word_pos);
   if (!s) s = parse_more(word, hint, word_pos);
@@ -240,6 +205,9 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
     ScalarKind kind = hint.scalar;
     if (kind == ScalarKind::unknown)
       kind = text.find_first_of(".eEn") != std::string::npos ? ScalarKind::f32 : ScalarKind::i32;
+    if (hint.is_tensor())
+      cur_.fail_at(word_pos, fmt::format("a constant has a scalar type, not <{}>", to_string(hint)),
+                   "build a tensor from scalar constants: `<[Tensor (2) f32]> $N = [$a, $b]`");
     if (text == "true" || text == "false") kind = hint.known() ? hint.scalar : ScalarKind::u1;
     auto v = Value::parse(kind, text);
     if (!v) cur_.fail_at(pos, fmt::format("'{}' is not a valid {} constant", text, scalar_name(kind)));
@@ -254,7 +222,7 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
   }
   if (word == "alloca") {
     if (!hint.known()) cur_.fail_at(word_pos, "alloca needs a type hint such as <*f32>");
-    return std::make_unique<AllocaStmt>(hint.scalar);
+    return std::make_unique<AllocaStmt>(hint.pointee());
   }
   if (word == "local") {
     if (!cur_.try_keyword("load")) return nullptr;  // local store: an effect

@@ -252,6 +252,22 @@ struct LineBody {
     return fmt::format(" : {}bit_struct_store {}, ch_ids=[{}], values=[{}]", s.is_atomic ? "atomic " : "",
                        name(s.ptr()), fmt::join(s.ch_ids, ", "), names(s.values()));
   }
+  std::string operator()(const MatrixInitStmt& s) const { return fmt::format(" = [{}]", names(s.operands())); }
+  std::string operator()(const GetElementStmt& s) const {
+    return fmt::format(" = get_element({}, {})", name(s.src()), fmt::join(s.index, ", "));
+  }
+  std::string operator()(const MatrixPtrStmt& s) const {
+    return fmt::format(" = shift ptr [{} + {}]", name(s.origin()), name(s.offset()));
+  }
+  std::string operator()(const MatrixOfGlobalPtrStmt& s) const {
+    std::string fields;
+    for (size_t i = 0; i < s.fields.size(); ++i) fields += (i ? ", " : "") + k.field(s.fields[i]).name;
+    return fmt::format(" = matrix of global ptr [{}], index [{}] activate={}", fields, names(s.operands()),
+                       s.activate ? "true" : "false");
+  }
+  std::string operator()(const MatrixOfMatrixPtrStmt& s) const {
+    return fmt::format(" = matrix of matrix ptr [{}]", names(s.operands()));
+  }
 };
 
 std::string line(const Stmt& s, const Kernel& k) {
@@ -310,7 +326,8 @@ std::string print_header(const Kernel& k) {
     if (sp.declared && sp.shape) out += fmt::format("dense {} : {}\n", sp.name, shape_to_string(*sp.shape));
   for (const Field& f : k.fields()) {
     if (!f.declared || f.primal) continue;
-    out += fmt::format("field {} : {}{}", f.name, scalar_name(f.dtype), f.shape ? shape_to_string(*f.shape) : "[?]");
+    out +=
+        fmt::format("field {} : {}{}", f.name, to_string(f.cell_type()), f.shape ? shape_to_string(*f.shape) : "[?]");
     if (f.grad) out += " grad " + k.field(*f.grad).name;
     if (f.dual) out += " dual " + k.field(*f.dual).name;
     if (!f.space.empty()) out += " in " + f.space;
@@ -318,7 +335,7 @@ std::string print_header(const Kernel& k) {
   }
   for (const ArgDecl& a : k.args) {
     if (a.ndarray)
-      out += fmt::format("arg {} : ndarray<{}, {}>\n", a.index, scalar_name(a.dtype), a.ndim);
+      out += fmt::format("arg {} : ndarray<{}, {}>\n", a.index, to_string(a.element_type()), a.ndim);
     else
       out += fmt::format("arg {} : {}\n", a.index, scalar_name(a.dtype));
   }

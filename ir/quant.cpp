@@ -2,10 +2,9 @@
 
 #include <cctype>
 #include <charconv>
-#include <deque>
-#include <mutex>
 
 #include "ir/assert.h"
+#include "ir/type_tables.h"
 
 namespace pb::ir {
 namespace {
@@ -100,35 +99,39 @@ std::optional<QuantType> parse_quant(std::string_view s) {
   return std::nullopt;
 }
 
-struct Table {
-  std::mutex mutex;
-  std::deque<QuantType> types;  // id = index + 1; a deque keeps references stable
-};
-
-Table& table() {
-  static Table t;
-  return t;
-}
-
 }  // namespace
 
+namespace {
+TypeTables*& adopted() {
+  static TypeTables* host = nullptr;
+  return host;
+}
+}  // namespace
+
+TypeTables& type_tables() {
+  static TypeTables own;
+  TypeTables* host = adopted();
+  return host ? *host : own;
+}
+void adopt_type_tables(TypeTables* host) { adopted() = host; }
+
 std::optional<uint16_t> intern_quant(std::string_view spelling) {
-  Table& t = table();
+  TypeTables& t = type_tables();
   std::lock_guard lock(t.mutex);
-  for (size_t i = 0; i < t.types.size(); ++i)
-    if (t.types[i].spelling == spelling) return static_cast<uint16_t>(i + 1);
+  for (size_t i = 0; i < t.quants.size(); ++i)
+    if (t.quants[i].spelling == spelling) return static_cast<uint16_t>(i + 1);
   auto q = parse_quant(spelling);
-  if (!q || t.types.size() >= 0xfffe) return std::nullopt;
+  if (!q || t.quants.size() >= kMaxTypeIds) return std::nullopt;
   q->spelling = std::string(spelling);
-  t.types.push_back(std::move(*q));
-  return static_cast<uint16_t>(t.types.size());
+  t.quants.push_back(std::move(*q));
+  return static_cast<uint16_t>(t.quants.size());
 }
 
 const QuantType& quant_type(uint16_t id) {
-  Table& t = table();
+  TypeTables& t = type_tables();
   std::lock_guard lock(t.mutex);
-  PB_ASSERT(id >= 1 && id <= t.types.size(), "quant_type: an id intern_quant did not return");
-  return t.types[id - 1];
+  PB_ASSERT(id >= 1 && id <= t.quants.size(), "quant_type: an id intern_quant did not return");
+  return t.quants[id - 1];
 }
 
 }  // namespace pb::ir

@@ -52,6 +52,7 @@ class ArgLoadStmt : public StmtOf<ArgLoadStmt, StmtKind::ArgLoad> {
 class AllocaStmt : public StmtOf<AllocaStmt, StmtKind::Alloca> {
  public:
   explicit AllocaStmt(ScalarKind k) { type = DataType::pointer_to(k); }
+  explicit AllocaStmt(DataType value) { type = value.as_pointer(); }  // a tensor alloca
 };
 
 class LocalLoadStmt : public StmtOf<LocalLoadStmt, StmtKind::LocalLoad> {

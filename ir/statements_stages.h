@@ -330,4 +330,61 @@ class BitStructStoreStmt : public StmtOf<BitStructStoreStmt, StmtKind::BitStruct
   bool is_atomic;
 };
 
+// ---- Tensor values (scalarize turns them into scalars: passes/scalarize.h) ----
+
+// A tensor value from its elements, row-major (`[$a, $b]`). Each element converts to the
+// tensor's element type as `cast_value` would (the reference prints unconverted constants).
+class MatrixInitStmt : public StmtOf<MatrixInitStmt, StmtKind::MatrixInit> {
+ public:
+  explicit MatrixInitStmt(const std::vector<Stmt*>& values, DataType t) {
+    for (Stmt* v : values) add_operand(v);
+    type = t;
+  }
+};
+
+// One element of a tensor value (`get_element($x, 1)`): `index` holds one index per dimension,
+// or one row-major index.
+class GetElementStmt : public StmtOf<GetElementStmt, StmtKind::GetElement> {
+ public:
+  GetElementStmt(Stmt* src, std::vector<int> idx) : index(std::move(idx)) {
+    add_operand(src);
+    type = src ? src->type.element() : DataType{};
+  }
+  Stmt* src() const { return operand(0); }
+  std::vector<int> index;
+};
+
+// A pointer to element `offset` (row-major) of the tensor `origin` points to (`shift ptr [$p +
+// $o]`); through the SNode access chain (an origin that is `get child`) the offset is in bytes.
+class MatrixPtrStmt : public StmtOf<MatrixPtrStmt, StmtKind::MatrixPtr> {
+ public:
+  MatrixPtrStmt(Stmt* origin, Stmt* offset) {
+    add_operand(origin);
+    add_operand(offset);
+    type = origin ? DataType::pointer_to(origin->type.scalar) : DataType{};
+  }
+  Stmt* origin() const { return operand(0); }
+  Stmt* offset() const { return operand(1); }
+};
+
+// A tensor of pointers to cells of several fields at the same indices
+// (`matrix of global ptr [S1, S2], index [$i] activate=true`).
+class MatrixOfGlobalPtrStmt : public StmtOf<MatrixOfGlobalPtrStmt, StmtKind::MatrixOfGlobalPtr> {
+ public:
+  MatrixOfGlobalPtrStmt(std::vector<FieldId> f, const std::vector<Stmt*>& indices, bool act)
+      : fields(std::move(f)), activate(act) {
+    for (Stmt* i : indices) add_operand(i);
+  }
+  std::vector<FieldId> fields;
+  bool activate;
+};
+
+// A tensor of scalar pointers (`matrix of matrix ptr [$a, $b]`).
+class MatrixOfMatrixPtrStmt : public StmtOf<MatrixOfMatrixPtrStmt, StmtKind::MatrixOfMatrixPtr> {
+ public:
+  explicit MatrixOfMatrixPtrStmt(const std::vector<Stmt*>& ptrs) {
+    for (Stmt* p : ptrs) add_operand(p);
+  }
+};
+
 }  // namespace pb::ir

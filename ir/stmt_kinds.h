@@ -77,7 +77,12 @@ enum StmtTraits : uint8_t {
   X(BlockLocalPtr, "block_local_ptr", kNoBackend)                                  \
   X(Reference, "ref", kNoBackend)                                                  \
   X(FuncCall, "call", kNoBackend)                                                  \
-  X(BitStructStore, "bit_struct_store", kNoValue | kNoBackend)
+  X(BitStructStore, "bit_struct_store", kNoValue | kNoBackend)                     \
+  X(MatrixInit, "matrix_init", kComputedFromOperands | kNoBackend)                 \
+  X(GetElement, "get_element", kComputedFromOperands | kNoBackend)                 \
+  X(MatrixPtr, "matrix_ptr", kComputedFromOperands | kNoBackend)                   \
+  X(MatrixOfGlobalPtr, "matrix_of_global_ptr", kComputedFromOperands | kNoBackend) \
+  X(MatrixOfMatrixPtr, "matrix_of_matrix_ptr", kComputedFromOperands | kNoBackend)
 
 enum class StmtKind : uint8_t {
 #define PB_X(Name, text, traits) Name,

@@ -1,6 +1,10 @@
 #include "ir/type.h"
 
+#include <charconv>
+#include <vector>
+
 #include "ir/quant.h"
+#include "ir/tensor_type.h"
 
 namespace pb::ir {
 
@@ -62,8 +66,40 @@ std::string to_string(DataType t) {
   if (!t.known()) return "";
   if (t.gen) return "*gen";
   std::string s = t.quant != 0 ? quant_type(t.quant).spelling : std::string(scalar_name(t.scalar));
+  if (t.tensor != 0) s = "[Tensor " + tensor_shape_text(t.tensor) + " " + s + "]";
   return t.pointer ? "*" + s : s;
 }
+
+namespace {
+
+// `[Tensor (2, 3) f32]`: the shape and the element kind, or nullopt.
+std::optional<DataType> parse_tensor(std::string_view text) {
+  constexpr std::string_view kOpen = "[Tensor (";
+  if (text.size() < kOpen.size() + 4 || text.substr(0, kOpen.size()) != kOpen || text.back() != ']')
+    return std::nullopt;
+  text = text.substr(kOpen.size(), text.size() - kOpen.size() - 1);
+  size_t close = text.find(')');
+  if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ' ') return std::nullopt;
+  std::vector<int> dims;
+  std::string_view list = text.substr(0, close);
+  while (true) {
+    while (!list.empty() && list.front() == ' ') list.remove_prefix(1);
+    int d = 0;
+    auto [p, ec] = std::from_chars(list.data(), list.data() + list.size(), d);
+    if (ec != std::errc()) return std::nullopt;
+    dims.push_back(d);
+    list.remove_prefix(static_cast<size_t>(p - list.data()));
+    if (list.empty()) break;
+    if (list.front() != ',') return std::nullopt;
+    list.remove_prefix(1);
+  }
+  auto element = scalar_from_name(text.substr(close + 2));
+  auto id = intern_tensor_shape(dims);
+  if (!element || !id) return std::nullopt;
+  return DataType::tensor_of(*element, *id);
+}
+
+}  // namespace
 
 std::optional<DataType> parse_type(std::string_view text) {
   bool pointer = false;
@@ -72,6 +108,10 @@ std::optional<DataType> parse_type(std::string_view text) {
     text.remove_prefix(1);
   }
   if (pointer && text == "gen") return DataType::gen_pointer();
+  if (auto t = parse_tensor(text)) {
+    t->pointer = pointer;
+    return t;
+  }
   if (auto k = scalar_from_name(text)) return DataType{*k, pointer};
   auto q = intern_quant(text);
   if (!q) return std::nullopt;

@@ -56,6 +56,7 @@ class AccessLowerer {
   // empty, which no linearized stride can express).
   std::optional<Shape> shape_of(const GlobalPtrStmt& ptr) const {
     const Field& f = k_.field(ptr.field);
+    if (f.tensor != 0) return std::nullopt;  // tensor cells: scalarize first
     if (!f.shape) return ptr.indices().empty() ? std::optional<Shape>(Shape{}) : std::nullopt;
     for (int64_t d : *f.shape)
       if (d < 1) return std::nullopt;

@@ -10,7 +10,8 @@
 //   1 here); linearized(ind {i', j'}, stride {a, b}); [S][dense]::lookup; get child [S->x]
 // Lookups of dense SNodes never activate. A global ptr left without users is erased. Fields of
 // unknown shape (an undeclared field indexed by the dump, its shape given by the run's inputs)
-// keep their global ptrs (statistic `skipped`); an undeclared field without indices is 0-d.
+// and fields of tensor cells (run scalarize first) keep their global ptrs (statistic `skipped`);
+// an undeclared field without indices is 0-d.
 // Pre: a verified kernel, lowered or offloaded. Post: verified; runs as before (the chain
 // addresses the row-major element the global ptr did; indices are not bounds-checked per axis).
 #pragma once
@@ -21,7 +22,7 @@ namespace pb::passes {
 
 struct LowerAccessResult {
   int64_t lowered = 0;  // pointer uses given a chain
-  int64_t skipped = 0;  // uses of fields whose shape is unknown
+  int64_t skipped = 0;  // uses of fields whose shape is unknown or whose cells are tensors
 };
 
 LowerAccessResult lower_access(ir::Kernel& k, bool lower_atomics = true);

@@ -73,6 +73,9 @@ struct PassInfo {
   // The output may use values that do not dominate their uses yet (make_adjoint); the verifier
   // after it skips the dominance check, and a later pass (backup_ssa) must restore it.
   bool may_break_dominance = false;
+  // Handles tensor-typed statements; the pass manager refuses to run any other pass on a kernel
+  // that has them, naming the first and pointing at scalarize.
+  bool takes_tensors = false;
 };
 
 // A named pipeline (`reverse_ad`): options of its own, expanded to a pipeline string.

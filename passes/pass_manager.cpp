@@ -1,10 +1,13 @@
 #include "passes/pass_manager.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/type_uses.h"
 #include "ir/verifier.h"
 
 namespace pb::passes {
@@ -49,6 +52,10 @@ PipelineRun run_pipeline(ir::Kernel& k, const Pipeline& pipeline, const RunOptio
     auto pass = entry.info->create();
     auto t0 = std::chrono::steady_clock::now();
     try {
+      if (!entry.info->takes_tensors)
+        if (auto use = ir::first_type_use_outside(k, [](ir::DataType t) { return !t.is_tensor(); }))
+          throw UserError(fmt::format("{} runs on scalar kernels, and this one uses a tensor type: {}", rec.pass, *use),
+                          "run the scalarize pass before it (e.g. --passes=scalarize,reverse_ad)");
       PassResult r = pass->run(k, entry.options);
       rec.changed = r.changed;
       rec.stats = std::move(r.stats);

@@ -22,6 +22,7 @@
 #include "passes/offload.h"
 #include "passes/relayout.h"
 #include "passes/renumber.h"
+#include "passes/scalarize.h"
 #include "passes/simplify.h"
 
 namespace pb::passes {
@@ -47,6 +48,7 @@ const std::vector<PassInfo>& builtin_passes() {
       ReverseOuterLoopsPass::info(),
       RelayoutPass::info(),
       RenumberPass::info(),
+      ScalarizePass::info(),
       SimplifyPass::info(),
   };
   return list;

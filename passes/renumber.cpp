@@ -9,7 +9,8 @@ PassInfo RenumberPass::info() {
                                      .summary = "Numbers statements densely in pre-order ($0, $1, ...)",
                                      .options = {},
                                      .statistics = {"moved"},
-                                     .create = {}});
+                                     .create = {},
+                                     .takes_tensors = true});
 }
 
 PassResult RenumberPass::run(ir::Kernel& k, const PassOptions&) {

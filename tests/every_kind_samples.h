@@ -1,4 +1,4 @@
-// Four sample kernels that together hold every statement kind of ir/stmt_kinds.h, each printed
+// Five sample kernels that together hold every statement kind of ir/stmt_kinds.h, each printed
 // canonically (tests/ir/every_kind_test.cpp checks both facts).
 #pragma once
 
@@ -148,6 +148,49 @@ kernel "readonly" {
     <i32> $9 = call "f", args = {$8, $5}
     $10 : atomic bit_struct_store $4, ch_ids=[0, 1], values=[$5, $9]
     $11 : bit_struct_store $4, ch_ids=[2], values=[$6]
+  }
+}
+)chi";
+
+// Tensor values and pointers (the interpreter runs all but the tensors of pointers; scalarize
+// turns every one into scalars: tests/passes/scalarize_test.cpp).
+constexpr const char* kTensor = R"chi(field v : [Tensor (2, 2) f32][4] grad v_grad
+field a : f32[4]
+field b : f32[4]
+arg 0 : ndarray<[Tensor (3) f32], 1>
+kernel "tensor" {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  <*[Tensor (3) f32]> $2 = argload[0]
+  $3 : for in range($0, $1) block_dim=adaptive {
+    <i32> $4 = loop $3 index 0
+    <*[Tensor (2, 2) f32]> $5 = global ptr [v], index [$4] activate=true
+    <[Tensor (2, 2) f32]> $6 = global load $5
+    <f32> $7 = get_element($6, 1, 0)
+    <f32> $8 = get_element($6, 3)
+    <[Tensor (2) f32]> $9 = [$7, $8]
+    <*[Tensor (2) f32]> $10 = alloca
+    <[Tensor (2) f32]> $11 : local store [$10 <- $9]
+    <*f32> $12 = shift ptr [$10 + $0]
+    <f32> $13 = local load [$12]
+    <*[Tensor (2) f32]> $14 = matrix of global ptr [a, b], index [$4] activate=true
+    <[Tensor (2) f32]> $15 = global load $14
+    <*f32> $16 = global ptr [a], index [$4] activate=true
+    <*f32> $17 = global ptr [b], index [$4] activate=true
+    <*[Tensor (2) f32]> $18 = matrix of matrix ptr [$16, $17]
+    <[Tensor (2) f32]> $19 = add $15 $9
+    <[Tensor (2) u1]> $20 = cmp_lt $19 $15
+    <[Tensor (2) f32]> $21 = select($20, $19, $15)
+    <[Tensor (2) f32]> $22 = neg $21
+    <[Tensor (2) i32]> $23 = cast_value<[Tensor (2) i32]> $22
+    <[Tensor (2) f32]> $24 = atomic add($18, $22)
+    <*f32> $25 = shift ptr [$5 + $4]
+    $26 : global store [$25 <- $13]
+    <*[Tensor (3) f32]> $27 = external_ptr $2, [$4] layout=AOS is_grad=false
+    <[Tensor (3) f32]> $28 = global load $27
+    <f32> $29 = get_element($28, 2)
+    <*f32> $30 = shift ptr [$27 + $0]
+    $31 : global store [$30 <- $29]
   }
 }
 )chi";

@@ -45,6 +45,9 @@ EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes) {
   if (auto errors = ir::verify(kernel); !errors.empty())
     throw UserError("the kernel does not verify, so it cannot be compiled:\n  " + errors.front().format(),
                     "fix the IR (run the verifier on it) before compiling it");
+  if (auto use = ir::first_type_use_outside(kernel, [](ir::DataType t) { return !t.is_tensor(); }))
+    throw UserError(fmt::format("the LLVM CPU backend compiles scalar kernels; this one uses a tensor type: {}", *use),
+                    "run the scalarize pass first (--passes=scalarize), which turns tensors into scalars");
   if (auto use = ir::first_type_use_outside(kernel, compiles_type))
     throw UserError(fmt::format("the LLVM CPU backend does not compile quant types yet: {}", *use),
                     "run the kernel on the interpreter (--backend=interp), which runs quant integers");

@@ -74,6 +74,9 @@ CompiledKernel compile(const ir::Kernel& source, const LoweringOptions& options)
   if (!errors.empty())
     throw UserError(fmt::format("the kernel does not verify, so it cannot be compiled: {}", errors.front().format()),
                     "fix the IR (passbench verify) before compiling it");
+  if (auto use = ir::first_type_use_outside(source, [](ir::DataType t) { return !t.is_tensor(); }))
+    throw UserError(fmt::format("the SPIR-V backend compiles scalar kernels; this one uses a tensor type: {}", *use),
+                    "run the scalarize pass first (--passes=scalarize), which turns tensors into scalars");
   if (auto use = ir::first_type_use_outside(source, compiles_type))
     throw UserError(fmt::format("the SPIR-V backend does not compile quant types yet: {}", *use),
                     "run the kernel on the interpreter (--backend=interp), which runs quant integers");

@@ -10,6 +10,7 @@
 //   results it fills in;
 // - no exception crosses: each call catches everything and returns it as a ModuleError, which the
 //   caller throws again as the same kind of error;
+// - quant and tensor types are ids into per-image tables: the module adopts the caller's;
 // - kCpuModuleAbi changes whenever a type crossing the boundary changes; the loader refuses a
 //   module built for another.
 #pragma once
@@ -19,12 +20,13 @@
 
 #include "ir/diagnostic.h"
 #include "ir/kernel.h"
+#include "ir/type_tables.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/interp/state.h"
 
 namespace pb::runtime::cpu {
 
-inline constexpr int kCpuModuleAbi = 1;
+inline constexpr int kCpuModuleAbi = 2;
 
 struct ModuleError {
   enum class Kind { none, user, internal } kind = Kind::none;
@@ -46,6 +48,9 @@ struct CpuModuleApi {
   ModuleError (*run_kernel)(const ir::Kernel& k, State& state, const RunOptions& options, RunResult& result);
   // The emitted and optimized module for the buffer shapes of `state`.
   ModuleError (*module_text)(const ir::Kernel& k, const State& state, int opt_level, ModuleText& out);
+  // Makes the module look quant and tensor type ids up in the caller's tables (ir/type_tables.h);
+  // the loader calls it once, before anything else.
+  void (*adopt_type_tables)(ir::TypeTables* host);
 };
 
 }  // namespace pb::runtime::cpu

@@ -44,8 +44,11 @@ ModuleError text(const ir::Kernel& k, const State& state, int opt_level, ModuleT
   });
 }
 
-const CpuModuleApi kApi{
-    kCpuModuleAbi, {sizeof(ir::Kernel), sizeof(State), sizeof(RunOptions), sizeof(RunResult)}, &run, &text};
+const CpuModuleApi kApi{kCpuModuleAbi,
+                        {sizeof(ir::Kernel), sizeof(State), sizeof(RunOptions), sizeof(RunResult)},
+                        &run,
+                        &text,
+                        &ir::adopt_type_tables};
 
 }  // namespace
 }  // namespace pb::runtime::cpu

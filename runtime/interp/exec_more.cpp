@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <concepts>
 #include <initializer_list>
 #include <string_view>
 
@@ -46,6 +47,14 @@ struct More {
     int width = s.bit_end - s.bit_begin;
     uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
     return Value::from_uint(kind, bits & mask);
+  }
+  // Tensor kinds run in runtime/interp/exec_tensor.cpp (detail::Op::tensor).
+  template <class T>
+    requires(std::same_as<T, ir::MatrixInitStmt> || std::same_as<T, ir::GetElementStmt> ||
+             std::same_as<T, ir::MatrixPtrStmt> || std::same_as<T, ir::MatrixOfGlobalPtrStmt> ||
+             std::same_as<T, ir::MatrixOfMatrixPtrStmt>)
+  std::optional<Value> operator()(const T& s) const {
+    fail(s, "a tensor statement reached the scalar executor", "report this: it is a passbench bug");
   }
   std::optional<Value> operator()(const ir::LoopUniqueStmt&) const { return in[0]; }
   std::optional<Value> operator()(const ir::RangeAssumptionStmt& s) const {

@@ -15,6 +15,7 @@
 #include "runtime/interp/access_check.h"
 #include "runtime/interp/decision_trace.h"
 #include "runtime/interp/exec_more.h"
+#include "runtime/interp/exec_tensor.h"
 #include "runtime/interp/interp_ops.h"
 #include "runtime/interp/program.h"
 #include "runtime/interp/stack_capacity.h"
@@ -108,6 +109,12 @@ class Interpreter {
   Flow exec_block(int32_t b) {
     for (const Op& op : prog_.blocks[static_cast<size_t>(b)]) {
       tick(op);
+      if (op.tensor) {
+        std::string label = kernel_label();
+        detail::TensorContext ctx{k_, values_, defined_, ptrs_, label, opt_.check_global_access};
+        detail::exec_tensor(op, ctx);
+        continue;
+      }
       Flow f = ir::visit(*op.stmt, [&](const auto& s) { return exec(s, op); });
       if (f != Flow::next) return f;
     }
@@ -194,10 +201,11 @@ class Interpreter {
 
   // Row-major offset of the indices (operands from `first`) in `shape`. `what()` names the
   // array in errors; it is only called on the error path.
+  // A tensor cell's dimensions (op.cell_rank) come last in the buffer and are not indexed.
   template <class What>
   size_t offset(const Op& op, size_t first, const ir::Shape& shape, What what) const {
     size_t rank = op.operands.size() - first;
-    if (rank != shape.size())
+    if (rank + op.cell_rank != shape.size())
       fail(op,
            fmt::format("{} has shape {} but is indexed with {} index(es)", what(), ir::shape_to_string(shape), rank),
            "give it one extent per index");
@@ -212,6 +220,7 @@ class Interpreter {
       }
       off = off * shape[d] + i;
     }
+    for (size_t d = rank; d < shape.size(); ++d) off *= shape[d];
     return static_cast<size_t>(off);
   }
 

@@ -9,6 +9,7 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "ir/quant.h"
+#include "ir/tensor_type.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 
@@ -21,7 +22,10 @@ class Compiler {
 
   Program run() {
     uint32_t next = 0;
-    ir::walk(k_.root(), [&](ir::Stmt& s) { slots_[&s] = next++; });
+    ir::walk(k_.root(), [&](ir::Stmt& s) {
+      slots_[&s] = next;
+      next += s.type.is_value() ? static_cast<uint32_t>(ir::tensor_elements(s.type)) : 1;
+    });
     p_.num_slots = next;
     compile_block(k_.root());
     return std::move(p_);
@@ -43,11 +47,17 @@ class Compiler {
     op.stmt = &s;
     op.slot = slots_.at(&s);
     op.kind = work_kind(s.type.scalar, f64_);
+    if (s.type.is_value()) op.lanes = static_cast<uint32_t>(ir::tensor_elements(s.type));
+    op.tensor = s.type.is_tensor();
+    if (ir::isa<ir::GlobalPtrStmt>(&s) || ir::isa<ir::ExternalPtrStmt>(&s))
+      op.cell_rank = static_cast<uint8_t>(s.type.is_tensor() ? ir::tensor_shape(s.type.tensor).size() : 0);
     for (const ir::Stmt* o : s.operands()) {
+      op.tensor = op.tensor || (o && o->type.is_tensor());
       auto it = slots_.find(o);
       PB_ASSERT(it != slots_.end(), fmt::format("an operand of `{}` is not in the kernel", ir::print_stmt(s, k_)));
       op.operands.push_back(it->second);
     }
+    if (op.cell_rank > 0 || ir::isa<ir::ExternalPtrStmt>(&s)) op.tensor = false;  // addresses: interpreter.cpp
     ir::visit(s, [&](const auto& x) { resolve(x, op); });
     check_quant(s, s.type);
     if (ir::dyn_cast<ir::GlobalStoreStmt>(&s) || ir::dyn_cast<ir::AtomicOpStmt>(&s)) {

@@ -40,6 +40,12 @@ struct Op {
   // Global store / atomic through a pointer to a quant integer: its width, negative when signed
   // (the stored value keeps that many low bits); 0 otherwise.
   int quant_bits = 0;
+  // Tensors: a tensor value fills `lanes` consecutive slots from `slot`; `tensor` marks a statement
+  // with a tensor value, operand or pointee (run by runtime/interp/exec_tensor.cpp); `cell_rank`
+  // is the rank of the tensor cell a global or external ptr addresses (its buffer's last dims).
+  uint32_t lanes = 1;
+  bool tensor = false;
+  uint8_t cell_rank = 0;
 };
 
 struct Program {

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/tensor_type.h"
 #include "ir/visitor.h"
 #include "runtime/interp/json_values.h"
 
@@ -37,10 +39,20 @@ int64_t num_elements(const ir::Shape& shape) {
   return n;
 }
 
+ir::Shape cell_dims(uint32_t tensor) {
+  if (tensor == 0) return {};
+  const std::vector<int>& dims = ir::tensor_shape(tensor);
+  return ir::Shape(dims.begin(), dims.end());
+}
+
 ir::Shape space_shape(const ir::Kernel& k, const State& s, const std::string& space) {
   if (const ir::IndexSpace* sp = k.find_space(space); sp && sp->shape) return *sp->shape;
   auto field_shape = [&](const ir::Field& f) -> std::optional<ir::Shape> {
-    if (auto it = s.fields.find(f.name); it != s.fields.end()) return it->second.shape;
+    if (auto it = s.fields.find(f.name); it != s.fields.end()) {
+      ir::Shape shape = it->second.shape;  // less the dimensions of a tensor cell
+      shape.resize(shape.size() - std::min(shape.size(), cell_dims(f.tensor).size()));
+      return shape;
+    }
     return f.shape;
   };
   if (auto id = k.find_field(space))
@@ -56,6 +68,18 @@ ir::Shape space_shape(const ir::Kernel& k, const State& s, const std::string& sp
 }
 
 namespace {
+
+// `shape` less trailing dimensions equal to `cell` (a tensor's), if it ends with them and is longer.
+ir::Shape strip_cell(ir::Shape shape, const ir::Shape& cell) {
+  if (cell.empty() || shape.size() <= cell.size() || !std::equal(cell.begin(), cell.end(), shape.end() - cell.size()))
+    return shape;
+  shape.resize(shape.size() - cell.size());
+  return shape;
+}
+ir::Shape with_cell(ir::Shape shape, const ir::Shape& cell) {
+  shape.insert(shape.end(), cell.begin(), cell.end());
+  return shape;
+}
 
 // What the kernel's statements tell about fields and arguments.
 struct Uses {
@@ -132,7 +156,7 @@ void read_fields(const ir::Kernel& k, const json& given, const Uses& uses, State
       if (auto it = shapes.find(*f.primal); it != shapes.end()) shape = it->second;
     auto e = entry.find(id);
     if (e != entry.end() && e->second->contains("shape")) {
-      ir::Shape given_shape = detail::read_shape(e->second->at("shape"), what);
+      ir::Shape given_shape = strip_cell(detail::read_shape(e->second->at("shape"), what), cell_dims(f.tensor));
       if (shape && *shape != given_shape)
         throw UserError(fmt::format("{}: the inputs give shape {}, but the kernel declares {}", what,
                                     ir::shape_to_string(given_shape), ir::shape_to_string(*shape)),
@@ -140,7 +164,7 @@ void read_fields(const ir::Kernel& k, const json& given, const Uses& uses, State
       shape = given_shape;
     }
     if (!shape && e != entry.end() && e->second->contains("data"))
-      shape = detail::nested_shape(e->second->at("data"), what);
+      shape = strip_cell(detail::nested_shape(e->second->at("data"), what), cell_dims(f.tensor));
     return shape;
   };
   // Primals first, so companions can take their shape.
@@ -167,7 +191,8 @@ void read_fields(const ir::Kernel& k, const json& given, const Uses& uses, State
                                     ir::shape_to_string(*shape), use->second),
                         "give the field a shape with one extent per index");
       shapes[id] = *shape;
-      st.fields[f.name] = Buffer::zeros(f.dtype, *shape, fmt::format("field '{}'", f.name));
+      st.fields[f.name] =
+          Buffer::zeros(f.dtype, with_cell(*shape, cell_dims(f.tensor)), fmt::format("field '{}'", f.name));
     }
   // Data.
   std::set<ir::FieldId> filled;
@@ -179,7 +204,7 @@ void read_fields(const ir::Kernel& k, const json& given, const Uses& uses, State
     if (shape == shapes.end())
       throw UserError(fmt::format("{}: the shape of field '{}' is unknown", what, f.name),
                       fmt::format("give \"shape\" for '{}' in the inputs, or declare it in the header", f.name));
-    st.fields[f.name] = detail::read_buffer(data, f.dtype, shape->second, what);
+    st.fields[f.name] = detail::read_buffer(data, f.dtype, with_cell(shape->second, cell_dims(f.tensor)), what);
   };
   for (const auto& [id, obj] : entry) {
     const ir::Field& f = k.field(id);
@@ -196,20 +221,23 @@ void read_fields(const ir::Kernel& k, const json& given, const Uses& uses, State
   }
 }
 
-ArgValue read_ndarray(const json& j, ir::ScalarKind dtype, std::optional<size_t> ndim, const std::string& what) {
+// An ndarray of `cell`-shaped tensors (empty: of scalars) is stored with the cell's dimensions last.
+ArgValue read_ndarray(const json& j, ir::ScalarKind dtype, const ir::Shape& cell, std::optional<size_t> ndim,
+                      const std::string& what) {
   if (!j.is_object())
     throw UserError(fmt::format("{} is an ndarray, but the inputs give {}", what, j.dump()),
                     "give an object such as {\"shape\": [4], \"data\": [...], \"grad\": [...]}");
   check_keys(j, {"shape", "data", "grad", "dual"}, what);
   std::optional<ir::Shape> shape;
-  if (j.contains("shape")) shape = detail::read_shape(j.at("shape"), what);
-  if (!shape && j.contains("data")) shape = detail::nested_shape(j.at("data"), what);
+  if (j.contains("shape")) shape = strip_cell(detail::read_shape(j.at("shape"), what), cell);
+  if (!shape && j.contains("data")) shape = strip_cell(detail::nested_shape(j.at("data"), what), cell);
   if (!shape)
     throw UserError(fmt::format("{}: the ndarray's shape is unknown", what), "give \"shape\" or nested \"data\"");
   if (ndim && *ndim != shape->size())
     throw UserError(fmt::format("{}: shape {} has {} dimension(s), but the kernel indexes it with {}", what,
                                 ir::shape_to_string(*shape), shape->size(), *ndim),
                     "give the ndarray one extent per index");
+  *shape = with_cell(*shape, cell);
   ArgValue a;
   a.is_ndarray = true;
   a.array = j.contains("data") ? detail::read_buffer(j.at("data"), dtype, *shape, what + " data")
@@ -249,13 +277,15 @@ void read_args(const ir::Kernel& k, const json& inputs, const Uses& uses, State&
     if (i >= given.size())
       throw UserError(fmt::format("{} is missing from the inputs", what),
                       "add it to \"args\" (a number, or an ndarray object)");
-    bool ndarray = decl ? decl->ndarray : load->second.pointer;
+    // The reference types the base of an ndarray of tensors as the tensor itself.
+    bool ndarray = decl ? decl->ndarray : load->second.pointer || load->second.is_tensor();
     ir::ScalarKind dtype = decl ? decl->dtype : load->second.scalar;
+    ir::Shape cell = cell_dims(decl ? decl->tensor : load->second.tensor);
     if (ndarray) {
       std::optional<size_t> ndim;
       if (decl) ndim = static_cast<size_t>(decl->ndim);
       if (auto it = uses.ndarray_ndim.find(static_cast<int>(i)); it != uses.ndarray_ndim.end()) ndim = it->second;
-      st.args[i] = read_ndarray(given[i], dtype, ndim, what);
+      st.args[i] = read_ndarray(given[i], dtype, cell, ndim, what);
     } else {
       st.args[i].scalar = detail::value_from_json(given[i], dtype, what);
     }

@@ -65,6 +65,10 @@ nlohmann::json state_to_json(const ir::Kernel& k, const State& s);
 // field of that name; else a field declared `in` it; else the inputs' "spaces". Throws UserError.
 ir::Shape space_shape(const ir::Kernel& k, const State& s, const std::string& space);
 
+// The dimensions of a tensor cell (empty for tensor 0, a scalar): a field or ndarray of tensors is
+// stored with them after its own.
+ir::Shape cell_dims(uint32_t tensor);
+
 // Number of elements of a shape (1 for a 0-d shape).
 int64_t num_elements(const ir::Shape& shape);
 

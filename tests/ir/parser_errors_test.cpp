@@ -83,12 +83,11 @@ const ErrorCase kCases[] = {
     {"UnsupportedOffloadedTask",
      k("  $0 = offloaded mesh_for(verts -> edges) grid_dim=0 block_dim=32\n  body {\n  }\n"), 2, "mesh_for",
      "unknown offloaded task type 'mesh_for'"},
-    {"UnsupportedShiftPtr", k("  <i32> $0 = const 0\n  <*i32> $4 = shift ptr [$0 + $0]\n"), 3, "shift",
-     "unsupported statement 'shift' at line 3"},
-    {"UnsupportedTensorTypeHint", k("  <[Tensor (4) f32]> $3 = alloca\n"), 2, "[Tensor",
-     "unsupported type '[Tensor (4) f32]'"},
-    {"UnsupportedMatrixInit", k("  <i32> $1 = const 0\n  <i32> $2 = [$1, $1]\n"), 3, "[$1",
-     "unsupported statement '[...] (matrix init)' at line 3"},
+    {"UnsupportedMeshFor", k("  <i32> $0 = const 0\n  $4 : mesh for (Vertex -> Vertex) {\n  }\n"), 3, "mesh",
+     "unsupported statement 'mesh' at line 3"},
+    {"MalformedTensorType", k("  <*[Tensor (0) f32]> $3 = alloca\n"), 2, "*[Tensor",
+     "malformed tensor type '*[Tensor (0) f32]'"},
+    {"TensorConstant", k("  <[Tensor (2) f32]> $1 = const 0\n"), 2, "const", "a constant has a scalar type"},
     {"UndefinedOperand", k("  <i32> $1 = add $2 $3\n"), 2, "$2", "undefined statement $2"},
     {"DuplicateId", k("  <i32> $1 = const 0\n  <i32> $1 = const 1\n"), 3, "$1", "statement $1 is defined twice"},
     {"DuplicateAssertId", k("  <u1> $1 = const true\n  1 : assert $1, \"x\"\n"), 3,
@@ -183,10 +182,10 @@ INSTANTIATE_TEST_SUITE_P(Parser, ParserErrorTest, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
 
 TEST(ParserErrors, UnsupportedStatementsSayWhatToDoAboutThem) {
-  for (const char* line : {"  <*i32> $4 = shift ptr [$3 + $2]\n", "  <i32> $2 = [$1, $1]\n"}) {
+  for (const char* line : {"  $4 : mesh for (Vertex -> Vertex) {\n  }\n", "  <i32> $2 = mesh_patch_idx\n"}) {
     Diagnostic d = parse_error(k(line));
     EXPECT_NE(d.message.find("unsupported statement"), std::string::npos) << d.message;
-    EXPECT_NE(d.remedy.find("before offload"), std::string::npos) << d.remedy;
+    EXPECT_NE(d.remedy.find("mesh"), std::string::npos) << d.remedy;
   }
 }
 

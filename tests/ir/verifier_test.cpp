@@ -342,7 +342,7 @@ TEST(VerifierNoBackendKinds, EmptyAssumedRangeNonValueHintAndNonPointerSNodeCell
   expect_one_error(*parse(k("  <i32> $0 = const 0\n  <i32> $1 = assume_in_range($0+4 <= $0 < $0+4)\n")),
                    "<i32> $1 = assume_in_range($0+4 <= $0 < $0+4)", "assume_in_range's range [4, 4) is empty");
   expect_one_error(*parse(k("  <*i32> $0 = alloca\n  <*i32> $1 = loop_unique($0)\n")), "<*i32> $1 = loop_unique($0)",
-                   "loop_unique input $0 is not a scalar value");
+                   "loop_unique input $0 is not a value");
   expect_one_error(*parse(k("  <i32> $0 = const 0\n  <u1> $1 = is_active [S1dense] ptr = $0\n")),
                    "<u1> $1 = is_active [S1dense] ptr = $0", "SNode op pointer $0 is not a pointer");
 }

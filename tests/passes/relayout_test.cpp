@@ -124,7 +124,7 @@ TEST(Relayout, StatementsEndUpAdjacentInPreOrder) {
 // own small buffer, so moving its bytes (memcpy) would leave it pointing into the freed old
 // statement. The strings must read back and lie inside the new objects.
 TEST(Relayout, MovesEveryKindThroughItsMoveConstructor) {
-  for (const char* text : {test::kLowered, test::kOffloaded, test::kInterpreterOnly, test::kReadOnly}) {
+  for (const char* text : {test::kLowered, test::kOffloaded, test::kInterpreterOnly, test::kReadOnly, test::kTensor}) {
     auto k = parse_kernel(text, "sample.chi");
     std::vector<const void*> before;
     walk(k->root(), [&](Stmt& s) { before.push_back(&s); });

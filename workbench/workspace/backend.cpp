@@ -12,9 +12,11 @@
 #include <mutex>
 
 #include "ir/diagnostic.h"
+#include "ir/type_uses.h"
 #include "ir/verifier.h"
 #include "passes/pass_manager.h"
 #include "passes/pipeline.h"
+#include "passes/scalarize.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/interp/json_values.h"
 #include "runtime/vulkan/run.h"
@@ -146,6 +148,17 @@ std::vector<Backend> parse_backends(std::string_view text) {
 }
 
 LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, const BackendOptions& o) {
+  if (b != Backend::interp && ir::first_type_use_outside(k, [](ir::DataType t) { return !t.is_tensor(); })) {
+    auto scalar = k.clone();  // compiled backends run a tensor kernel scalarized (workspace/run.cpp)
+    try {
+      passes::scalarize(*scalar);
+    } catch (const UserError& e) {
+      Diagnostic d = e.diagnostic();
+      d.message = fmt::format("on {}: {}", backend_name(b), d.message);
+      throw RunFailure(UserError(d));
+    }
+    return run_state_on(b, *scalar, state, o);
+  }
   LaunchTime t;
   t.backend = b;
   t.kernel = k.name;

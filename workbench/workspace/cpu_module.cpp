@@ -41,7 +41,7 @@ std::string mismatch(const runtime::cpu::CpuModuleApi& api) {
     return "it was built for another version of passbench (interface " + std::to_string(api.abi) + ")";
   for (size_t i = 0; i < std::size(mine.sizes); ++i)
     if (api.sizes[i] != mine.sizes[i]) return "it was built from other sources than this executable";
-  if (!api.run_kernel || !api.module_text) return "its function table is incomplete";
+  if (!api.run_kernel || !api.module_text || !api.adopt_type_tables) return "its function table is incomplete";
   return {};
 }
 
@@ -67,6 +67,7 @@ Loaded load() {
       dlclose(handle);
       continue;
     }
+    api->adopt_type_tables(&ir::type_tables());
     out.api = api;  // the handle stays open for the life of the process
     out.path = path;
     return out;

@@ -6,7 +6,9 @@
 #include <optional>
 
 #include "ir/diagnostic.h"
+#include "ir/type_uses.h"
 #include "ir/visitor.h"
+#include "passes/scalarize.h"
 #include "runtime/interp/json_values.h"
 #include "runtime/interp/state.h"
 #include "workbench/workspace/backend.h"
@@ -108,6 +110,13 @@ std::string_view backend_name(Backend b) {
 
 runtime::RunResult run_on_backend(Backend backend, const ir::Kernel& k, runtime::State& state,
                                   const runtime::RunOptions& options) {
+  // The compiling backends take scalar kernels: a tensor kernel runs scalarized, as the reference's
+  // code generators do (the same state: a tensor cell's elements are its field's last dimensions).
+  if (backend != Backend::interp && ir::first_type_use_outside(k, [](ir::DataType t) { return !t.is_tensor(); })) {
+    auto scalar = k.clone();
+    passes::scalarize(*scalar);
+    return run_on_backend(backend, *scalar, state, options);
+  }
   switch (backend) {
     case Backend::interp:
       return runtime::run_kernel(k, state, options);

@@ -1,0 +1,27 @@
+// Internal to runtime/interp: statements with a tensor value, operand or pointee. A tensor value
+// fills consecutive slots (detail::Op::lanes); a pointer to a tensor addresses its first element,
+// the others follow it (a field's or ndarray's cell, an alloca's slots).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "runtime/interp/program.h"
+
+namespace pb::runtime::detail {
+
+struct TensorContext {
+  const ir::Kernel& kernel;
+  std::vector<ir::Value>& values;  // by slot
+  std::vector<char>& defined;      // by slot
+  std::vector<ir::Value*>& ptrs;   // by slot
+  const std::string& label;        // `kernel "name"`, for errors
+  bool check_global_access = false;
+};
+
+// Runs `op` (op.tensor is set). Throws UserError, naming the statement, for what has no meaning
+// here (a bit cast of a tensor, a tensor of pointers, a tensor in a global temporary).
+void exec_tensor(const Op& op, TensorContext& ctx);
+
+}  // namespace pb::runtime::detail
