@@ -96,13 +96,18 @@ class TaskEmitter {
   void operator()(const ir::AdStackAccAdjointStmt& s);
   void operator()(const ir::PrintStmt& s);
   void operator()(const ir::AssertStmt& s);
-  // Offloaded-stage statements: codegen takes the kernel before offloading (it plans its own tasks).
-  template <class T>
-    requires(ir::is_offloaded_stage(T::kKind))
-  void operator()(const T& s) {
-    unsupported(s, "the offloaded stage (tasks, global temporaries, the SNode access chain) is not compiled yet",
-                "compile the kernel before offload (print_ir's \"Lowered\" stage, with global ptr statements)");
-  }
+  // The offloaded stage (emit_offloaded.cpp).
+  void operator()(const ir::OffloadedStmt& s);
+  void operator()(const ir::GlobalTemporaryStmt& s);
+  void operator()(const ir::ThreadLocalPtrStmt& s);
+  void operator()(const ir::GetRootStmt& s);
+  void operator()(const ir::SNodeLookupStmt& s);
+  void operator()(const ir::GetChStmt& s);
+  void operator()(const ir::LinearizeStmt& s);
+  void operator()(const ir::IntegerOffsetStmt& s);
+  void operator()(const ir::BitExtractStmt& s);
+  void operator()(const ir::LoopLinearIndexStmt& s);
+  void operator()(const ir::ReturnStmt& s);
   // Kinds passbench reads and interprets but compiles nowhere yet.
   template <class T>
     requires(ir::has_no_backend(T::kKind))
@@ -171,7 +176,12 @@ class TaskEmitter {
   void emit_stmt(const ir::Stmt& s);
   void emit_imports();
   void emit_parallel_loop(const ir::Stmt& loop);
-  void emit_struct_for_indices(const ir::StructForStmt& s, Id linear);
+  void emit_struct_for_indices(const ir::Stmt& loop, Id linear);
+  Id space_extent(const ir::Stmt& loop, const std::optional<ir::Shape>& shape, int axis);
+  // The offloaded stage (emit_offloaded.cpp).
+  Id task_bound(const ir::OffloadedStmt& o, const ir::TaskBound& b);  // an i32 range_for bound
+  void check_no_block_local_storage(const ir::OffloadedStmt& o);
+  uint32_t cells_of(const ir::SNodeLookupStmt& s);
   Id range_count(Id begin, Id end, ir::ScalarKind k, Id* count_type);
   void declare_entry_point(Id function);
   void plan_word_views();
@@ -235,6 +245,9 @@ class TaskEmitter {
   std::unordered_map<const ir::Stmt*, Place> places_;
   // loop -> per axis: the index value and its kind
   std::unordered_map<const ir::Stmt*, std::vector<std::pair<Id, ir::ScalarKind>>> loop_indices_;
+  // loop -> its linear iteration index (loop linear index) and its kind
+  std::unordered_map<const ir::Stmt*, std::pair<Id, ir::ScalarKind>> loop_linear_;
+  std::map<int64_t, Place> thread_locals_;  // thread-local storage: byte offset -> Function variable
   std::vector<LoopTargets> loops_;
   std::map<uint32_t, Id> buffer_vars_;
   std::set<uint32_t> word_views_;  // bindings declared as uint words (float compare-exchange atomics)

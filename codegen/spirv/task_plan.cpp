@@ -52,12 +52,51 @@ bool recomputable_kind(const Stmt* s) {
   }
 }
 
+// In the offloaded stage, what another task may recompute from its operands: values and
+// addresses that read no memory. Loads, atomics and loop indices are stored to temps instead.
+bool recomputable_offloaded(const Stmt* s) {
+  switch (s->kind()) {
+    case ir::StmtKind::Const:
+    case ir::StmtKind::ArgLoad:
+    case ir::StmtKind::UnaryOp:
+    case ir::StmtKind::BinaryOp:
+    case ir::StmtKind::TernaryOp:
+    case ir::StmtKind::GlobalPtr:
+    case ir::StmtKind::ExternalPtr:
+    case ir::StmtKind::GlobalTemporary:
+    case ir::StmtKind::GetRoot:
+    case ir::StmtKind::SNodeLookup:
+    case ir::StmtKind::GetCh:
+    case ir::StmtKind::Linearize:
+    case ir::StmtKind::IntegerOffset:
+    case ir::StmtKind::BitExtract:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Dense containers: declared spaces and fields, and reference SNodes named `S<id>dense` or
+// `S<id>root` (as the interpreter reads them). Pointer, bitmasked, dynamic and hash ones are not.
+bool is_dense_snode(const ir::Kernel& k, const std::string& snode) {
+  if (k.find_space(snode) || k.find_field(snode)) return true;
+  return snode.ends_with("dense") || snode.ends_with("root");
+}
+
 class Planner {
  public:
   explicit Planner(const ir::Kernel& k) : k_(k) {}
 
   KernelPlan run() {
-    split();
+    int order = 0;
+    for (const Stmt* r : k_.root()) {
+      offloaded_ = offloaded_ || ir::isa<ir::OffloadedStmt>(r);
+      walk_stmt(*r, [&](const Stmt& s) { order_[&s] = order++; });
+    }
+    if (offloaded_)
+      split_offloaded();
+    else
+      split();
     number_stacks();
     for (size_t t = 0; t < plan_.tasks.size(); ++t) resolve_uses(t);
     drop_pure_serial_tasks();
@@ -85,6 +124,59 @@ class Planner {
     }
     for (size_t i = 0; i < plan_.tasks.size(); ++i)
       for (const Stmt* s : plan_.tasks[i].roots) task_of_root_[s] = static_cast<int>(i);
+  }
+
+  // One task per serial / range_for / struct_for statement; global temporaries first in temps.
+  void split_offloaded() {
+    int index = 0;
+    int64_t temporary_bytes = 0;
+    auto temporary = [&](const Stmt& at, int64_t offset, ir::ScalarKind kind) {
+      if (offset < 0 || offset % 4 != 0 || ir::bit_width(kind) == 64)
+        throw UserError(fmt::format("cannot lower `{}` to SPIR-V: global temporaries are 32-bit words at offsets "
+                                    "that are multiples of 4 bytes",
+                                    ir::print_stmt(at, k_)),
+                        "keep 64-bit values inside one task, or run the kernel on the interpreter");
+      temporary_bytes = std::max(temporary_bytes, offset + 4);
+    };
+    for (Stmt* s : k_.root()) {
+      root_index_[s] = index++;
+      const auto* o = ir::dyn_cast<ir::OffloadedStmt>(s);
+      if (!o)
+        throw UserError(fmt::format("cannot lower `{}` to SPIR-V: a kernel in the offloaded stage holds only "
+                                    "offloaded tasks at its root",
+                                    ir::print_stmt(*s, k_)),
+                        "run the offload pass on the whole kernel, or compile the kernel before offload");
+      walk_stmt(*s, [&](const Stmt& inner) {
+        if (const auto* g = ir::dyn_cast<ir::GlobalTemporaryStmt>(&inner)) temporary(inner, g->offset, g->type.scalar);
+      });
+      for (const ir::TaskBound* b : {&o->begin, &o->end})
+        if (o->task == ir::TaskType::range_for && b->kind == ir::TaskBound::Kind::temporary)
+          temporary(*s, b->value, ir::ScalarKind::i32);
+      if (!o->has_body()) {
+        check_dense_list_task(*o);
+        continue;
+      }
+      Task t;
+      t.kind = o->task == ir::TaskType::serial      ? TaskKind::serial
+               : o->task == ir::TaskType::range_for ? TaskKind::range_for
+                                                    : TaskKind::struct_for;
+      t.offloaded = o;
+      t.roots.push_back(s);
+      plan_.tasks.push_back(std::move(t));
+    }
+    for (size_t i = 0; i < plan_.tasks.size(); ++i) task_of_root_[plan_.tasks[i].roots.front()] = static_cast<int>(i);
+    plan_.global_temporary_words = plan_.temps_words = static_cast<uint32_t>(temporary_bytes / 4);
+  }
+
+  // listgen, gc and clear_list keep the cell lists of sparse SNodes; every cell of a dense one is
+  // active, so they do nothing there (as in the interpreter).
+  void check_dense_list_task(const ir::OffloadedStmt& o) const {
+    for (const std::string* sn : {&o.snode, &o.parent_snode})
+      if (!sn->empty() && !is_dense_snode(k_, *sn))
+        throw UserError(fmt::format("cannot lower `{}` to SPIR-V: SNode '{}' is not dense, and sparse SNodes "
+                                    "(pointer, bitmasked, dynamic, hash) are not compiled",
+                                    ir::print_stmt(o, k_), *sn),
+                        "use dense SNodes, or run the kernel on the reference runtime");
   }
 
   // A serial task of constants, argument loads, arithmetic and global reads that no other task
@@ -131,8 +223,8 @@ class Planner {
     Task& task = plan_.tasks[t];
     std::set<const Stmt*> done;
     auto use = [&](const Stmt* user, const Stmt* operand) {
-      if (!operand || operand->parent() != &k_.root()) return;
-      if (task_of_root_.at(operand) == static_cast<int>(t)) return;
+      if (!operand || (!offloaded_ && operand->parent() != &k_.root())) return;
+      if (task_of(operand) == static_cast<int>(t)) return;
       if (ir::isa<ir::AdStackAllocaStmt>(operand))
         throw UserError(fmt::format("cannot lower `{}` to SPIR-V: it uses stack ${}, which is allocated at the kernel "
                                     "root outside this task; stacks are per invocation",
@@ -145,7 +237,7 @@ class Planner {
         for (const Stmt* o : s.operands()) use(&s, o);
       });
     std::sort(task.imports.begin(), task.imports.end(),
-              [&](const Import& a, const Import& b) { return root_index_.at(a.stmt) < root_index_.at(b.stmt); });
+              [&](const Import& a, const Import& b) { return order_.at(a.stmt) < order_.at(b.stmt); });
   }
 
   uint32_t slot_for(const Stmt* s) {
@@ -164,6 +256,12 @@ class Planner {
     return true;
   }
 
+  // The task of a statement: that of the root statement holding it.
+  int task_of(const Stmt* s) const {
+    auto it = task_of_root_.find(root_of(s));
+    return it == task_of_root_.end() ? -1 : it->second;
+  }
+
   void import(const Stmt* s, size_t t, std::set<const Stmt*>& done) {
     if (!done.insert(s).second) return;
     Task& task = plan_.tasks[t];
@@ -173,7 +271,13 @@ class Planner {
       slot_for(s);
       return;
     }
-    bool recompute = recomputable_kind(s) && (!ir::isa<ir::GlobalLoadStmt>(s) || reload_is_exact(s, task));
+    bool recompute = offloaded_ ? recomputable_offloaded(s)
+                                : recomputable_kind(s) && (!ir::isa<ir::GlobalLoadStmt>(s) || reload_is_exact(s, task));
+    if (!recompute && s->type.pointer)
+      throw UserError(fmt::format("cannot lower `{}` to SPIR-V: the address it defines is used by another task, and "
+                                  "only computed addresses can cross tasks",
+                                  ir::print_stmt(*s, k_)),
+                      "define the pointer in the task that uses it");
     if (!recompute) {
       plan_.spilled.insert(s);
       slot_for(s);
@@ -181,7 +285,7 @@ class Planner {
       return;
     }
     for (const Stmt* o : s->operands())
-      if (o && task_of_root_.at(o) != static_cast<int>(t)) import(o, t, done);
+      if (o && task_of(o) != static_cast<int>(t)) import(o, t, done);
     task.imports.push_back({s, false});
   }
 
@@ -189,6 +293,8 @@ class Planner {
   KernelPlan plan_;
   std::unordered_map<const Stmt*, int> root_index_;
   std::unordered_map<const Stmt*, int> task_of_root_;
+  std::unordered_map<const Stmt*, int> order_;                     // every statement, pre-order
+  bool offloaded_ = false;                                         // the root holds offloaded tasks
   std::unordered_map<const Stmt*, std::set<std::string>> writes_;  // root statement -> memory written inside
 };
 

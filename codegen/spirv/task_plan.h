@@ -6,6 +6,12 @@
 // nothing writes in between) are recomputed at the task's entry; everything else is stored to
 // the `temps` buffer where it is defined and loaded at the entry of the tasks that use it.
 // Root allocas used by more than one task live in `temps` too.
+//
+// A kernel in the offloaded stage (its root holds `offloaded` statements) keeps its tasks: each
+// serial, range_for or struct_for task is one planned task; listgen, gc and clear_list over
+// dense SNodes do nothing and get none. Its global temporaries are the first words of `temps`
+// (word = byte offset / 4); a value one task defines and a later one uses is stored to `temps`
+// after them (constants and argument loads are recomputed).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +33,7 @@ struct Import {
 struct Task {
   TaskKind kind = TaskKind::serial;
   std::string name;
+  const ir::OffloadedStmt* offloaded = nullptr;      // the offloaded stage: the task statement
   std::vector<const ir::Stmt*> roots;                // root statements executed (parallel tasks: the loop)
   std::vector<Import> imports;                       // in root order, so operands come before their users
   std::vector<const ir::Stmt*> shared_allocas;       // root allocas of other tasks used here (in temps)
@@ -40,9 +47,11 @@ struct KernelPlan {
   std::unordered_set<const ir::Stmt*> shared_allocas;
   std::unordered_map<const ir::Stmt*, int> stack_id;  // kernel-wide, pre-order
   uint32_t temps_words = 0;
+  uint32_t global_temporary_words = 0;  // the offloaded stage: temps words [0, this) are global temporaries
 };
 
-// Throws UserError for what cannot be split (a stack used by a task other than its own).
+// Throws UserError for what cannot be split (a stack used by a task other than its own, an
+// offloaded kernel with other root statements, list maintenance of a sparse SNode).
 KernelPlan plan_kernel(const ir::Kernel& k);
 
 }  // namespace pb::codegen::spirv::detail
