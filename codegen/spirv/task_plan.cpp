@@ -76,10 +76,10 @@ bool recomputable_offloaded(const Stmt* s) {
   }
 }
 
-// Dense containers: declared spaces and fields, and reference SNodes named `S<id>dense` or
-// `S<id>root` (as the interpreter reads them). Pointer, bitmasked, dynamic and hash ones are not.
+// Dense containers: spaces declared in the header, fields, and reference SNodes named
+// `S<id>dense` or `S<id>root`. Pointer, bitmasked, dynamic and hash ones are not.
 bool is_dense_snode(const ir::Kernel& k, const std::string& snode) {
-  if (k.find_space(snode) || k.find_field(snode)) return true;
+  if (const ir::IndexSpace* sp = k.find_space(snode); (sp && sp->declared) || k.find_field(snode)) return true;
   return snode.ends_with("dense") || snode.ends_with("root");
 }
 
@@ -152,10 +152,8 @@ class Planner {
       for (const ir::TaskBound* b : {&o->begin, &o->end})
         if (o->task == ir::TaskType::range_for && b->kind == ir::TaskBound::Kind::temporary)
           temporary(*s, b->value, ir::ScalarKind::i32);
-      if (!o->has_body()) {
-        check_dense_list_task(*o);
-        continue;
-      }
+      if (!o->has_body() || o->task == ir::TaskType::struct_for) check_dense(*o);
+      if (!o->has_body()) continue;
       Task t;
       t.kind = o->task == ir::TaskType::serial      ? TaskKind::serial
                : o->task == ir::TaskType::range_for ? TaskKind::range_for
@@ -169,8 +167,8 @@ class Planner {
   }
 
   // listgen, gc and clear_list keep the cell lists of sparse SNodes; every cell of a dense one is
-  // active, so they do nothing there (as in the interpreter).
-  void check_dense_list_task(const ir::OffloadedStmt& o) const {
+  // active, so they do nothing there (as in the interpreter), and a struct_for visits every cell.
+  void check_dense(const ir::OffloadedStmt& o) const {
     for (const std::string* sn : {&o.snode, &o.parent_snode})
       if (!sn->empty() && !is_dense_snode(k_, *sn))
         throw UserError(fmt::format("cannot lower `{}` to SPIR-V: SNode '{}' is not dense, and sparse SNodes "
