@@ -35,6 +35,7 @@ Id TaskEmitter::task_bound(const ir::OffloadedStmt& o, const ir::TaskBound& b) {
     case ir::TaskBound::Kind::constant:
       return constant(ScalarKind::i32, static_cast<uint64_t>(static_cast<uint32_t>(b.value)));
     case ir::TaskBound::Kind::temporary:
+      PB_ASSERT(res_.temps, "a range_for bound in a global temporary without the temps binding");
       return load(buffer_element(*res_.temps, c_u32(static_cast<uint32_t>(b.value / 4)), ScalarKind::i32));
     case ir::TaskBound::Kind::operand: {
       const ir::Stmt* v = o.bound_operand(b);

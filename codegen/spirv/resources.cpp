@@ -53,9 +53,8 @@ class Assigner {
         scalar_args[a->arg_index] = a->type.scalar;
       } else if (auto* ch = ir::dyn_cast<ir::GetChStmt>(&s); ch && !ch->type.gen) {
         if (auto f = k_.find_field(ch->to)) field_rank.try_emplace(*f, 0);  // a place: the field's cells
-      } else if (ir::isa<ir::StructForStmt>(&s)) {
-        struct_fors.push_back(&s);
-      } else if (auto* o = ir::dyn_cast<ir::OffloadedStmt>(&s); o && o->task == ir::TaskType::struct_for) {
+      } else if (const auto* o = ir::dyn_cast<ir::OffloadedStmt>(&s);
+                 ir::isa<ir::StructForStmt>(&s) || (o && o->task == ir::TaskType::struct_for)) {
         struct_fors.push_back(&s);
       } else if (ir::isa<ir::AssertStmt>(&s) || (ir::isa<ir::WhileStmt>(&s) && o_.while_budget) ||
                  ((ir::isa<ir::WhileStmt>(&s) || ir::isa<ir::RangeForStmt>(&s)) && o_.check_loop_exits)) {
