@@ -45,10 +45,13 @@ Id TaskEmitter::task_bound(const ir::OffloadedStmt& o, const ir::TaskBound& b) {
   PB_ASSERT(false, "a task bound of no known kind");
 }
 
-// The word at byte offset / 4 of `temps` (the planner checked the offset and the width).
+// The word at byte offset / 4 of `temps`, or the word pair there for a 64-bit value (the planner
+// checked the alignment).
 void TaskEmitter::operator()(const ir::GlobalTemporaryStmt& s) {
   PB_ASSERT(res_.temps && s.offset % 4 == 0, "a global temporary outside the temps words");
-  places_[&s] = buffer_element(*res_.temps, c_u32(static_cast<uint32_t>(s.offset / 4)), s.type.scalar);
+  auto word = static_cast<uint32_t>(s.offset / 4);
+  places_[&s] = ir::bit_width(s.type.scalar) == 64 ? temps_wide_element(word, s.type.scalar)
+                                                   : buffer_element(*res_.temps, c_u32(word), s.type.scalar);
 }
 
 // One Function variable per byte offset and invocation, zero at the task's start. As in the

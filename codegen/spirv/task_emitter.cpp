@@ -150,10 +150,35 @@ Id TaskEmitter::push_constant(uint32_t member) {
 Id TaskEmitter::invocation_id() { return gid_ ? gid_ : c_u32(0); }
 
 Place TaskEmitter::temps_place(const ir::Stmt* s, ScalarKind kind) {
-  if (ir::bit_width(kind) == 64)
-    unsupported(*s, "a 64-bit value shared between tasks", "keep 64-bit root values inside one task");
   PB_ASSERT(res_.temps, "a value shared between tasks without the temps binding");
-  return buffer_element(*res_.temps, c_u32(plan_.temp_slot.at(s)), kind);
+  uint32_t word = plan_.temp_slot.at(s);
+  if (ir::bit_width(kind) == 64) return temps_wide_element(word, kind);
+  return buffer_element(*res_.temps, c_u32(word), kind);
+}
+
+// 64-bit values in temps go through a second view of the same binding, an array of 64-bit
+// elements: u64 with int64=on (so compare-exchange atomics work on the bits), else the value's
+// own type. `word` is even.
+Place TaskEmitter::temps_wide_element(uint32_t word, ScalarKind kind) {
+  PB_ASSERT(res_.temps && word % 2 == 0, "a 64-bit temps value at an odd word");
+  ScalarKind element = o_.int64 ? ScalarKind::u64 : kind;
+  Id st = storage_type(element);
+  Id& var = temps_views_[element];
+  if (!var) {
+    const Binding& info = res_.bindings.at(*res_.temps);
+    Id block = b_.type_struct(std::vector<Id>{b_.type_runtime_array(st, 8)});
+    b_.decorate(block, spv::DecorationBlock);
+    b_.decorate_member(block, 0, spv::DecorationOffset, {0});
+    var = b_.global_variable(b_.type_pointer(spv::StorageClassStorageBuffer, block), spv::StorageClassStorageBuffer);
+    b_.decorate(var, spv::DecorationDescriptorSet, {info.set});
+    b_.decorate(var, spv::DecorationBinding, {info.binding});
+    b_.set_name(block, fmt::format("temps_{}_buffer", ir::scalar_name(element)));
+    b_.set_member_name(block, 0, "data");
+    b_.set_name(var, fmt::format("temps_{}", ir::scalar_name(element)));
+  }
+  Id ptr =
+      b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassStorageBuffer, st), {var, c_u32(0), c_u32(word / 2)});
+  return Place{ptr, kind, st, spv::StorageClassStorageBuffer};
 }
 
 // ---- statements and blocks ----
@@ -270,6 +295,10 @@ TaskInfo TaskEmitter::emit() {
   info.heap_stride_words = stacks_.empty() || o_.storage != StackStorage::heap ? 0 : heap_slice_words_;
   for (const StackSlot& s : stacks_) info.stacks.push_back(s.layout);
   for (const auto& [binding, var] : buffer_vars_) info.bindings.push_back(binding);
+  if (!temps_views_.empty() && !buffer_vars_.count(*res_.temps)) {
+    info.bindings.push_back(*res_.temps);
+    std::sort(info.bindings.begin(), info.bindings.end());
+  }
   info.spirv = b_.words();
   return info;
 }

@@ -209,6 +209,7 @@ class TaskEmitter {
   Place place_of(const ir::Stmt* pointer) const;
   Id linear_index(const ir::Stmt& s, std::span<const ir::Stmt* const> indices, const std::vector<Id>& extents);
   Place temps_place(const ir::Stmt* s, ir::ScalarKind kind);
+  Place temps_wide_element(uint32_t word, ir::ScalarKind kind);
 
   struct LoopTargets {
     Id continue_label;
@@ -250,7 +251,8 @@ class TaskEmitter {
   std::map<int64_t, Place> thread_locals_;  // thread-local storage: byte offset -> Function variable
   std::vector<LoopTargets> loops_;
   std::map<uint32_t, Id> buffer_vars_;
-  std::set<uint32_t> word_views_;  // bindings declared as uint words (float compare-exchange atomics)
+  std::map<ir::ScalarKind, Id> temps_views_;  // 64-bit views of the temps binding, by element kind
+  std::set<uint32_t> word_views_;             // bindings declared as uint words (float compare-exchange atomics)
   Id push_var_ = 0, push_struct_ = 0;
   Id gid_var_ = 0, num_groups_var_ = 0, gid_ = 0;
   uint32_t workgroup_size_ = 1;

@@ -131,12 +131,13 @@ class Planner {
     int index = 0;
     int64_t temporary_bytes = 0;
     auto temporary = [&](const Stmt& at, int64_t offset, ir::ScalarKind kind) {
-      if (offset < 0 || offset % 4 != 0 || ir::bit_width(kind) == 64)
-        throw UserError(fmt::format("cannot lower `{}` to SPIR-V: global temporaries are 32-bit words at offsets "
-                                    "that are multiples of 4 bytes",
-                                    ir::print_stmt(at, k_)),
-                        "keep 64-bit values inside one task, or run the kernel on the interpreter");
-      temporary_bytes = std::max(temporary_bytes, offset + 4);
+      const int64_t bytes = ir::bit_width(kind) == 64 ? 8 : 4;
+      if (offset < 0 || offset % bytes != 0)
+        throw UserError(fmt::format("cannot lower `{}` to SPIR-V: a global temporary of {} bytes must lie at an "
+                                    "offset that is a multiple of {}",
+                                    ir::print_stmt(at, k_), bytes, bytes),
+                        "align the temporary's offset to its size, or run the kernel on the interpreter");
+      temporary_bytes = std::max(temporary_bytes, offset + bytes);
     };
     for (Stmt* s : k_.root()) {
       root_index_[s] = index++;
@@ -238,9 +239,15 @@ class Planner {
               [&](const Import& a, const Import& b) { return order_.at(a.stmt) < order_.at(b.stmt); });
   }
 
+  // A word of temps, or an aligned pair of words for a 64-bit value.
   uint32_t slot_for(const Stmt* s) {
-    auto [it, fresh] = plan_.temp_slot.emplace(s, plan_.temps_words);
-    if (fresh) plan_.temps_words += 1;
+    auto [it, fresh] = plan_.temp_slot.emplace(s, 0);
+    if (fresh) {
+      const bool wide = ir::bit_width(s->type.scalar) == 64;
+      if (wide) plan_.temps_words += plan_.temps_words % 2;
+      it->second = plan_.temps_words;
+      plan_.temps_words += wide ? 2 : 1;
+    }
     return it->second;
   }
 

@@ -11,7 +11,8 @@
 // serial, range_for or struct_for task is one planned task; listgen, gc and clear_list over
 // dense SNodes do nothing and get none. Its global temporaries are the first words of `temps`
 // (word = byte offset / 4); a value one task defines and a later one uses is stored to `temps`
-// after them (constants and argument loads are recomputed).
+// after them (values and addresses that read no memory are recomputed). A 64-bit value takes an
+// aligned pair of words.
 #pragma once
 
 #include <cstdint>

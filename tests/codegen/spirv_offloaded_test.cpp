@@ -6,6 +6,8 @@
 // in tests/codegen/spirv_offloaded.chi; runs on the device in tests/runtime/vulkan_offloaded_test.cpp.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ir/diagnostic.h"
 #include "spirv_test_util.h"
 
@@ -136,6 +138,65 @@ kernel "tls" {
   EXPECT_EQ(ck.temps_words, 0u);
 }
 
+// f64 and i64 temporaries (an atomic on each) take aligned word pairs of temps, through a 64-bit
+// view of the same binding: u64 words with int64=on, f64 ones without (no 64-bit atomic then).
+constexpr const char* kWideTemporaries = R"(field x : f64[64]
+field s : f64[]
+field m : i64[]
+kernel "wide" {
+  $0 = offloaded
+  body {
+    <*f64> $1 = global ptr [s], index [] activate=true
+    <f64> $2 = global load $1
+    <*f64> $3 = global tmp var (offset = 8 B)
+    $4 : global store [$3 <- $2]
+  }
+  $5 = offloaded range_for(0, 64) grid_dim=0 block_dim=16
+  body {
+    <i32> $6 = loop $5 index 0
+    <*f64> $7 = global ptr [x], index [$6] activate=true
+    <f64> $8 = global load $7
+    <*f64> $9 = global tmp var (offset = 8 B)
+    <f64> $10 = atomic add($9, $8)
+    <*i64> $11 = global tmp var (offset = 16 B)
+    <i64> $12 = cast_value<i64> $6
+    <i64> $13 = atomic max($11, $12)
+  }
+}
+)";
+
+TEST(Offloaded, SixtyFourBitTemporariesUseAlignedWordPairs) {
+  LoweringOptions o;
+  o.float64 = o.int64 = true;
+  auto ck = compile(*parse(kWideTemporaries), o);
+  EXPECT_EQ(ck.temps_words, 6u);  // bytes [8, 24): words 2..5; 0 and 1 unused
+  const auto& loop = ck.tasks.at(1).spirv;
+  EXPECT_FALSE(lines_with(loop, "OpDecorate %temps_u64 Binding").empty()) << disassemble(loop);
+  EXPECT_FALSE(lines_with(loop, "OpAccessChain %_ptr_StorageBuffer_ulong %temps_u64 %uint_0 %uint_1").empty());
+  EXPECT_FALSE(lines_with(loop, "OpAccessChain %_ptr_StorageBuffer_ulong %temps_u64 %uint_0 %uint_2").empty());
+  EXPECT_EQ(count_opcode(loop, spv::OpAtomicCompareExchange), 2u);  // f64 add and i64 max on the bits
+  EXPECT_NE(std::find(ck.tasks[1].bindings.begin(), ck.tasks[1].bindings.end(), ck.bindings.size() - 1),
+            ck.tasks[1].bindings.end());  // temps, the last binding, is listed though only the view uses it
+  // Without int64 the serial task's view holds f64 values.
+  LoweringOptions f64_only;
+  f64_only.float64 = true;
+  auto serial = parse(R"(field s : f64[]
+kernel "f64_only" {
+  $0 = offloaded
+  body {
+    <*f64> $1 = global ptr [s], index [] activate=true
+    <f64> $2 = global load $1
+    <*f64> $3 = global tmp var (offset = 0 B)
+    $4 : global store [$3 <- $2]
+  }
+}
+)");
+  auto ck2 = compile(*serial, f64_only);
+  EXPECT_FALSE(
+      lines_with(ck2.tasks.at(0).spirv, "OpAccessChain %_ptr_StorageBuffer_double %temps_f64 %uint_0 %uint_0").empty())
+      << disassemble(ck2.tasks[0].spirv);
+}
+
 // The statement each error names, and a part of its reason.
 struct Refusal {
   const char* kernel;
@@ -157,16 +218,16 @@ kernel "mixed" {
 }
 )",
        "<i32> $0 = const 1", "holds only offloaded tasks at its root"},
-      {R"(kernel "wide" {
+      {R"(kernel "misaligned" {
   $0 = offloaded
   body {
-    <*f64> $1 = global tmp var (offset = 8 B)
+    <*f64> $1 = global tmp var (offset = 4 B)
     <f64> $2 = const 1.5
     $3 : global store [$1 <- $2]
   }
 }
 )",
-       "<*f64> $1 = global tmp var (offset = 8 B)", "global temporaries are 32-bit words"},
+       "<*f64> $1 = global tmp var (offset = 4 B)", "a global temporary of 8 bytes must lie at an offset"},
       {R"(kernel "sparse" {
   $0 = offloaded listgen S1dense->S2bitmasked
 }

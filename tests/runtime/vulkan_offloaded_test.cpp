@@ -239,5 +239,99 @@ TEST(VulkanOffloaded, KernelsTheOffloadAndLowerAccessPassesProduceMatchTheInterp
   }
 }
 
+// f64 and i64 global temporaries, with atomics on them, in aligned word pairs of temps.
+constexpr const char* kWideTemporaries = R"(field x : f64[300]
+field s : f64[]
+field m : i64[]
+kernel "wide_temporaries" {
+  $0 = offloaded
+  body {
+    <*f64> $1 = global ptr [s], index [] activate=true
+    <f64> $2 = global load $1
+    <f64> $3 = const 2.5
+    <f64> $4 = mul $2 $3
+    <*f64> $5 = global tmp var (offset = 8 B)
+    $6 : global store [$5 <- $4]
+    <*i32> $7 = global tmp var (offset = 0 B)
+    <i32> $8 = const 300
+    $9 : global store [$7 <- $8]
+  }
+  $10 = offloaded range_for(0, tmp(offset=0B)) grid_dim=0 block_dim=16
+  body {
+    <i32> $11 = loop $10 index 0
+    <*f64> $12 = global ptr [x], index [$11] activate=true
+    <f64> $13 = global load $12
+    <*f64> $14 = global tmp var (offset = 8 B)
+    <f64> $15 = atomic add($14, $13)
+    <*i64> $16 = global tmp var (offset = 16 B)
+    <i64> $17 = cast_value<i64> $11
+    <i64> $18 = atomic max($16, $17)
+  }
+  $19 = offloaded
+  body {
+    <*f64> $20 = global tmp var (offset = 8 B)
+    <f64> $21 = global load $20
+    <*f64> $22 = global ptr [s], index [] activate=true
+    $23 : global store [$22 <- $21]
+    <*i64> $24 = global tmp var (offset = 16 B)
+    <i64> $25 = global load $24
+    <*i64> $26 = global ptr [m], index [] activate=true
+    $27 : global store [$26 <- $25]
+  }
+}
+)";
+
+// Field values for 64-bit kinds: x[i] = (i % 17) * 0.25 - 1, s = 1.25.
+State wide_inputs(const ir::Kernel& k) {
+  State s = make_state(k, nlohmann::json::object());
+  for (auto& [name, buf] : s.fields)
+    for (size_t i = 0; i < buf.data.size(); ++i)
+      buf.data[i] = ir::is_float(buf.dtype) ? ir::Value::make_f64(static_cast<double>(i % 17) * 0.25 - 1.0)
+                                            : ir::Value::make_i64(static_cast<int64_t>(i % 5));
+  s.fields.at("s").data[0] = ir::Value::make_f64(1.25);
+  return s;
+}
+
+TEST(VulkanOffloaded, SixtyFourBitTemporariesAndTheirAtomicsMatchTheInterpreter) {
+  REQUIRE_VULKAN();
+  auto k = ir::parse_kernel(kWideTemporaries, "wide.chi");
+  State state = wide_inputs(*k);
+  expect_matches_interpreter(*k, state);
+  State got = state;
+  run_kernel(*device(), *k, got);
+  EXPECT_EQ(got.fields.at("m").data[0].as_i64(), 299);
+}
+
+// An f64 root value that the loop's task uses while the loop writes its field: stored to temps
+// (a word pair) before offloading, a global temporary after.
+constexpr const char* kWideRootValue = R"(field x : f64[300]
+field s : f64[]
+kernel "wide_root_value" {
+  <*f64> $0 = global ptr [s], index [] activate=true
+  <f64> $1 = global load $0
+  <f64> $2 = const 2.0
+  <f64> $3 = mul $1 $2
+  <i32> $4 = const 0
+  <i32> $5 = const 300
+  $6 : for in range($4, $5) block_dim=adaptive {
+    <i32> $7 = loop $6 index 0
+    <*f64> $8 = global ptr [x], index [$7] activate=true
+    <f64> $9 = global load $8
+    <f64> $10 = add $9 $3
+    $11 : global store [$8 <- $10]
+    $12 : global store [$0 <- $3]
+  }
+}
+)";
+
+TEST(VulkanOffloaded, ASixtyFourBitValueCrossingTasksMatchesTheInterpreterBeforeAndAfterOffload) {
+  REQUIRE_VULKAN();
+  auto k = ir::parse_kernel(kWideRootValue, "wide_root_value.chi");
+  State state = wide_inputs(*k);
+  expect_matches_interpreter(*k, state);
+  auto offloaded = after(*k, "offload");
+  expect_matches_interpreter(*offloaded, state, k.get());
+}
+
 }  // namespace
 }  // namespace pb::runtime::vulkan
