@@ -295,7 +295,7 @@ TaskInfo TaskEmitter::emit() {
   info.heap_stride_words = stacks_.empty() || o_.storage != StackStorage::heap ? 0 : heap_slice_words_;
   for (const StackSlot& s : stacks_) info.stacks.push_back(s.layout);
   for (const auto& [binding, var] : buffer_vars_) info.bindings.push_back(binding);
-  if (!temps_views_.empty() && !buffer_vars_.count(*res_.temps)) {
+  if (res_.temps && !temps_views_.empty() && !buffer_vars_.count(*res_.temps)) {  // only a 64-bit view
     info.bindings.push_back(*res_.temps);
     std::sort(info.bindings.begin(), info.bindings.end());
   }
