@@ -35,7 +35,8 @@ void walk_stmt(const Stmt& s, F&& f) {
 
 bool is_parallel_loop(const Stmt* s) { return ir::isa<ir::RangeForStmt>(s) || ir::isa<ir::StructForStmt>(s); }
 
-// Root statements that may be recomputed in another task when their operands can be.
+// Statements that may be recomputed in another task when their operands can be: values and
+// addresses (the access chain included) that read no memory, and global loads.
 bool recomputable_kind(const Stmt* s) {
   switch (s->kind()) {
     case ir::StmtKind::Const:
@@ -46,23 +47,6 @@ bool recomputable_kind(const Stmt* s) {
     case ir::StmtKind::GlobalPtr:
     case ir::StmtKind::ExternalPtr:
     case ir::StmtKind::GlobalLoad:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// In the offloaded stage, what another task may recompute from its operands: values and
-// addresses that read no memory. Loads, atomics and loop indices are stored to temps instead.
-bool recomputable_offloaded(const Stmt* s) {
-  switch (s->kind()) {
-    case ir::StmtKind::Const:
-    case ir::StmtKind::ArgLoad:
-    case ir::StmtKind::UnaryOp:
-    case ir::StmtKind::BinaryOp:
-    case ir::StmtKind::TernaryOp:
-    case ir::StmtKind::GlobalPtr:
-    case ir::StmtKind::ExternalPtr:
     case ir::StmtKind::GlobalTemporary:
     case ir::StmtKind::GetRoot:
     case ir::StmtKind::SNodeLookup:
@@ -276,8 +260,10 @@ class Planner {
       slot_for(s);
       return;
     }
-    bool recompute = offloaded_ ? recomputable_offloaded(s)
-                                : recomputable_kind(s) && (!ir::isa<ir::GlobalLoadStmt>(s) || reload_is_exact(s, task));
+    // A global load is read again only before offloading (where its task's roots tell what is
+    // written in between); in the offloaded stage a value crossing tasks is stored.
+    bool recompute =
+        recomputable_kind(s) && (!ir::isa<ir::GlobalLoadStmt>(s) || (!offloaded_ && reload_is_exact(s, task)));
     if (!recompute && s->type.pointer)
       throw UserError(fmt::format("cannot lower `{}` to SPIR-V: the address it defines is used by another task, and "
                                   "only computed addresses can cross tasks",

@@ -333,5 +333,34 @@ TEST(VulkanOffloaded, ASixtyFourBitValueCrossingTasksMatchesTheInterpreterBefore
   expect_matches_interpreter(*offloaded, state, k.get());
 }
 
+// Before offloading, an access chain at the root that a loop uses is recomputed in the loop's
+// task (an address does not cross tasks through temps).
+constexpr const char* kRootChain = R"(field x : f32[8]
+kernel "root_chain" {
+  <*gen> $0 = get root nullptr
+  <i32> $1 = const 3
+  <i32> $2 = linearized(ind {$1}, stride {8})
+  <*gen> $3 = [S1dense][dense]::lookup($0, $2) activate = false
+  <*f32> $4 = get child [S1dense->x] $3
+  <i32> $5 = const 0
+  <i32> $6 = const 200
+  $7 : for in range($5, $6) block_dim=adaptive {
+    <i32> $8 = loop $7 index 0
+    <f32> $9 = cast_value<f32> $8
+    <f32> $10 = atomic add($4, $9)
+  }
+}
+)";
+
+TEST(VulkanOffloaded, AnAccessChainAtTheRootIsRecomputedInTheLoopsTask) {
+  REQUIRE_VULKAN();
+  auto k = ir::parse_kernel(kRootChain, "root_chain.chi");
+  State state = inputs_of(*k);
+  expect_matches_interpreter(*k, state);
+  State got = state;
+  run_kernel(*device(), *k, got);
+  EXPECT_EQ(got.fields.at("x").data[3].as_f64(), 19900.0 - 0.25);  // x[3] = -0.25 plus the sum of 0..199
+}
+
 }  // namespace
 }  // namespace pb::runtime::vulkan
