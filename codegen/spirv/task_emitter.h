@@ -1,7 +1,7 @@
 // Internal to codegen/spirv: emits the module of one task. One visitor method per statement
 // kind (ir::visit makes a missing one a compile error); the methods live by concern in
 // task_emitter.cpp (entry, dispatch loop, imports), emit_arith.cpp, emit_memory.cpp,
-// emit_control.cpp and emit_adstack.cpp.
+// emit_control.cpp, emit_adstack.cpp and emit_offloaded.cpp (the offloaded stage).
 #pragma once
 
 #include <spirv/unified1/GLSL.std.450.h>
