@@ -5,6 +5,8 @@
 // checked (as global ptr indices are not).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "codegen/spirv/task_emitter.h"
 #include "ir/assert.h"
 
@@ -87,8 +89,15 @@ uint32_t TaskEmitter::cells_of(const ir::SNodeLookupStmt& s) {
   if (!shape)
     unsupported(s, fmt::format("the number of cells of SNode '{}' is not known when compiling", s.snode),
                 fmt::format("declare it in the header (`dense {} : [N]`)", s.snode));
+  constexpr int64_t kPastU32 = int64_t{1} << 33;  // the product saturates here
   int64_t cells = 1;
-  for (int64_t e : *shape) cells *= e;
+  for (int64_t e : *shape) {
+    if (e <= 0) {
+      cells = 0;
+      break;
+    }
+    cells = e > kPastU32 / cells ? kPastU32 : cells * e;
+  }
   if (cells <= 0 || cells > int64_t{0xffffffff})
     unsupported(s, fmt::format("SNode '{}' has {} cells, outside what a 32-bit cell number holds", s.snode, cells),
                 "use SNodes of fewer cells, or run the kernel on the interpreter");
@@ -145,9 +154,14 @@ void TaskEmitter::operator()(const ir::BitExtractStmt& s) {
   Id shifted = b_.op(ir::is_signed(k) ? spv::OpShiftRightArithmetic : spv::OpShiftRightLogical, value_type(k),
                      {x, constant(k, static_cast<uint64_t>(begin))});
   if (!ir::is_signed(k) && s.bit_begin >= width) shifted = constant(k, 0);
-  uint64_t mask = bits >= width ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  uint64_t mask = bits <= 0 ? 0 : bits >= width ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
   if (width == 32) mask &= 0xffffffffu;
   define(s, b_.op(spv::OpBitwiseAnd, value_type(k), {shifted, constant(k, mask)}));
+}
+
+void TaskEmitter::refuse_index_outside_iterations(const ir::Stmt& s) const {
+  unsupported(s, "it reads a loop task's index in the task's tls prologue or epilogue, where no iteration runs",
+              "read the index in the task's body");
 }
 
 // The loop's iteration as one number: a range's index, a struct for's row-major cell number.
@@ -156,6 +170,7 @@ void TaskEmitter::operator()(const ir::LoopLinearIndexStmt& s) {
     define(s, int_convert(it->second.first, it->second.second, s.type.scalar));
     return;
   }
+  if (ir::isa<ir::OffloadedStmt>(s.loop())) refuse_index_outside_iterations(s);
   auto it = loop_indices_.find(s.loop());
   if (it == loop_indices_.end() || it->second.size() != 1)
     unsupported(s, "the linear index of a loop that is not a range for or a parallel struct for",

@@ -385,7 +385,7 @@ void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
     loop_linear_[&loop] = {t, ScalarKind::u32};
   }
   loops_.push_back({cont, merge, false});
-  emit_block(off ? *off->body : rf ? *rf->body : *ir::dyn_cast<ir::StructForStmt>(&loop)->body);
+  emit_block(loop_body(task_));
   loops_.pop_back();
   if (b_.block_open()) b_.op_void(spv::OpBranch, {cont});
   b_.begin_block(cont);

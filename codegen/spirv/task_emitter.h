@@ -182,6 +182,8 @@ class TaskEmitter {
   Id task_bound(const ir::OffloadedStmt& o, const ir::TaskBound& b);  // an i32 range_for bound
   void check_no_block_local_storage(const ir::OffloadedStmt& o);
   uint32_t cells_of(const ir::SNodeLookupStmt& s);
+  // A loop task's index read in its tls prologue or epilogue, where no iteration runs.
+  [[noreturn]] void refuse_index_outside_iterations(const ir::Stmt& s) const;
   Id range_count(Id begin, Id end, ir::ScalarKind k, Id* count_type);
   void declare_entry_point(Id function);
   void plan_word_views();

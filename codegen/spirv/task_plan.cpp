@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
@@ -292,5 +293,12 @@ class Planner {
 }  // namespace
 
 KernelPlan plan_kernel(const ir::Kernel& k) { return Planner(k).run(); }
+
+const ir::Block& loop_body(const Task& t) {
+  PB_ASSERT(t.kind != TaskKind::serial, "loop_body of a serial task");
+  if (t.offloaded) return *t.offloaded->body;
+  if (const auto* rf = ir::dyn_cast<ir::RangeForStmt>(t.roots.front())) return *rf->body;
+  return *ir::dyn_cast<ir::StructForStmt>(t.roots.front())->body;
+}
 
 }  // namespace pb::codegen::spirv::detail

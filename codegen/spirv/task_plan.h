@@ -41,6 +41,10 @@ struct Task {
   std::vector<const ir::AdStackAllocaStmt*> stacks;  // stack allocs inside the task, pre-order
 };
 
+// The body a parallel task's loop runs per iteration (a range for's, a struct for's, an
+// offloaded range_for or struct_for task's).
+const ir::Block& loop_body(const Task& t);
+
 struct KernelPlan {
   std::vector<Task> tasks;
   std::unordered_map<const ir::Stmt*, uint32_t> temp_slot;  // spilled value or shared alloca -> word

@@ -279,6 +279,17 @@ kernel "bls" {
 }
 )",
        "$0 = offloaded struct_for(S)", "block-local storage blocks"},
+      {R"(kernel "index_in_prologue" {
+  $0 = offloaded range_for(0, 8) grid_dim=0 block_dim=32
+  tls prologue {
+    <i32> $1 = loop $0 index 0
+  }
+  body {
+    <i32> $2 = loop $0 index 0
+  }
+}
+)",
+       "<i32> $1 = loop $0 index 0", "in the task's tls prologue or epilogue"},
   };
   for (const Refusal& r : refusals) {
     std::string e = error_of(r.kernel);

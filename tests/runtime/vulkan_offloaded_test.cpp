@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "codegen/spirv/options.h"
 #include "ir/parser.h"
+#include "kernel_gen.h"
 #include "passes/pass_manager.h"
 #include "passes/pipeline.h"
 #include "runtime/interp/interpreter.h"
@@ -360,6 +362,28 @@ TEST(VulkanOffloaded, AnAccessChainAtTheRootIsRecomputedInTheLoopsTask) {
   State got = state;
   run_kernel(*device(), *k, got);
   EXPECT_EQ(got.fields.at("x").data[3].as_f64(), 19900.0 - 0.25);  // x[3] = -0.25 plus the sum of 0..199
+}
+
+// Autodiff stacks inside an offloaded range_for task (reverse_ad, then offload) under every
+// stack lowering: the shared-array counts plan the task's body, as they plan a range for's.
+TEST(VulkanOffloaded, ReverseKernelsWithStacksInOffloadedTasksMatchTheInterpreterUnderEveryLowering) {
+  REQUIRE_VULKAN();
+  const int size = 300;
+  auto k = ir::parse_kernel(bench::carried_loop_kernel(size, 1.5, -0.3), "carried.chi");
+  auto offloaded = after(*k, "reverse_ad,offload");
+  State state = make_state(*offloaded, nlohmann::json::object());
+  for (int i = 0; i < size; ++i) {
+    state.fields.at("x").data[static_cast<size_t>(i)] = ir::Value::make_f32(0.1f * static_cast<float>(i % 13) - 0.6f);
+    state.fields.at("n").data[static_cast<size_t>(i)] = ir::Value::make_i32(i % 7);
+    state.fields.at("y_grad").data[static_cast<size_t>(i)] = ir::Value::make_f32(1.0f);
+  }
+  State want = state;
+  run_kernel(*offloaded, want);
+  for (const codegen::spirv::LoweringOptions& o : codegen::spirv::all_stack_lowerings()) {
+    State got = state;
+    run_kernel(*device(), *offloaded, got, o);
+    EXPECT_GT(expect_same(want, got, codegen::spirv::lowering_name(o)), 0u);
+  }
 }
 
 }  // namespace
