@@ -42,18 +42,37 @@ RangeBound bound_of(const ir::Kernel& k, const ir::Stmt* s) {
   return b;
 }
 
+// An offloaded range_for bound: a constant, a global temporary, or a value of an earlier task.
+RangeBound task_bound_of(const ir::Kernel& k, const ir::OffloadedStmt& o, const ir::TaskBound& b) {
+  switch (b.kind) {
+    case ir::TaskBound::Kind::constant:
+      return {b.value, std::to_string(b.value)};
+    case ir::TaskBound::Kind::temporary:
+      return {std::nullopt, fmt::format("tmp(offset={}B)", b.value)};
+    case ir::TaskBound::Kind::operand:
+      return bound_of(k, o.bound_operand(b));
+  }
+  return {};
+}
+
 void describe_dispatch(const ir::Kernel& k, const detail::Task& task, TaskInfo& info) {
   info.loop_stmt_id = task.kind == TaskKind::serial ? -1 : task.roots.front()->id;
+  const ir::OffloadedStmt* o = task.offloaded;
   if (task.kind == TaskKind::serial) {
     info.invocations = 1;
+  } else if (o && task.kind == TaskKind::range_for) {
+    info.begin = task_bound_of(k, *o, o->begin);
+    info.end = task_bound_of(k, *o, o->end);
+    if (info.begin.constant && info.end.constant)
+      info.invocations = static_cast<uint64_t>(std::max<int64_t>(*info.end.constant - *info.begin.constant, 0));
   } else if (const auto* rf = ir::dyn_cast<ir::RangeForStmt>(task.roots.front())) {
     info.begin = bound_of(k, rf->begin());
     info.end = bound_of(k, rf->end());
     if (info.begin.constant && info.end.constant)
       info.invocations = static_cast<uint64_t>(std::max<int64_t>(*info.end.constant - *info.begin.constant, 0));
   } else {
-    const auto& sf = *ir::dyn_cast<ir::StructForStmt>(task.roots.front());
-    info.space = sf.space;
+    const ir::Stmt& sf = *task.roots.front();
+    info.space = detail::iterated_space(sf);
     auto shape = detail::struct_for_shape(k, sf);
     int rank = detail::struct_for_rank(k, sf);
     uint64_t n = 1;

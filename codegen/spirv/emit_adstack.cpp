@@ -79,7 +79,7 @@ void TaskEmitter::setup_stacks() {
     std::vector<const ir::Stmt*> body = task_.roots;
     if (task_.kind != TaskKind::serial) {
       body.clear();
-      for (const ir::Stmt* st : *task_.roots.front()->blocks().front()) body.push_back(st);
+      for (const ir::Stmt* st : loop_body(task_)) body.push_back(st);
     }
     CountGroups groups = plan_count_groups(task_.stacks, body);
     for (size_t i = 0; i < stacks_.size(); ++i) stacks_[i].group = groups.group_of[i], stacks_[i].bias = groups.bias[i];

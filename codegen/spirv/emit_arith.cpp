@@ -77,6 +77,7 @@ void TaskEmitter::operator()(const ir::ArgLoadStmt& s) {
 
 void TaskEmitter::operator()(const ir::LoopIndexStmt& s) {
   auto it = loop_indices_.find(s.loop());
+  if (it == loop_indices_.end() && ir::isa<ir::OffloadedStmt>(s.loop())) refuse_index_outside_iterations(s);
   PB_ASSERT(it != loop_indices_.end() && static_cast<size_t>(s.axis) < it->second.size(),
             fmt::format("loop index ${} of a loop that is not being emitted", s.id));
   auto [index, kind] = it->second[static_cast<size_t>(s.axis)];

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/assert.h"
 #include "ir/visitor.h"
 
 namespace pb::codegen::spirv::detail {
@@ -38,7 +39,7 @@ class Assigner {
     std::map<std::pair<int, int>, size_t> ndarray_rank;
     std::map<int, ScalarKind> ndarray_kind;
     std::map<int, ScalarKind> scalar_args;
-    std::vector<const ir::StructForStmt*> struct_fors;
+    std::vector<const ir::Stmt*> struct_fors;  // struct fors and offloaded struct_for tasks
     bool has_assert = false;
     ir::walk(k_.root(), [&](ir::Stmt& s) {
       if (auto* g = ir::dyn_cast<ir::GlobalPtrStmt>(&s)) {
@@ -50,8 +51,11 @@ class Assigner {
         ndarray_kind[arg] = e->type.scalar;
       } else if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s); a && !a->type.pointer) {
         scalar_args[a->arg_index] = a->type.scalar;
-      } else if (auto* sf = ir::dyn_cast<ir::StructForStmt>(&s)) {
-        struct_fors.push_back(sf);
+      } else if (auto* ch = ir::dyn_cast<ir::GetChStmt>(&s); ch && !ch->type.gen) {
+        if (auto f = k_.find_field(ch->to)) field_rank.try_emplace(*f, 0);  // a place: the field's cells
+      } else if (const auto* o = ir::dyn_cast<ir::OffloadedStmt>(&s);
+                 ir::isa<ir::StructForStmt>(&s) || (o && o->task == ir::TaskType::struct_for)) {
+        struct_fors.push_back(&s);
       } else if (ir::isa<ir::AssertStmt>(&s) || (ir::isa<ir::WhileStmt>(&s) && o_.while_budget) ||
                  ((ir::isa<ir::WhileStmt>(&s) || ir::isa<ir::RangeForStmt>(&s)) && o_.check_loop_exits)) {
         has_assert = true;  // an assert's flag word, or the step-budget and loop-cut flag words
@@ -94,13 +98,14 @@ class Assigner {
           r_.ndarray_extent_member[{key.first, static_cast<int>(axis)}] =
               push({PushConstant::Kind::ndarray_extent, fmt::format("extent_arg{}_{}", key.first, axis), 0,
                     ScalarKind::u32, key.first, "", static_cast<int>(axis)});
-    for (const ir::StructForStmt* sf : struct_fors) {
+    for (const ir::Stmt* sf : struct_fors) {
       if (struct_for_shape(k_, *sf)) continue;
+      const std::string& space = iterated_space(*sf);
       for (int axis = 0; axis < struct_for_rank(k_, *sf); ++axis)
-        if (!r_.space_extent_member.count({sf->space, axis}))
-          r_.space_extent_member[{sf->space, axis}] =
-              push({PushConstant::Kind::space_extent, fmt::format("extent_{}_{}", sf->space, axis), 0, ScalarKind::u32,
-                    -1, sf->space, axis});
+        if (!r_.space_extent_member.count({space, axis}))
+          r_.space_extent_member[{space, axis}] =
+              push({PushConstant::Kind::space_extent, fmt::format("extent_{}_{}", space, axis), 0, ScalarKind::u32, -1,
+                    space, axis});
     }
     return std::move(r_);
   }
@@ -147,18 +152,29 @@ class Assigner {
 
 }  // namespace
 
-std::optional<ir::Shape> struct_for_shape(const ir::Kernel& k, const ir::StructForStmt& s) {
-  if (const ir::IndexSpace* sp = k.find_space(s.space); sp && sp->shape) return sp->shape;
-  if (auto f = k.find_field(s.space); f && k.field(*f).shape) return k.field(*f).shape;
+const std::string& iterated_space(const ir::Stmt& loop) {
+  if (const auto* o = ir::dyn_cast<ir::OffloadedStmt>(&loop)) return o->snode;
+  const auto* sf = ir::dyn_cast<ir::StructForStmt>(&loop);
+  PB_ASSERT(sf, "iterated_space of a statement that is not a struct for");
+  return sf->space;
+}
+
+std::optional<ir::Shape> struct_for_shape(const ir::Kernel& k, const ir::Stmt& loop) {
+  const std::string& space = iterated_space(loop);
+  if (const ir::IndexSpace* sp = k.find_space(space); sp && sp->shape) return sp->shape;
+  if (auto f = k.find_field(space); f && k.field(*f).shape) return k.field(*f).shape;
   return std::nullopt;
 }
 
-int struct_for_rank(const ir::Kernel& k, const ir::StructForStmt& s) {
-  if (auto shape = struct_for_shape(k, s)) return static_cast<int>(shape->size());
+int struct_for_rank(const ir::Kernel& k, const ir::Stmt& loop) {
+  if (auto shape = struct_for_shape(k, loop)) return static_cast<int>(shape->size());
   int rank = 1;
-  ir::walk(*s.body, [&](ir::Stmt& st) {
-    if (auto* li = ir::dyn_cast<ir::LoopIndexStmt>(&st); li && li->loop() == &s) rank = std::max(rank, li->axis + 1);
-  });
+  for (const ir::Block* b : loop.blocks())
+    if (b)
+      ir::walk(*b, [&](ir::Stmt& st) {
+        if (auto* li = ir::dyn_cast<ir::LoopIndexStmt>(&st); li && li->loop() == &loop)
+          rank = std::max(rank, li->axis + 1);
+      });
   return rank;
 }
 

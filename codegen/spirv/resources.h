@@ -33,10 +33,12 @@ struct KernelResources {
   std::map<std::pair<std::string, int>, uint32_t> space_extent_member;  // (space, axis) -> member
 };
 
-// The shape a struct for iterates: its index space's, else the field's of that name. nullopt
+// The index space a struct for (or an offloaded struct_for task) walks: its space or SNode name.
+const std::string& iterated_space(const ir::Stmt& loop);
+// The shape that loop iterates: its index space's, else the field's of that name. nullopt
 // when neither is known; `rank` is then the number of axes the loop's indices use.
-std::optional<ir::Shape> struct_for_shape(const ir::Kernel& k, const ir::StructForStmt& s);
-int struct_for_rank(const ir::Kernel& k, const ir::StructForStmt& s);
+std::optional<ir::Shape> struct_for_shape(const ir::Kernel& k, const ir::Stmt& loop);
+int struct_for_rank(const ir::Kernel& k, const ir::Stmt& loop);
 
 KernelResources assign_resources(const ir::Kernel& k, const KernelPlan& plan, const LoweringOptions& o);
 

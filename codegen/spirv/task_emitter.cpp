@@ -150,10 +150,35 @@ Id TaskEmitter::push_constant(uint32_t member) {
 Id TaskEmitter::invocation_id() { return gid_ ? gid_ : c_u32(0); }
 
 Place TaskEmitter::temps_place(const ir::Stmt* s, ScalarKind kind) {
-  if (ir::bit_width(kind) == 64)
-    unsupported(*s, "a 64-bit value shared between tasks", "keep 64-bit root values inside one task");
   PB_ASSERT(res_.temps, "a value shared between tasks without the temps binding");
-  return buffer_element(*res_.temps, c_u32(plan_.temp_slot.at(s)), kind);
+  uint32_t word = plan_.temp_slot.at(s);
+  if (ir::bit_width(kind) == 64) return temps_wide_element(word, kind);
+  return buffer_element(*res_.temps, c_u32(word), kind);
+}
+
+// 64-bit values in temps go through a second view of the same binding, an array of 64-bit
+// elements: u64 with int64=on (so compare-exchange atomics work on the bits), else the value's
+// own type. `word` is even.
+Place TaskEmitter::temps_wide_element(uint32_t word, ScalarKind kind) {
+  PB_ASSERT(res_.temps && word % 2 == 0, "a 64-bit temps value at an odd word");
+  ScalarKind element = o_.int64 ? ScalarKind::u64 : kind;
+  Id st = storage_type(element);
+  Id& var = temps_views_[element];
+  if (!var) {
+    const Binding& info = res_.bindings.at(*res_.temps);
+    Id block = b_.type_struct(std::vector<Id>{b_.type_runtime_array(st, 8)});
+    b_.decorate(block, spv::DecorationBlock);
+    b_.decorate_member(block, 0, spv::DecorationOffset, {0});
+    var = b_.global_variable(b_.type_pointer(spv::StorageClassStorageBuffer, block), spv::StorageClassStorageBuffer);
+    b_.decorate(var, spv::DecorationDescriptorSet, {info.set});
+    b_.decorate(var, spv::DecorationBinding, {info.binding});
+    b_.set_name(block, fmt::format("temps_{}_buffer", ir::scalar_name(element)));
+    b_.set_member_name(block, 0, "data");
+    b_.set_name(var, fmt::format("temps_{}", ir::scalar_name(element)));
+  }
+  Id ptr =
+      b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassStorageBuffer, st), {var, c_u32(0), c_u32(word / 2)});
+  return Place{ptr, kind, st, spv::StorageClassStorageBuffer};
 }
 
 // ---- statements and blocks ----
@@ -206,6 +231,8 @@ void TaskEmitter::plan_word_views() {
           *a, "an f64 atomic is a 64-bit compare-exchange loop, which needs the Int64 and Int64Atomics capabilities",
           "compile with int64=on as well as float64=on");
     if (const auto* g = ir::dyn_cast<ir::GlobalPtrStmt>(a->dest())) word_views_.insert(res_.field_binding.at(g->field));
+    if (const auto* ch = ir::dyn_cast<ir::GetChStmt>(a->dest()); ch && !ch->type.gen)
+      if (auto f = k_.find_field(ch->to)) word_views_.insert(res_.field_binding.at(*f));
     if (const auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(a->dest()))
       word_views_.insert(
           res_.ndarray_binding.at({ir::dyn_cast<ir::ArgLoadStmt>(e->base())->arg_index, ndarray_array(*e)}));
@@ -227,6 +254,7 @@ TaskInfo TaskEmitter::emit() {
   int block_dim = 0;
   if (const auto* rf = ir::dyn_cast<ir::RangeForStmt>(loop)) block_dim = rf->block_dim;
   if (const auto* sf = ir::dyn_cast<ir::StructForStmt>(loop)) block_dim = sf->block_dim;
+  if (task_.offloaded) block_dim = task_.offloaded->block_dim;
   workgroup_size_ = loop ? (block_dim > 0 ? static_cast<uint32_t>(block_dim) : o_.workgroup_size) : 1;
 
   Id void_t = b_.type_void();
@@ -267,6 +295,10 @@ TaskInfo TaskEmitter::emit() {
   info.heap_stride_words = stacks_.empty() || o_.storage != StackStorage::heap ? 0 : heap_slice_words_;
   for (const StackSlot& s : stacks_) info.stacks.push_back(s.layout);
   for (const auto& [binding, var] : buffer_vars_) info.bindings.push_back(binding);
+  if (res_.temps && !temps_views_.empty() && !buffer_vars_.count(*res_.temps)) {  // only a 64-bit view
+    info.bindings.push_back(*res_.temps);
+    std::sort(info.bindings.begin(), info.bindings.end());
+  }
   info.spirv = b_.words();
   return info;
 }
@@ -290,18 +322,29 @@ Id TaskEmitter::range_count(Id begin, Id end, ScalarKind k, Id* count_type) {
   return b_.op(spv::OpSelect, *count_type, {greater, diff, constant(ck, 0)});
 }
 
-// A grid-stride loop: invocation i runs iterations i, i + total, ... of the loop's range.
+// A grid-stride loop: invocation i runs iterations i, i + total, ... of the loop's range. An
+// offloaded task's tls prologue runs before it and its tls epilogue after it, once per invocation.
 void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
   CurrentStmt scope(*this, &loop);
   const auto* rf = ir::dyn_cast<ir::RangeForStmt>(&loop);
-  const auto* sf = ir::dyn_cast<ir::StructForStmt>(&loop);
+  const ir::OffloadedStmt* off = task_.offloaded;
+  if (off) {
+    check_no_block_local_storage(*off);
+    if (off->tls_prologue) emit_block(*off->tls_prologue);
+  }
+  const bool range = rf || (off && off->task == ir::TaskType::range_for);
   Id count = 0, count_type = t_u32();
   ScalarKind bound_kind = ScalarKind::i32;
   Id begin = 0, end = 0;
-  if (rf) {
-    bound_kind = rf->begin()->type.scalar;
-    begin = value(rf->begin());
-    end = value(rf->end());
+  if (range) {
+    if (rf) {
+      bound_kind = rf->begin()->type.scalar;
+      begin = value(rf->begin());
+      end = value(rf->end());
+    } else {
+      begin = task_bound(*off, off->begin);
+      end = task_bound(*off, off->end);
+    }
     count = range_count(begin, end, bound_kind, &count_type);
     if (count_type != t_u32()) {  // 64-bit bounds: saturate the trip count to 32 bits
       Id limit = constant(ScalarKind::u64, 0xffffffffu);
@@ -310,13 +353,10 @@ void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
     }
   } else {
     count = c_u32(1);
-    auto shape = struct_for_shape(k_, *sf);
-    int rank = struct_for_rank(k_, *sf);
-    for (int axis = 0; axis < rank; ++axis) {
-      Id extent = shape ? c_u32(static_cast<uint32_t>((*shape)[static_cast<size_t>(axis)]))
-                        : push_constant(res_.space_extent_member.at({sf->space, axis}));
-      count = b_.op(spv::OpIMul, t_u32(), {count, extent});
-    }
+    auto shape = struct_for_shape(k_, loop);
+    int rank = struct_for_rank(k_, loop);
+    for (int axis = 0; axis < rank; ++axis)
+      count = b_.op(spv::OpIMul, t_u32(), {count, space_extent(loop, shape, axis)});
   }
   b_.set_name(count, "iterations");
   Id t_ptr = b_.type_pointer(spv::StorageClassFunction, t_u32());
@@ -331,18 +371,21 @@ void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
   Id t = b_.op(spv::OpLoad, t_u32(), {t_var});
   b_.op_void(spv::OpBranchConditional, {b_.op(spv::OpULessThan, t_bool(), {t, count}), body, merge});
   b_.begin_block(body);
-  if (rf) {
+  if (range) {
     Id tb = int_convert(t, ScalarKind::u32, bound_kind);
-    Id index = rf->reversed ? b_.op(spv::OpISub, value_type(bound_kind),
-                                    {b_.op(spv::OpISub, value_type(bound_kind), {end, constant(bound_kind, 1)}), tb})
-                            : b_.op(spv::OpIAdd, value_type(bound_kind), {begin, tb});
+    Id index = rf && rf->reversed
+                   ? b_.op(spv::OpISub, value_type(bound_kind),
+                           {b_.op(spv::OpISub, value_type(bound_kind), {end, constant(bound_kind, 1)}), tb})
+                   : b_.op(spv::OpIAdd, value_type(bound_kind), {begin, tb});
     loop_indices_[&loop] = {{index, bound_kind}};
+    loop_linear_[&loop] = {index, bound_kind};
     b_.set_name(index, fmt::format("i{}", loop.id));
   } else {
-    emit_struct_for_indices(*sf, t);
+    emit_struct_for_indices(loop, t);
+    loop_linear_[&loop] = {t, ScalarKind::u32};
   }
   loops_.push_back({cont, merge, false});
-  emit_block(rf ? *rf->body : *sf->body);
+  emit_block(loop_body(task_));
   loops_.pop_back();
   if (b_.block_open()) b_.op_void(spv::OpBranch, {cont});
   b_.begin_block(cont);
@@ -350,12 +393,19 @@ void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
   b_.op_void(spv::OpStore, {t_var, next});
   b_.op_void(spv::OpBranch, {header});
   b_.begin_block(merge);
+  if (off && off->tls_epilogue) emit_block(*off->tls_epilogue);
+}
+
+// Extent `axis` of the space a struct for walks: a constant, or a push constant.
+Id TaskEmitter::space_extent(const ir::Stmt& loop, const std::optional<ir::Shape>& shape, int axis) {
+  if (shape) return c_u32(static_cast<uint32_t>((*shape)[static_cast<size_t>(axis)]));
+  return push_constant(res_.space_extent_member.at({iterated_space(loop), axis}));
 }
 
 // Row-major decomposition of the linear cell number into one i32 index per axis.
-void TaskEmitter::emit_struct_for_indices(const ir::StructForStmt& s, Id linear) {
-  auto shape = struct_for_shape(k_, s);
-  int rank = struct_for_rank(k_, s);
+void TaskEmitter::emit_struct_for_indices(const ir::Stmt& loop, Id linear) {
+  auto shape = struct_for_shape(k_, loop);
+  int rank = struct_for_rank(k_, loop);
   std::vector<Id> indices(static_cast<size_t>(rank));
   Id rest = linear;
   for (int axis = rank - 1; axis >= 0; --axis) {
@@ -363,12 +413,11 @@ void TaskEmitter::emit_struct_for_indices(const ir::StructForStmt& s, Id linear)
       indices[0] = rest;
       break;
     }
-    Id extent = shape ? c_u32(static_cast<uint32_t>((*shape)[static_cast<size_t>(axis)]))
-                      : push_constant(res_.space_extent_member.at({s.space, axis}));
+    Id extent = space_extent(loop, shape, axis);
     indices[static_cast<size_t>(axis)] = b_.op(spv::OpUMod, t_u32(), {rest, extent});
     rest = b_.op(spv::OpUDiv, t_u32(), {rest, extent});
   }
-  auto& out = loop_indices_[&s];
+  auto& out = loop_indices_[&loop];
   for (Id i : indices) out.emplace_back(b_.op(spv::OpBitcast, value_type(ScalarKind::i32), {i}), ScalarKind::i32);
 }
 

@@ -1,7 +1,7 @@
 // Internal to codegen/spirv: emits the module of one task. One visitor method per statement
 // kind (ir::visit makes a missing one a compile error); the methods live by concern in
 // task_emitter.cpp (entry, dispatch loop, imports), emit_arith.cpp, emit_memory.cpp,
-// emit_control.cpp and emit_adstack.cpp.
+// emit_control.cpp, emit_adstack.cpp and emit_offloaded.cpp (the offloaded stage).
 #pragma once
 
 #include <spirv/unified1/GLSL.std.450.h>
@@ -96,13 +96,18 @@ class TaskEmitter {
   void operator()(const ir::AdStackAccAdjointStmt& s);
   void operator()(const ir::PrintStmt& s);
   void operator()(const ir::AssertStmt& s);
-  // Offloaded-stage statements: codegen takes the kernel before offloading (it plans its own tasks).
-  template <class T>
-    requires(ir::is_offloaded_stage(T::kKind))
-  void operator()(const T& s) {
-    unsupported(s, "the offloaded stage (tasks, global temporaries, the SNode access chain) is not compiled yet",
-                "compile the kernel before offload (print_ir's \"Lowered\" stage, with global ptr statements)");
-  }
+  // The offloaded stage (emit_offloaded.cpp).
+  void operator()(const ir::OffloadedStmt& s);
+  void operator()(const ir::GlobalTemporaryStmt& s);
+  void operator()(const ir::ThreadLocalPtrStmt& s);
+  void operator()(const ir::GetRootStmt& s);
+  void operator()(const ir::SNodeLookupStmt& s);
+  void operator()(const ir::GetChStmt& s);
+  void operator()(const ir::LinearizeStmt& s);
+  void operator()(const ir::IntegerOffsetStmt& s);
+  void operator()(const ir::BitExtractStmt& s);
+  void operator()(const ir::LoopLinearIndexStmt& s);
+  void operator()(const ir::ReturnStmt& s);
   // Kinds passbench reads and interprets but compiles nowhere yet.
   template <class T>
     requires(ir::has_no_backend(T::kKind))
@@ -171,7 +176,14 @@ class TaskEmitter {
   void emit_stmt(const ir::Stmt& s);
   void emit_imports();
   void emit_parallel_loop(const ir::Stmt& loop);
-  void emit_struct_for_indices(const ir::StructForStmt& s, Id linear);
+  void emit_struct_for_indices(const ir::Stmt& loop, Id linear);
+  Id space_extent(const ir::Stmt& loop, const std::optional<ir::Shape>& shape, int axis);
+  // The offloaded stage (emit_offloaded.cpp).
+  Id task_bound(const ir::OffloadedStmt& o, const ir::TaskBound& b);  // an i32 range_for bound
+  void check_no_block_local_storage(const ir::OffloadedStmt& o);
+  uint32_t cells_of(const ir::SNodeLookupStmt& s);
+  // A loop task's index read in its tls prologue or epilogue, where no iteration runs.
+  [[noreturn]] void refuse_index_outside_iterations(const ir::Stmt& s) const;
   Id range_count(Id begin, Id end, ir::ScalarKind k, Id* count_type);
   void declare_entry_point(Id function);
   void plan_word_views();
@@ -199,6 +211,7 @@ class TaskEmitter {
   Place place_of(const ir::Stmt* pointer) const;
   Id linear_index(const ir::Stmt& s, std::span<const ir::Stmt* const> indices, const std::vector<Id>& extents);
   Place temps_place(const ir::Stmt* s, ir::ScalarKind kind);
+  Place temps_wide_element(uint32_t word, ir::ScalarKind kind);
 
   struct LoopTargets {
     Id continue_label;
@@ -235,9 +248,13 @@ class TaskEmitter {
   std::unordered_map<const ir::Stmt*, Place> places_;
   // loop -> per axis: the index value and its kind
   std::unordered_map<const ir::Stmt*, std::vector<std::pair<Id, ir::ScalarKind>>> loop_indices_;
+  // loop -> its linear iteration index (loop linear index) and its kind
+  std::unordered_map<const ir::Stmt*, std::pair<Id, ir::ScalarKind>> loop_linear_;
+  std::map<int64_t, Place> thread_locals_;  // thread-local storage: byte offset -> Function variable
   std::vector<LoopTargets> loops_;
   std::map<uint32_t, Id> buffer_vars_;
-  std::set<uint32_t> word_views_;  // bindings declared as uint words (float compare-exchange atomics)
+  std::map<ir::ScalarKind, Id> temps_views_;  // 64-bit views of the temps binding, by element kind
+  std::set<uint32_t> word_views_;             // bindings declared as uint words (float compare-exchange atomics)
   Id push_var_ = 0, push_struct_ = 0;
   Id gid_var_ = 0, num_groups_var_ = 0, gid_ = 0;
   uint32_t workgroup_size_ = 1;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
@@ -35,7 +36,8 @@ void walk_stmt(const Stmt& s, F&& f) {
 
 bool is_parallel_loop(const Stmt* s) { return ir::isa<ir::RangeForStmt>(s) || ir::isa<ir::StructForStmt>(s); }
 
-// Root statements that may be recomputed in another task when their operands can be.
+// Statements that may be recomputed in another task when their operands can be: values and
+// addresses (the access chain included) that read no memory, and global loads.
 bool recomputable_kind(const Stmt* s) {
   switch (s->kind()) {
     case ir::StmtKind::Const:
@@ -46,10 +48,24 @@ bool recomputable_kind(const Stmt* s) {
     case ir::StmtKind::GlobalPtr:
     case ir::StmtKind::ExternalPtr:
     case ir::StmtKind::GlobalLoad:
+    case ir::StmtKind::GlobalTemporary:
+    case ir::StmtKind::GetRoot:
+    case ir::StmtKind::SNodeLookup:
+    case ir::StmtKind::GetCh:
+    case ir::StmtKind::Linearize:
+    case ir::StmtKind::IntegerOffset:
+    case ir::StmtKind::BitExtract:
       return true;
     default:
       return false;
   }
+}
+
+// Dense containers: spaces declared in the header, fields, and reference SNodes named
+// `S<id>dense` or `S<id>root`. Pointer, bitmasked, dynamic and hash ones are not.
+bool is_dense_snode(const ir::Kernel& k, const std::string& snode) {
+  if (const ir::IndexSpace* sp = k.find_space(snode); (sp && sp->declared) || k.find_field(snode)) return true;
+  return snode.ends_with("dense") || snode.ends_with("root");
 }
 
 class Planner {
@@ -57,7 +73,15 @@ class Planner {
   explicit Planner(const ir::Kernel& k) : k_(k) {}
 
   KernelPlan run() {
-    split();
+    int order = 0;
+    for (const Stmt* r : k_.root()) {
+      offloaded_ = offloaded_ || ir::isa<ir::OffloadedStmt>(r);
+      walk_stmt(*r, [&](const Stmt& s) { order_[&s] = order++; });
+    }
+    if (offloaded_)
+      split_offloaded();
+    else
+      split();
     number_stacks();
     for (size_t t = 0; t < plan_.tasks.size(); ++t) resolve_uses(t);
     drop_pure_serial_tasks();
@@ -85,6 +109,58 @@ class Planner {
     }
     for (size_t i = 0; i < plan_.tasks.size(); ++i)
       for (const Stmt* s : plan_.tasks[i].roots) task_of_root_[s] = static_cast<int>(i);
+  }
+
+  // One task per serial / range_for / struct_for statement; global temporaries first in temps.
+  void split_offloaded() {
+    int index = 0;
+    int64_t temporary_bytes = 0;
+    auto temporary = [&](const Stmt& at, int64_t offset, ir::ScalarKind kind) {
+      const int64_t bytes = ir::bit_width(kind) == 64 ? 8 : 4;
+      if (offset < 0 || offset % bytes != 0)
+        throw UserError(fmt::format("cannot lower `{}` to SPIR-V: a global temporary of {} bytes must lie at an "
+                                    "offset that is a multiple of {}",
+                                    ir::print_stmt(at, k_), bytes, bytes),
+                        "align the temporary's offset to its size, or run the kernel on the interpreter");
+      temporary_bytes = std::max(temporary_bytes, offset + bytes);
+    };
+    for (Stmt* s : k_.root()) {
+      root_index_[s] = index++;
+      const auto* o = ir::dyn_cast<ir::OffloadedStmt>(s);
+      if (!o)
+        throw UserError(fmt::format("cannot lower `{}` to SPIR-V: a kernel in the offloaded stage holds only "
+                                    "offloaded tasks at its root",
+                                    ir::print_stmt(*s, k_)),
+                        "run the offload pass on the whole kernel, or compile the kernel before offload");
+      walk_stmt(*s, [&](const Stmt& inner) {
+        if (const auto* g = ir::dyn_cast<ir::GlobalTemporaryStmt>(&inner)) temporary(inner, g->offset, g->type.scalar);
+      });
+      for (const ir::TaskBound* b : {&o->begin, &o->end})
+        if (o->task == ir::TaskType::range_for && b->kind == ir::TaskBound::Kind::temporary)
+          temporary(*s, b->value, ir::ScalarKind::i32);
+      if (!o->has_body() || o->task == ir::TaskType::struct_for) check_dense(*o);
+      if (!o->has_body()) continue;
+      Task t;
+      t.kind = o->task == ir::TaskType::serial      ? TaskKind::serial
+               : o->task == ir::TaskType::range_for ? TaskKind::range_for
+                                                    : TaskKind::struct_for;
+      t.offloaded = o;
+      t.roots.push_back(s);
+      plan_.tasks.push_back(std::move(t));
+    }
+    for (size_t i = 0; i < plan_.tasks.size(); ++i) task_of_root_[plan_.tasks[i].roots.front()] = static_cast<int>(i);
+    plan_.global_temporary_words = plan_.temps_words = static_cast<uint32_t>(temporary_bytes / 4);
+  }
+
+  // listgen, gc and clear_list keep the cell lists of sparse SNodes; every cell of a dense one is
+  // active, so they do nothing there (as in the interpreter), and a struct_for visits every cell.
+  void check_dense(const ir::OffloadedStmt& o) const {
+    for (const std::string* sn : {&o.snode, &o.parent_snode})
+      if (!sn->empty() && !is_dense_snode(k_, *sn))
+        throw UserError(fmt::format("cannot lower `{}` to SPIR-V: SNode '{}' is not dense, and sparse SNodes "
+                                    "(pointer, bitmasked, dynamic, hash) are not compiled",
+                                    ir::print_stmt(o, k_), *sn),
+                        "use dense SNodes, or run the kernel on the reference runtime");
   }
 
   // A serial task of constants, argument loads, arithmetic and global reads that no other task
@@ -131,8 +207,8 @@ class Planner {
     Task& task = plan_.tasks[t];
     std::set<const Stmt*> done;
     auto use = [&](const Stmt* user, const Stmt* operand) {
-      if (!operand || operand->parent() != &k_.root()) return;
-      if (task_of_root_.at(operand) == static_cast<int>(t)) return;
+      if (!operand || (!offloaded_ && operand->parent() != &k_.root())) return;
+      if (task_of(operand) == static_cast<int>(t)) return;
       if (ir::isa<ir::AdStackAllocaStmt>(operand))
         throw UserError(fmt::format("cannot lower `{}` to SPIR-V: it uses stack ${}, which is allocated at the kernel "
                                     "root outside this task; stacks are per invocation",
@@ -145,12 +221,18 @@ class Planner {
         for (const Stmt* o : s.operands()) use(&s, o);
       });
     std::sort(task.imports.begin(), task.imports.end(),
-              [&](const Import& a, const Import& b) { return root_index_.at(a.stmt) < root_index_.at(b.stmt); });
+              [&](const Import& a, const Import& b) { return order_.at(a.stmt) < order_.at(b.stmt); });
   }
 
+  // A word of temps, or an aligned pair of words for a 64-bit value.
   uint32_t slot_for(const Stmt* s) {
-    auto [it, fresh] = plan_.temp_slot.emplace(s, plan_.temps_words);
-    if (fresh) plan_.temps_words += 1;
+    auto [it, fresh] = plan_.temp_slot.emplace(s, 0);
+    if (fresh) {
+      const bool wide = ir::bit_width(s->type.scalar) == 64;
+      if (wide) plan_.temps_words += plan_.temps_words % 2;
+      it->second = plan_.temps_words;
+      plan_.temps_words += wide ? 2 : 1;
+    }
     return it->second;
   }
 
@@ -164,6 +246,12 @@ class Planner {
     return true;
   }
 
+  // The task of a statement: that of the root statement holding it.
+  int task_of(const Stmt* s) const {
+    auto it = task_of_root_.find(root_of(s));
+    return it == task_of_root_.end() ? -1 : it->second;
+  }
+
   void import(const Stmt* s, size_t t, std::set<const Stmt*>& done) {
     if (!done.insert(s).second) return;
     Task& task = plan_.tasks[t];
@@ -173,7 +261,15 @@ class Planner {
       slot_for(s);
       return;
     }
-    bool recompute = recomputable_kind(s) && (!ir::isa<ir::GlobalLoadStmt>(s) || reload_is_exact(s, task));
+    // A global load is read again only before offloading (where its task's roots tell what is
+    // written in between); in the offloaded stage a value crossing tasks is stored.
+    bool recompute =
+        recomputable_kind(s) && (!ir::isa<ir::GlobalLoadStmt>(s) || (!offloaded_ && reload_is_exact(s, task)));
+    if (!recompute && s->type.pointer)
+      throw UserError(fmt::format("cannot lower `{}` to SPIR-V: the address it defines is used by another task, and "
+                                  "only computed addresses can cross tasks",
+                                  ir::print_stmt(*s, k_)),
+                      "define the pointer in the task that uses it");
     if (!recompute) {
       plan_.spilled.insert(s);
       slot_for(s);
@@ -181,7 +277,7 @@ class Planner {
       return;
     }
     for (const Stmt* o : s->operands())
-      if (o && task_of_root_.at(o) != static_cast<int>(t)) import(o, t, done);
+      if (o && task_of(o) != static_cast<int>(t)) import(o, t, done);
     task.imports.push_back({s, false});
   }
 
@@ -189,11 +285,20 @@ class Planner {
   KernelPlan plan_;
   std::unordered_map<const Stmt*, int> root_index_;
   std::unordered_map<const Stmt*, int> task_of_root_;
+  std::unordered_map<const Stmt*, int> order_;                     // every statement, pre-order
+  bool offloaded_ = false;                                         // the root holds offloaded tasks
   std::unordered_map<const Stmt*, std::set<std::string>> writes_;  // root statement -> memory written inside
 };
 
 }  // namespace
 
 KernelPlan plan_kernel(const ir::Kernel& k) { return Planner(k).run(); }
+
+const ir::Block& loop_body(const Task& t) {
+  PB_ASSERT(t.kind != TaskKind::serial, "loop_body of a serial task");
+  if (t.offloaded) return *t.offloaded->body;
+  if (const auto* rf = ir::dyn_cast<ir::RangeForStmt>(t.roots.front())) return *rf->body;
+  return *ir::dyn_cast<ir::StructForStmt>(t.roots.front())->body;
+}
 
 }  // namespace pb::codegen::spirv::detail

@@ -6,6 +6,13 @@
 // nothing writes in between) are recomputed at the task's entry; everything else is stored to
 // the `temps` buffer where it is defined and loaded at the entry of the tasks that use it.
 // Root allocas used by more than one task live in `temps` too.
+//
+// A kernel in the offloaded stage (its root holds `offloaded` statements) keeps its tasks: each
+// serial, range_for or struct_for task is one planned task; listgen, gc and clear_list over
+// dense SNodes do nothing and get none. Its global temporaries are the first words of `temps`
+// (word = byte offset / 4); a value one task defines and a later one uses is stored to `temps`
+// after them (values and addresses that read no memory are recomputed). A 64-bit value takes an
+// aligned pair of words.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +34,16 @@ struct Import {
 struct Task {
   TaskKind kind = TaskKind::serial;
   std::string name;
+  const ir::OffloadedStmt* offloaded = nullptr;      // the offloaded stage: the task statement
   std::vector<const ir::Stmt*> roots;                // root statements executed (parallel tasks: the loop)
   std::vector<Import> imports;                       // in root order, so operands come before their users
   std::vector<const ir::Stmt*> shared_allocas;       // root allocas of other tasks used here (in temps)
   std::vector<const ir::AdStackAllocaStmt*> stacks;  // stack allocs inside the task, pre-order
 };
+
+// The body a parallel task's loop runs per iteration (a range for's, a struct for's, an
+// offloaded range_for or struct_for task's).
+const ir::Block& loop_body(const Task& t);
 
 struct KernelPlan {
   std::vector<Task> tasks;
@@ -40,9 +52,11 @@ struct KernelPlan {
   std::unordered_set<const ir::Stmt*> shared_allocas;
   std::unordered_map<const ir::Stmt*, int> stack_id;  // kernel-wide, pre-order
   uint32_t temps_words = 0;
+  uint32_t global_temporary_words = 0;  // the offloaded stage: temps words [0, this) are global temporaries
 };
 
-// Throws UserError for what cannot be split (a stack used by a task other than its own).
+// Throws UserError for what cannot be split (a stack used by a task other than its own, an
+// offloaded kernel with other root statements, list maintenance of a sparse SNode).
 KernelPlan plan_kernel(const ir::Kernel& k);
 
 }  // namespace pb::codegen::spirv::detail

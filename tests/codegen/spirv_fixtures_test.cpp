@@ -130,21 +130,6 @@ std::string compile_all(const ir::Kernel& k, const std::string& key) {
   return failures;
 }
 
-// An offloaded-stage kernel is refused with the located error naming the statement (codegen
-// plans its own tasks from the kernel before offloading). Returns whether `k` is one.
-bool refused_as_offloaded(const ir::Kernel& k) {
-  bool offloaded = false;
-  ir::walk(k.root(), [&](ir::Stmt& s) { offloaded = offloaded || ir::is_offloaded_stage(s.kind()); });
-  if (!offloaded) return false;
-  try {
-    compile(k, LoweringOptions{});
-    ADD_FAILURE() << "an offloaded-stage kernel compiled";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("the offloaded stage"), std::string::npos) << e.what();
-  }
-  return true;
-}
-
 // A kernel using f16 or a quant type is refused up front, naming the first use. Returns whether
 // `k` is one.
 bool refused_for_its_types(const ir::Kernel& k) {
@@ -188,7 +173,7 @@ TEST_P(SpirvFixture, CompilesUnderEveryLowering) {
   if (!ir::verify(*k).empty()) GTEST_SKIP() << "the kernel does not verify (a negative fixture)";
   // A tensor kernel is refused; its pipeline (scalarize first) makes one that compiles.
   if (!refused_for_tensors(*k)) {
-    if (refused_as_offloaded(*k) || refused_for_its_types(*k)) return;
+    if (refused_for_its_types(*k)) return;
     EXPECT_EQ(compile_all(*k, GetParam()), "");
   }
   std::string pipeline = fx.value("pipeline", "");
@@ -202,7 +187,6 @@ TEST_P(SpirvFixture, CompilesUnderEveryLowering) {
   } catch (const UserError&) {
     return;  // the fixture pins a bad pipeline
   }
-  if (refused_as_offloaded(*after)) return;  // the pipeline offloads the kernel
   EXPECT_EQ(compile_all(*after, GetParam() + "#pipeline"), "") << "after pipeline " << pipeline;
 }
 

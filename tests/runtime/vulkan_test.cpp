@@ -20,31 +20,13 @@
 #include "runtime/interp/interpreter.h"
 #include "runtime/vulkan/run.h"
 #include "runtime/vulkan/runtime.h"
+#include "vulkan_test_util.h"
 
 namespace pb::runtime::vulkan {
 namespace {
 
-struct Opened {
-  std::unique_ptr<Runtime> runtime;
-  std::string why;
-};
-
-Opened& opened() {
-  static Opened o = [] {
-    Opened out;
-    try {
-      out.runtime = std::make_unique<Runtime>();
-    } catch (const UserError& e) {
-      out.why = e.what();
-    }
-    return out;
-  }();
-  return o;
-}
-Runtime* device() { return opened().runtime.get(); }
-
-#define REQUIRE_VULKAN() \
-  if (!device()) GTEST_SKIP() << "no Vulkan device: " << opened().why
+using test::device;
+using test::expect_same;
 
 // v = x[i]; repeat n[i] times: v = sin(v) * 1.5 - 0.3; y[i] = v. Over `size` elements.
 std::string carried(int size) { return bench::carried_loop_kernel(size, 1.5, -0.3); }
@@ -66,26 +48,6 @@ State inputs(const ir::Kernel& k, int size, int modulus) {
     s.fields.at("y_grad").data[static_cast<size_t>(i)] = ir::Value::make_f32(1.0f);
   }
   return s;
-}
-
-// Every float field within 1e-4 relative of the interpreter's (GLSL.std.450 transcendentals are
-// not correctly rounded: NVIDIA's sin gave 2.5e-5 on a gradient here; docs/backends.md), every
-// int field equal; returns the elements compared.
-size_t expect_same(const State& want, const State& got, const std::string& where) {
-  size_t compared = 0;
-  for (const auto& [name, buf] : want.fields)
-    for (size_t i = 0; i < buf.data.size(); ++i, ++compared) {
-      const ir::Value& a = buf.data[i];
-      const ir::Value& b = got.fields.at(name).data[i];
-      if (ir::is_float(a.kind())) {
-        double x = a.as_f64(), y = b.as_f64();
-        EXPECT_LE(std::fabs(x - y), 1e-4 * std::max({1.0, std::fabs(x), std::fabs(y)}))
-            << name << "[" << i << "]: interpreter " << x << ", Vulkan " << y << " (" << where << ")";
-      } else {
-        EXPECT_EQ(a.bits(), b.bits()) << name << "[" << i << "] (" << where << ")";
-      }
-    }
-  return compared;
 }
 
 TEST(VulkanRuntime, ForwardAndReverseMatchTheInterpreterUnderEveryLowering) {

@@ -249,13 +249,12 @@ TEST(GuiScreenshot, RunComparesTheBackendsWithTheInterpreter) {
 }
 
 TEST(GuiScreenshot, RunShowsABackendThatCannotRunTheKernelInRed) {
-  // The offloaded stage runs on the interpreter and the CPU; SPIR-V codegen refuses it.
-  Image img =
-      screenshot("run_refused", "--load " + kSource + "/fixtures/dumps/real/taichi_doc_offloaded.chi --panel run");
+  // A kernel return value runs on the interpreter and the CPU; SPIR-V codegen refuses it.
+  const std::string kernel = kSource + "/tests/workbench/offloaded_return.chi";
+  Image img = screenshot("run_refused", "--load " + kernel + " --panel run");
   EXPECT_GT(img.count(kRedRow, img.width / 3), 1000u);
   EXPECT_GT(img.count(kRedText, img.width / 3), 100u);
-  Image cpu_only = screenshot(
-      "run_cpu_only", "--load " + kSource + "/fixtures/dumps/real/taichi_doc_offloaded.chi --panel run --backends cpu");
+  Image cpu_only = screenshot("run_cpu_only", "--load " + kernel + " --panel run --backends cpu");
   EXPECT_EQ(cpu_only.count(kRedRow, cpu_only.width / 3), 0u);
 }
 
