@@ -347,7 +347,8 @@ Diagnostic PreparedDump::relocate(Diagnostic d, std::string_view original) const
 
 namespace {
 
-// The column of a frontend identifier (`@tmp0`, `#@tmp0[]`) outside string literals, if any.
+// The column of a frontend identifier (`@tmp0`, `#@tmp0[]`) outside string literals and comments,
+// if any.
 std::optional<size_t> frontend_identifier(std::string_view line) {
   bool in_string = false;
   for (size_t i = 0; i + 1 < line.size(); ++i) {
@@ -356,7 +357,10 @@ std::optional<size_t> frontend_identifier(std::string_view line) {
       continue;
     }
     if (line[i] == '"') in_string = !in_string;
-    if (in_string || line[i] != '@') continue;
+    if (in_string) continue;
+    // A comment (`# ...`, `// ...`) runs to the end of the line; `#@tmp0[]` is a frontend access.
+    if ((line[i] == '#' && line[i + 1] != '@') || (line[i] == '/' && line[i + 1] == '/')) return std::nullopt;
+    if (line[i] != '@') continue;
     char next = line[i + 1];
     if (std::isalpha(static_cast<unsigned char>(next)) || next == '_') return i;
   }

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
+#include "ir/iteration_private.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 
@@ -59,7 +61,11 @@ class Offloader {
   Offloader(Kernel& k, const OffloadOptions& o) : k_(k), o_(o), b_(k) {}
 
   OffloadResult run() {
+    std::vector<Stmt*> private_locals;  // found before the split: the test needs them at the root
+    for (Stmt* s : k_.root())
+      if (iteration_private(*s)) private_locals.push_back(s);
     if (!split_top_level()) return r_;
+    for (Stmt* alloca : private_locals) localize(alloca);
     assign_offsets();
     store_carried_values();
     for (auto& [alloca, offset] : carried_locals_) rewrite_local(alloca, offset);
@@ -200,6 +206,26 @@ class Offloader {
     }
   }
 
+  // A root local that is read only after a store in the same iteration (ir/iteration_private.h)
+  // gets a local of its own at the start of each other task that uses it: a global temporary
+  // would be one variable for all the invocations of a parallel task.
+  void localize(Stmt* alloca) {
+    std::unordered_map<Stmt*, Stmt*> local_of_task;
+    const Stmt* home = task_of(alloca);
+    for (Stmt* user : alloca->users()) {
+      Stmt* task = task_of(user);
+      if (task == home) continue;
+      auto [it, fresh] = local_of_task.try_emplace(task, nullptr);
+      if (fresh) {
+        Block& body = *static_cast<OffloadedStmt*>(task)->body;
+        b_.set_insertion_point_before(*body.front());
+        it->second = b_.alloca(alloca->type.scalar);
+        ++r_.localized;
+      }
+      user->replace_operand(alloca, it->second);
+    }
+  }
+
   // A carried local becomes its temporary, zeroed where the alloca ran; every access to it, in
   // any task, goes through a temporary of its own made just before it.
   void rewrite_local(Stmt* alloca, int64_t offset) {
@@ -289,7 +315,7 @@ PassInfo OffloadPass::info() {
                     .choices = {},
                     .min_int = 0,
                     .max_int = 1 << 30}},
-       .statistics = {"serial", "range_for", "struct_for", "temporaries", "temporary_bytes", "cloned"},
+       .statistics = {"serial", "range_for", "struct_for", "temporaries", "temporary_bytes", "cloned", "localized"},
        .create = {}});
 }
 
@@ -304,7 +330,8 @@ PassResult OffloadPass::run(Kernel& k, const PassOptions& options) {
            {"struct_for", r.struct_for},
            {"temporaries", r.temporaries},
            {"temporary_bytes", r.temporary_bytes},
-           {"cloned", r.cloned}}};
+           {"cloned", r.cloned},
+           {"localized", r.localized}}};
 }
 
 }  // namespace pb::passes

@@ -7,7 +7,9 @@
 // - Each run of other top-level statements becomes one serial task.
 // - A value a later task uses goes through a global temporary: stored right after it is computed,
 //   loaded before each use in the other task. A local (alloca) another task uses becomes a global
-//   temporary, zeroed where the alloca was, with its loads and stores turned global. Constants
+//   temporary, zeroed where the alloca was, with its loads and stores turned global; but a root
+//   local every read of which follows a store in the same iteration (ir/iteration_private.h)
+//   becomes a local of each task that uses it, as if declared in the loop. Constants
 //   and pointers (field, ndarray and SNode addresses) are copied into the task that uses them
 //   instead (what they are computed from is carried); a copied field pointer no longer
 //   activates. Offsets are assigned in task order, each
@@ -31,6 +33,7 @@ struct OffloadResult {
   int64_t temporaries = 0;                            // values and locals carried between tasks in global temporaries
   int64_t temporary_bytes = 0;                        // the global temporaries buffer those take
   int64_t cloned = 0;                                 // constants and pointers copied into the task that uses them
+  int64_t localized = 0;  // locals given to a task of their own instead of a temporary (iteration-private)
 };
 
 OffloadResult offload(ir::Kernel& k, const OffloadOptions& options = {});

@@ -159,6 +159,10 @@ llvm::Value* TaskEmitter::checked_offset(std::span<const ir::Stmt* const> indice
 // ---- the task function ----
 
 void TaskEmitter::emit_import(const ir::Stmt& s) {
+  if (std::find(task_.private_allocas.begin(), task_.private_allocas.end(), &s) != task_.private_allocas.end()) {
+    set(s, entry_alloca(memory_type(s.type.scalar), "private"));  // read only after a store
+    return;
+  }
   if (m_.plan.shared_allocas.count(&s) || m_.plan.spilled.count(&s)) {
     llvm::Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ctx_word(kCtxTemps), m_.plan.temp_word.at(&s));
     if (m_.plan.shared_allocas.count(&s)) {

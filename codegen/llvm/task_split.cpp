@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "ir/diagnostic.h"
+#include "ir/iteration_private.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 
@@ -89,6 +90,8 @@ KernelPlan plan_tasks(const ir::Kernel& k) {
       seen.insert(v);
       if (recomputable(*v)) {
         for (const ir::Stmt* o : v->operands()) bring(o, v);
+      } else if (ir::isa<ir::AllocaStmt>(v) && plan.tasks[t].loop && ir::iteration_private(*v)) {
+        plan.tasks[t].private_allocas.push_back(v);
       } else if (ir::isa<ir::AllocaStmt>(v)) {
         plan.shared_allocas.insert(v);
         plan.temp_word.try_emplace(v, plan.temps_words++);

@@ -1,7 +1,8 @@
 // Internal to codegen/llvm: splits a kernel into tasks and decides how values cross them.
 // A value used by a task other than its own is recomputed at the user's entry when it is pure
 // (constants, arguments, arithmetic, addresses) and stored to ctx.temps where it is defined
-// otherwise; a root local used by several tasks lives in ctx.temps.
+// otherwise; a root local used by several tasks lives in ctx.temps, unless a parallel task only
+// reads it after storing it in the same iteration: that task's calls each have their own.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,8 @@ struct TaskPlan {
   const ir::Stmt* loop = nullptr;        // parallel: RangeFor, StructFor or Offloaded
   std::vector<const ir::Stmt*> roots;    // serial: the statements run once, in order
   std::vector<const ir::Stmt*> imports;  // operands first: what the task's entry brings in
+  // Root allocas each call of a parallel task keeps for itself (ir/iteration_private.h).
+  std::vector<const ir::Stmt*> private_allocas;
 };
 
 struct KernelPlan {

@@ -64,16 +64,17 @@ void TaskEmitter::store(const Place& p, Id value) { b_.op_void(spv::OpStore, {p.
 
 // ---- locals ----
 
+Place TaskEmitter::function_place(const ir::Stmt& alloca) {
+  ScalarKind k = alloca.type.scalar;
+  Id vt = value_type(k);
+  Place p{b_.function_variable(b_.type_pointer(spv::StorageClassFunction, vt)), k, vt, spv::StorageClassFunction};
+  b_.set_name(p.pointer, fmt::format("local{}", alloca.id));
+  return p;
+}
+
 void TaskEmitter::operator()(const ir::AllocaStmt& s) {
   ScalarKind k = s.type.scalar;
-  Place p;
-  if (plan_.shared_allocas.count(&s)) {
-    p = temps_place(&s, k);
-  } else {
-    Id vt = value_type(k);
-    p = Place{b_.function_variable(b_.type_pointer(spv::StorageClassFunction, vt)), k, vt, spv::StorageClassFunction};
-    b_.set_name(p.pointer, fmt::format("local{}", s.id));
-  }
+  Place p = plan_.shared_allocas.count(&s) ? temps_place(&s, k) : function_place(s);
   places_[&s] = p;
   store(p, constant(k, 0));  // zero each time the alloca executes
 }

@@ -208,6 +208,7 @@ void TaskEmitter::emit_imports() {
     ~EndImports() { flag = false; }
   } end_imports{emitting_import_};
   for (const ir::Stmt* a : task_.shared_allocas) places_[a] = temps_place(a, a->type.scalar);
+  for (const ir::Stmt* a : task_.private_allocas) places_[a] = function_place(*a);
   for (const Import& imp : task_.imports) {
     CurrentStmt scope(*this, imp.stmt);
     if (imp.from_temps)

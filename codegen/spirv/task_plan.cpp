@@ -7,6 +7,7 @@
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
+#include "ir/iteration_private.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 
@@ -256,6 +257,10 @@ class Planner {
     if (!done.insert(s).second) return;
     Task& task = plan_.tasks[t];
     if (ir::isa<ir::AllocaStmt>(s)) {
+      if (task.kind != TaskKind::serial && ir::iteration_private(*s)) {
+        task.private_allocas.push_back(s);
+        return;
+      }
       plan_.shared_allocas.insert(s);
       task.shared_allocas.push_back(s);
       slot_for(s);

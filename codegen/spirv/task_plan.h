@@ -5,7 +5,8 @@
 // task: pure ones (constants, arguments, arithmetic, addresses, and global loads whose memory
 // nothing writes in between) are recomputed at the task's entry; everything else is stored to
 // the `temps` buffer where it is defined and loaded at the entry of the tasks that use it.
-// Root allocas used by more than one task live in `temps` too.
+// Root allocas used by more than one task live in `temps` too, except in a parallel task that
+// only reads them after storing them in the same iteration: there each invocation has its own.
 //
 // A kernel in the offloaded stage (its root holds `offloaded` statements) keeps its tasks: each
 // serial, range_for or struct_for task is one planned task; listgen, gc and clear_list over
@@ -38,6 +39,7 @@ struct Task {
   std::vector<const ir::Stmt*> roots;                // root statements executed (parallel tasks: the loop)
   std::vector<Import> imports;                       // in root order, so operands come before their users
   std::vector<const ir::Stmt*> shared_allocas;       // root allocas of other tasks used here (in temps)
+  std::vector<const ir::Stmt*> private_allocas;      // root allocas each invocation keeps (ir/iteration_private.h)
   std::vector<const ir::AdStackAllocaStmt*> stacks;  // stack allocs inside the task, pre-order
 };
 

@@ -123,6 +123,12 @@ TEST(DumpSource, FrontendIrIsALocatedErrorNamingTheStage) {
   EXPECT_EQ(e.diagnostic().source_line, "  #@tmp0[] = 0");
 }
 
+TEST(DumpSource, AnAtSignInACommentIsNotFrontendIr) {
+  std::string_view text = "# calls @main_t0 (see // @x)\nkernel {\n  <i32> $0 = const 1 // @y\n}\n";
+  auto p = prepare_dump(text, "", "f.chi");
+  EXPECT_EQ(parse_kernel(p.parser_input(text), "f.chi")->root().size(), 1u);
+}
+
 TEST(DumpSource, TheLexerRefusesAFrontendStatementRatherThanDroppingItAsAComment) {
   auto e = error_of([] { parse_kernel("kernel {\n  #@tmp0[] = 0\n}\n", "f.chi"); });
   EXPECT_EQ(e.diagnostic().line, 2);

@@ -20,7 +20,7 @@ int cmd_compile_llvm(const CompileArgs& a) {
       "; ---- LLVM IR before optimization ({} task(s): {}) ----\n{}\n"
       "; ---- LLVM IR after optimization (O{}) ----\n{}",
       c.tasks.size(), fmt::join(c.tasks, ", "), c.ir_before, a.opt_level, c.ir_after);
-  if (a.output.empty()) {
+  if (a.output.empty() || a.output == "-") {  // "-": standard output, as for the other targets
     std::cout << text;
   } else {
     std::ofstream out(a.output);
