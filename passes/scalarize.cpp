@@ -85,7 +85,8 @@ class Scalarizer {
     std::vector<CellLoop> out;
     walk(k_.root(), [&](Stmt& s) {
       auto* loop = dyn_cast<StructForStmt>(&s);
-      if (!loop || k_.find_space(loop->space)) return;
+      if (!loop) return;
+      if (const IndexSpace* sp = k_.find_space(loop->space); sp && sp->shape) return;
       auto id = k_.find_field(loop->space);
       if (!id || k_.field(*id).tensor == 0) return;
       const Field& f = k_.field(*id);

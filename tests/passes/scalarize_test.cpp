@@ -203,7 +203,8 @@ kernel {
   $10 : struct for in v block_dim=adaptive {
     <i32> $11 = loop $10 index 0
     <*f32> $12 = global ptr [y], index [$11] activate=true
-    <f32> $13 = atomic add($12, $12)
+    <f32> $13 = global load $12
+    <f32> $14 = atomic add($12, $13)
   }
 }
 )");
