@@ -7,10 +7,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/assert.h"
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
 #include "ir/iteration_private.h"
 #include "ir/printer.h"
+#include "ir/type_uses.h"
 #include "ir/visitor.h"
 
 namespace pb::passes {
@@ -295,7 +297,11 @@ class Offloader {
 
 }  // namespace
 
-OffloadResult offload(Kernel& k, const OffloadOptions& options) { return Offloader(k, options).run(); }
+OffloadResult offload(Kernel& k, const OffloadOptions& options) {
+  PB_ASSERT(!first_type_use_outside(k, [](DataType t) { return !t.is_tensor(); }),
+            "offload takes scalar kernels: run scalarize first");
+  return Offloader(k, options).run();
+}
 
 PassInfo OffloadPass::info() {
   return declare_pass<OffloadPass>(

@@ -14,9 +14,9 @@
 //   instead (what they are computed from is carried); a copied field pointer no longer
 //   activates. Offsets are assigned in task order, each
 //   aligned to its size (at least 4 bytes).
-// Pre: a verified kernel before offloading (no task at the top level). A kernel that is all tasks
-// is left unchanged; a mix, or an autodiff stack used by another task, is a UserError.
-// Post: verified; runs as before (tasks run in order; values cross tasks only through memory).
+// Pre: a verified scalar kernel (run scalarize first) before offloading (no task at the top level). A kernel that is
+// all tasks is left unchanged; a mix, or an autodiff stack used by another task, is a UserError. Post: verified; runs
+// as before (tasks run in order; values cross tasks only through memory).
 #pragma once
 
 #include "passes/pass.h"

@@ -54,8 +54,10 @@ PipelineRun run_pipeline(ir::Kernel& k, const Pipeline& pipeline, const RunOptio
     try {
       if (!entry.info->takes_tensors)
         if (auto use = ir::first_type_use_outside(k, [](ir::DataType t) { return !t.is_tensor(); }))
-          throw UserError(fmt::format("{} runs on scalar kernels, and this one uses a tensor type: {}", rec.pass, *use),
-                          "run the scalarize pass before it (e.g. --passes=scalarize,reverse_ad)");
+          throw UserError(
+              fmt::format("{} runs on scalar kernels, and this one uses a tensor type: {}", rec.pass, *use),
+              "put the scalarize pass first in the pipeline: `scalarize,reverse_ad`, `scalarize,forward_ad`, "
+              "`scalarize,check_global_access`");
       PassResult r = pass->run(k, entry.options);
       rec.changed = r.changed;
       rec.stats = std::move(r.stats);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -44,6 +45,7 @@ class Scalarizer {
       if (touches_tensor(s)) order.push_back(&s);
     });
     for (Stmt* s : order) check(*s);
+    std::vector<CellLoop> cell_loops = struct_fors_over_cells();
     for (size_t i = 0; i < k_.fields().size(); ++i) {
       Field& f = k_.field(static_cast<FieldId>(i));
       if (f.tensor == 0) continue;
@@ -52,6 +54,7 @@ class Scalarizer {
       f.tensor = 0;
       ++r_.fields;
     }
+    for (const CellLoop& c : cell_loops) keep_walking_cells(c);
     for (ArgDecl& a : k_.args) {
       if (a.tensor == 0) continue;
       a.ndim += static_cast<int>(tensor_shape(a.tensor).size());
@@ -70,6 +73,42 @@ class Scalarizer {
  private:
   [[noreturn]] void refuse(const Stmt& s, const std::string& why, const std::string& remedy) const {
     throw UserError(fmt::format("scalarize: `{}`: {}", print_stmt(s, k_), why), remedy);
+  }
+
+  // A struct for over a tensor field walks its cells (the interpreter strips the cell's dimensions
+  // from the field's shape); found before the fields change.
+  struct CellLoop {
+    StructForStmt* loop;
+    Shape cells;  // the field's shape, without the tensor's dimensions
+  };
+  std::vector<CellLoop> struct_fors_over_cells() const {
+    std::vector<CellLoop> out;
+    walk(k_.root(), [&](Stmt& s) {
+      auto* loop = dyn_cast<StructForStmt>(&s);
+      if (!loop) return;
+      if (const IndexSpace* sp = k_.find_space(loop->space); sp && sp->shape) return;
+      auto id = k_.find_field(loop->space);
+      if (!id || k_.field(*id).tensor == 0) return;
+      const Field& f = k_.field(*id);
+      if (!f.shape)
+        refuse(s,
+               fmt::format("a struct for over the cells of tensor field '{}', whose shape is not declared, is not "
+                           "scalarized (its cells' elements become dimensions of the field)",
+                           f.name),
+               fmt::format("declare the field in the header (`field {} : {}[N]`)", f.name, to_string(f.cell_type())));
+      out.push_back({loop, *f.shape});
+    });
+    return out;
+  }
+  // Once the cells' elements are dimensions of the field, the loop walks a new declared space of
+  // the cells' shape, `dense v.cells : [N]`.
+  void keep_walking_cells(const CellLoop& c) {
+    auto [made, fresh] = cell_spaces_.try_emplace(c.loop->space, c.loop->space + ".cells");
+    if (fresh) {
+      while (k_.find_space(made->second) || k_.find_field(made->second)) made->second += "_";
+      k_.spaces.push_back({made->second, c.cells, true});
+    }
+    c.loop->space = made->second;
   }
 
   // Everything scalarize cannot rewrite, found before anything changes.
@@ -288,6 +327,7 @@ class Scalarizer {
   std::unordered_map<const Stmt*, std::vector<Stmt*>> values_;    // tensor value -> its elements
   std::unordered_map<const Stmt*, std::vector<Stmt*>> pointers_;  // pointer to a tensor -> per element
   std::vector<Stmt*> doomed_;                                     // in pre-order
+  std::unordered_map<std::string, std::string> cell_spaces_;      // tensor field -> the space of its cells
 };
 
 }  // namespace

@@ -11,10 +11,12 @@
 //   `shift ptr` with a constant offset name one element; a `shift ptr` with a variable offset into
 //   a field or ndarray cell computes the element's indices from the offset (div/mod by the cell's
 //   extents); `matrix of global ptr` / `matrix of matrix ptr` are their element pointers; a tensor
-//   global temporary becomes one temporary per element (consecutive offsets).
+//   global temporary becomes one temporary per element (consecutive offsets). A struct for over a
+//   tensor field keeps walking its cells: it walks a new space of their shape (`dense v.cells : [N]`).
 // Refused with a located error (the kernel is left unchanged): a variable offset into a local tensor,
 // a bit cast of a tensor, a tensor argument passed by value, a tensor through the SNode access chain,
-// and any other statement with a tensor operand (print, stack, return...).
+// a struct for over the cells of a tensor field of undeclared shape, and any other statement with a
+// tensor operand (print, stack, return...).
 // Pre: a verified kernel. Post: verified; no statement, field or argument has a tensor type; the
 // kernel computes the same values.
 #pragma once

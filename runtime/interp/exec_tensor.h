@@ -17,7 +17,6 @@ struct TensorContext {
   std::vector<char>& defined;      // by slot
   std::vector<ir::Value*>& ptrs;   // by slot
   const std::string& label;        // `kernel "name"`, for errors
-  bool check_global_access = false;
 };
 
 // Runs `op` (op.tensor is set). Throws UserError, naming the statement, for what has no meaning

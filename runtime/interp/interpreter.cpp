@@ -11,6 +11,7 @@
 #include "ir/diagnostic.h"
 #include "ir/eval.h"
 #include "ir/printer.h"
+#include "ir/type_uses.h"
 #include "ir/visitor.h"
 #include "runtime/interp/access_check.h"
 #include "runtime/interp/decision_trace.h"
@@ -44,6 +45,11 @@ class Interpreter {
 
   RunResult run() {
     detail::check_runnable(k_, kernel_label());
+    if (opt_.check_global_access)
+      if (auto use = ir::first_type_use_outside(k_, [](ir::DataType t) { return !t.is_tensor(); }))
+        throw UserError(fmt::format("the global-access check tracks scalar elements, and {} uses a tensor type: {}",
+                                    kernel_label(), *use),
+                        "run the scalarize pass first (`passbench run --check-global-access` does)");
     prog_ = detail::compile(k_, st_, opt_.f64);
     bind_memory();
     capacities_.bind(k_, st_, field_bufs_);
@@ -111,7 +117,7 @@ class Interpreter {
       tick(op);
       if (op.tensor) {
         std::string label = kernel_label();
-        detail::TensorContext ctx{k_, values_, defined_, ptrs_, label, opt_.check_global_access};
+        detail::TensorContext ctx{k_, values_, defined_, ptrs_, label};
         detail::exec_tensor(op, ctx);
         continue;
       }

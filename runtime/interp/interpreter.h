@@ -43,7 +43,8 @@ struct RunOptions {
   // failing), to measure how deep they get.
   bool unsized_stacks_unlimited = false;
   // Refuse writing an element of a differentiable field (one with a gradient field) or float
-  // ndarray that was read earlier in the launch (runtime/interp/access_check.h).
+  // ndarray that was read earlier in the launch (runtime/interp/access_check.h). Scalar kernels
+  // only: a tensor kernel is refused (scalarize it first).
   bool check_global_access = false;
 };
 

@@ -15,6 +15,7 @@
 #include "ir/diagnostic.h"
 #include "ir/dump_source.h"
 #include "ir/json.h"
+#include "ir/type_uses.h"
 #include "pass_test_util.h"
 #include "passes/pass_manager.h"
 #include "runtime/interp/interpreter.h"
@@ -25,6 +26,12 @@ namespace pb::test {
 // something the caller counts apart (offload carrying values between tasks).
 enum class Change { none, some, notable };
 using Transform = std::function<Change(ir::Kernel&)>;
+
+// Whether `k` uses a tensor type: passes without `takes_tensors` get only scalar kernels (the pass
+// manager refuses the others), so a transform calling such a pass directly leaves them alone.
+inline bool has_tensor_type(const ir::Kernel& k) {
+  return ir::first_type_use_outside(k, [](ir::DataType t) { return !t.is_tensor(); }).has_value();
+}
 
 struct Tally {
   int compared = 0;

@@ -159,3 +159,87 @@ TEST(Scalarize, OtherPassesRefuseTensorKernelsAndNameScalarize) {
   for (const auto& rec : ok.records) EXPECT_EQ(rec.failure, "") << rec.pass;
   EXPECT_FALSE(has_tensor(*k));
 }
+
+TEST(Scalarize, TheRunTimeGlobalAccessCheckTakesTheScalarizedKernel) {
+  // kRunnable reads v[i] as a tensor and then adds into one of its elements through a shift ptr.
+  auto k = test::parse(kRunnable);
+  runtime::RunOptions check;
+  check.check_global_access = true;
+  runtime::State native = runtime::make_state(*k, runnable_inputs());
+  try {
+    runtime::run_kernel(*k, native, check);
+    FAIL() << "the check ran a tensor kernel, whose tensor accesses it does not track";
+  } catch (const UserError& e) {
+    EXPECT_NE(e.diagnostic().message.find("uses a tensor type"), std::string::npos) << e.diagnostic().message;
+    EXPECT_NE(e.diagnostic().remedy.find("scalarize"), std::string::npos) << e.diagnostic().remedy;
+  }
+  passes::scalarize(*k);
+  runtime::State scalar = runtime::make_state(*k, runnable_inputs());
+  try {
+    runtime::run_kernel(*k, scalar, check);
+    FAIL() << "no violation found in\n" << test::print(*k);
+  } catch (const UserError& e) {
+    EXPECT_NE(e.diagnostic().message.find("field 'v', element [0, 0, 0], is written after it was read"),
+              std::string::npos)
+        << e.diagnostic().message;
+  }
+}
+
+TEST(Scalarize, AStructForOverATensorFieldKeepsWalkingItsCells) {
+  // Walking v : f32[4, 3] would run each cell's body three times (y three times too big).
+  auto k = test::parse(R"(field v : [Tensor (3) f32][4] grad v_grad
+field y : f32[4] grad y_grad
+kernel {
+  $1 : struct for in v block_dim=adaptive {
+    <i32> $2 = loop $1 index 0
+    <*[Tensor (3) f32]> $3 = global ptr [v], index [$2] activate=true
+    <[Tensor (3) f32]> $4 = global load $3
+    <f32> $5 = get_element($4, 0)
+    <f32> $6 = get_element($4, 2)
+    <f32> $7 = mul $5 $6
+    <*f32> $8 = global ptr [y], index [$2] activate=true
+    <f32> $9 = atomic add($8, $7)
+  }
+  $10 : struct for in v block_dim=adaptive {
+    <i32> $11 = loop $10 index 0
+    <*f32> $12 = global ptr [y], index [$11] activate=true
+    <f32> $13 = global load $12
+    <f32> $14 = atomic add($12, $13)
+  }
+}
+)");
+  auto inputs =
+      nlohmann::json::parse(R"({"fields": {"v": {"data": [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]]}}})");
+  nlohmann::json before = run(*k, inputs);
+  EXPECT_EQ(before["fields"]["y"]["data"], nlohmann::json({6.0, 48.0, 126.0, 240.0}));
+  passes::scalarize(*k);
+  EXPECT_EQ(test::verify_text(*k), "");
+  std::string text = test::print(*k);
+  EXPECT_NE(text.find("dense v.cells : [4]"), std::string::npos) << text;
+  EXPECT_NE(text.find("$1 : struct for in v.cells"), std::string::npos) << text;
+  EXPECT_NE(text.find("$10 : struct for in v.cells"), std::string::npos) << text;
+  EXPECT_EQ(run(*k, inputs).dump(), before.dump()) << text;
+}
+
+TEST(Scalarize, RefusesAStructForOverATensorFieldOfUnknownShape) {
+  // No header: v is inferred from its pointer's hint, its shape comes with the inputs.
+  const char* text = R"(kernel {
+  $1 : struct for in v block_dim=adaptive {
+    <i32> $2 = loop $1 index 0
+    <*[Tensor (2) f32]> $3 = global ptr [v], index [$2] activate=true
+    <[Tensor (2) f32]> $4 = global load $3
+    $5 : global store [$3 <- $4]
+  }
+}
+)";
+  auto k = test::parse(text);
+  try {
+    passes::scalarize(*k);
+    FAIL() << "scalarize accepted a struct for over the cells of a field of unknown shape";
+  } catch (const UserError& e) {
+    EXPECT_NE(e.diagnostic().message.find("tensor field 'v', whose shape is not declared"), std::string::npos)
+        << e.diagnostic().message;
+    EXPECT_NE(e.diagnostic().remedy.find("field v : [Tensor (2) f32][N]"), std::string::npos) << e.diagnostic().remedy;
+  }
+  EXPECT_EQ(test::print(*k), text);
+}

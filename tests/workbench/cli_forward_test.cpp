@@ -137,6 +137,60 @@ TEST(CliAdjointcheck, NothingTouchedFails) {
   EXPECT_NE(r.out.find("nothing was checked"), std::string::npos) << r.out;
 }
 
+// v : [Tensor (2) f32][4]: v[i][1] = v[i][0], reading the whole cell v[i] (a tensor load and
+// get_element) or only its element 0 (a shift ptr), and writing element 1 through a shift ptr.
+std::string tensor_cell_write(bool whole_cell) {
+  std::string read = whole_cell ? R"(    <[Tensor (2) f32]> $7 = global load $6
+    <f32> $8 = get_element($7, 0)
+)"
+                                : R"(    <*f32> $7 = shift ptr [$6 + $0]
+    <f32> $8 = global load $7
+)";
+  return R"(field v : [Tensor (2) f32][4] grad v_grad
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  <i32> $2 = const 1
+  $3 : for in range($0, $1) block_dim=adaptive {
+    <i32> $4 = loop $3 index 0
+    <*[Tensor (2) f32]> $6 = global ptr [v], index [$4] activate=true
+)" + read +
+         R"(    <*f32> $9 = shift ptr [$6 + $2]
+    $10 : global store [$9 <- $8]
+  }
+}
+)";
+}
+
+TEST(CliCheckGlobalAccess, ATensorKernelIsCheckedScalarized) {
+  auto in = write_temp("ga_tensor_inputs.json", R"({"fields": {"v": {"data": [[1, 2], [3, 4], [5, 6], [7, 8]]}}})");
+  // The whole cell read, then element 1 written: element [0, 1] of the scalarized field.
+  auto whole = write_temp("ga_tensor_whole.chi", tensor_cell_write(true));
+  auto r = run_cli("run " + whole + " --check-global-access --inputs " + in);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("field 'v', element [0, 1], is written after it was read"), std::string::npos) << r.err;
+  // Element 0 read, element 1 written: never the same element.
+  auto apart = run_cli("run " + write_temp("ga_tensor_apart.chi", tensor_cell_write(false)) +
+                       " --check-global-access --inputs " + in);
+  EXPECT_EQ(apart.exit_code, 0) << apart.err;
+  auto values = nlohmann::json::parse(apart.out);
+  EXPECT_EQ(values["fields"]["v"]["data"], nlohmann::json({1.0, 1.0, 3.0, 3.0, 5.0, 5.0, 7.0, 7.0}));
+}
+
+TEST(CliJvpcheck, TensorKernelsGoThroughScalarize) {
+  auto f = write_temp("jvp_tensor.chi", tensor_cell_write(false));
+  auto in = write_temp("jvp_tensor_inputs.json", R"({"fields": {"v": {"data": [[1, 2], [3, 4], [5, 6], [7, 8]]}}})");
+  auto refused = run_cli("jvpcheck " + f + " --inputs " + in);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("`scalarize,forward_ad`"), std::string::npos) << refused.err;
+  auto r = run_cli("jvpcheck " + f + " --passes=scalarize,forward_ad --wrt v --out v --inputs " + in);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("jvpcheck: PASS: 64 element(s), 64 compared"), std::string::npos) << r.out;
+  auto adj = run_cli("adjointcheck " + f +
+                     " --forward-passes=scalarize,forward_ad --reverse-passes=scalarize,reverse_ad --inputs " + in);
+  EXPECT_EQ(adj.exit_code, 0) << adj.out << adj.err;
+}
+
 TEST(CliCheckGlobalAccess, FirstViolatingWriteNamesElementAndIterations) {
   // y[i] = y[i] * y[i]: read, then written.
   std::string k = unary("mul");

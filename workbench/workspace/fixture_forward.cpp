@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/type_uses.h"
 #include "workbench/workspace/fixture_replay.h"
 #include "workbench/workspace/forward.h"
 #include "workbench/workspace/replay.h"
@@ -91,18 +92,22 @@ void forward_checks(const ir::Kernel& forward, const std::string& pipeline, cons
 }
 
 // "global_access": the global data access rule checked both ways on the kernel as written. Static:
-// the check_global_access pass ("refused" when it rejects the kernel, else "violation" for a
-// proven finding, "maybe", or "fine"). Dynamic: a run with check_global_access on the fixture's
-// inputs ("violation" or "fine"). A dynamic violation the static check calls fine is a failure.
+// the check_global_access pass, after scalarize for a tensor kernel ("refused" when it rejects the
+// kernel, else "violation" for a proven finding, "maybe", or "fine"). Dynamic: a run with
+// check_global_access on the fixture's inputs ("violation" or "fine"). A dynamic violation the
+// static check calls fine is a failure.
 void global_access_checks(const ir::Kernel& k, const ordered_json& fx, const fs::path& dir, Replay& r) {
   nlohmann::json out;
   passes::RunOptions opts;
   opts.capture_ir = false;
-  auto rr = workbench::replay(k.clone(), "check_global_access", opts);
-  if (rr.run.failed) {
+  bool tensor = ir::first_type_use_outside(k, [](ir::DataType t) { return !t.is_tensor(); }).has_value();
+  auto rr = workbench::replay(k.clone(), tensor ? "scalarize,check_global_access" : "check_global_access", opts);
+  if (rr.run.failed && rr.run.records.at(rr.run.failed_index).pass != "check_global_access") {
+    throw UserError(rr.run.records.at(rr.run.failed_index).failure);
+  } else if (rr.run.failed) {
     out["static"] = "refused";
   } else {
-    const auto& stats = rr.run.records.front().stats;
+    const auto& stats = rr.run.records.back().stats;
     out["static"] = stats.at("proven") > 0 ? "violation" : stats.at("maybe") > 0 ? "maybe" : "fine";
   }
   RunRequest req;

@@ -110,11 +110,21 @@ std::string_view backend_name(Backend b) {
 
 runtime::RunResult run_on_backend(Backend backend, const ir::Kernel& k, runtime::State& state,
                                   const runtime::RunOptions& options) {
-  // The compiling backends take scalar kernels: a tensor kernel runs scalarized, as the reference's
-  // code generators do (the same state: a tensor cell's elements are its field's last dimensions).
-  if (backend != Backend::interp && ir::first_type_use_outside(k, [](ir::DataType t) { return !t.is_tensor(); })) {
+  // The compiling backends and the dynamic global-access check take scalar kernels: a tensor kernel
+  // runs scalarized, as the reference's code generators do (the same state: a tensor cell's
+  // elements are its field's last dimensions).
+  bool scalar_only = backend != Backend::interp || options.check_global_access;
+  if (scalar_only && ir::first_type_use_outside(k, [](ir::DataType t) { return !t.is_tensor(); })) {
     auto scalar = k.clone();
-    passes::scalarize(*scalar);
+    try {
+      passes::scalarize(*scalar);
+    } catch (const UserError& e) {
+      Diagnostic d = e.diagnostic();
+      d.message =
+          fmt::format("{} runs the kernel scalarized: {}",
+                      backend == Backend::interp ? "the global-access check" : backend_name(backend), d.message);
+      throw UserError(d);
+    }
     return run_on_backend(backend, *scalar, state, options);
   }
   switch (backend) {
