@@ -278,7 +278,7 @@ struct Reader {
       need(2);
       s = std::make_unique<WhileControlStmt>(ops[0], ops[1]);
     } else if (kind == "continue") {
-      s = std::make_unique<ContinueStmt>();
+      s = std::make_unique<ContinueStmt>(j.contains("scoped") && get<bool>(j, "scoped", path));
     } else if (kind == "stack_alloc") {
       auto a = std::make_unique<AdStackAllocaStmt>(type.scalar, get_int(j, "max_size", path, 0, INT32_MAX));
       if (j.contains("size")) {

@@ -180,7 +180,9 @@ struct Writer {
   void attributes(const GlobalStoreStmt&, json&) const {}
   void attributes(const TernaryOpStmt&, json&) const {}
   void attributes(const WhileControlStmt&, json&) const {}
-  void attributes(const ContinueStmt&, json&) const {}
+  void attributes(const ContinueStmt& s, json& j) const {
+    if (s.scoped) j["scoped"] = true;
+  }
   void attributes(const AdStackPushStmt&, json&) const {}
   void attributes(const AdStackPopStmt&, json&) const {}
   void attributes(const AdStackLoadTopStmt&, json&) const {}

@@ -243,16 +243,20 @@ void Parser::parse_container_body(Stmt& s) {
   ++depth_;
   const auto* task = dyn_cast<OffloadedStmt>(&s);
   bool loop = isa<RangeForStmt>(&s) || isa<StructForStmt>(&s) || (task && task->is_loop_task());
+  const bool scope = loop || isa<WhileStmt>(&s);
   if (loop) open_loops_.push_back(&s);
+  if (scope) open_scopes_.push_back(&s);
   struct Leave {
     int& depth;
     std::vector<Stmt*>& loops;
-    bool popped;
+    std::vector<Stmt*>& scopes;
+    bool loop, scope;
     ~Leave() {
       --depth;
-      if (popped) loops.pop_back();
+      if (loop) loops.pop_back();
+      if (scope) scopes.pop_back();
     }
-  } leave{depth_, open_loops_, loop};
+  } leave{depth_, open_loops_, open_scopes_, loop, scope};
   if (auto* t = dyn_cast<OffloadedStmt>(&s)) {
     parse_task_blocks(*t, legacy_task_brace_);
     return;

@@ -58,6 +58,7 @@ class Parser {
   int depth_ = 0;                   // blocks open around the statement being read
   bool legacy_task_brace_ = false;  // the last offloaded line ended in `{` (Taichi <= 0.6)
   std::vector<Stmt*> open_loops_;   // for loops and loop tasks around the statement being read
+  std::vector<Stmt*> open_scopes_;  // the same and while loops: what a `continue` may continue
   std::unordered_map<int, Stmt*> ids_;
   std::vector<Stmt*> unnamed_;  // prints carry no number; they get fresh ones after the whole file
   std::unordered_map<const Stmt*, Stmt*> loop_vars_;  // Taichi 0.5 range fors and their variable

@@ -132,11 +132,27 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
   bool separator = cur_.try_consume("=") || cur_.try_consume(":");
   if (!separator && !cur_.try_keyword("continue")) cur_.fail("expected '=' or ':' after the statement number");
   if (!separator) {  // `$N continue`, optionally `(scope=$S)`
+    bool scoped = false;
     if (cur_.try_consume("(")) {
-      cur_.read_until(")", "a scope");
-      cur_.expect(")");
+      cur_.skip_blanks();
+      if (!cur_.try_keyword("scope")) cur_.fail("expected `scope=$N` after `continue (`");
+      cur_.expect("=", "after `scope`");
+      cur_.skip_blanks();
+      size_t scope_pos = cur_.pos();
+      int scope = cur_.read_ref();
+      cur_.expect(")", "to close the scope");
+      // The reference sets the scope to the loop the continue skips; one of its printers printed
+      // the continue's own number there instead.
+      const Stmt* innermost = open_scopes_.empty() ? nullptr : open_scopes_.back();
+      if (innermost && innermost->id >= 0 && scope != innermost->id && scope != id)
+        cur_.fail_at(scope_pos,
+                     fmt::format("`continue (scope=${})`: the innermost loop around it is ${}, and a continue "
+                                 "skips the rest of that loop's body",
+                                 scope, innermost->id),
+                     fmt::format("write `(scope=${})`, or restructure the loops", innermost->id));
+      scoped = true;
     }
-    auto s = std::make_unique<ContinueStmt>();
+    auto s = std::make_unique<ContinueStmt>(scoped);
     s->id = id;
     ids_[id] = s.get();
     k_.note_id(id);

@@ -125,7 +125,14 @@ struct LineBody {
   std::string operator()(const WhileControlStmt& s) const {
     return fmt::format(" : while control {}, {}", s.has_mask() ? name(s.mask()) : "nullptr", name(s.cond()));
   }
-  std::string operator()(const ContinueStmt&) const { return " continue"; }
+  std::string operator()(const ContinueStmt& s) const {
+    if (s.scoped)
+      for (const Stmt* p = s.parent_stmt(); p; p = p->parent_stmt()) {
+        const auto* task = dyn_cast<OffloadedStmt>(p);
+        if (is_loop(p->kind()) || (task && task->is_loop_task())) return fmt::format(" continue (scope={})", name(p));
+      }
+    return " continue";
+  }
   std::string operator()(const AdStackAllocaStmt& s) const {
     if (s.size) return fmt::format(" = stack alloc (max_size={}, size={})", s.max_size, to_string(*s.size));
     return fmt::format(" = stack alloc (max_size={})", s.max_size);

@@ -251,10 +251,13 @@ class WhileControlStmt : public StmtOf<WhileControlStmt, StmtKind::WhileControl>
   Stmt* cond() const { return operand(num_operands() - 1); }
 };
 
-// Skips the rest of the innermost enclosing loop body.
+// Skips the rest of the innermost enclosing loop body. `scoped`: printed with the reference's
+// `(scope=$L)`, L that loop (a range for, struct for, while or loop task).
 class ContinueStmt : public StmtOf<ContinueStmt, StmtKind::Continue> {
  public:
   ContinueStmt() = default;
+  explicit ContinueStmt(bool scoped_) : scoped(scoped_) {}
+  bool scoped = false;
 };
 
 // A per-thread autodiff stack of (primal, adjoint) entries. max_size 0 means "adaptive": to be

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/diagnostic.h"
+#include "ir/json.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
@@ -276,6 +277,34 @@ TEST(ParserModern, WhileControlAndContinue) {
   EXPECT_TRUE(isa<ContinueStmt>(s[4]));
   EXPECT_EQ(s[4]->id, 4);
   EXPECT_EQ(s[4]->parent_stmt(), w);
+}
+
+TEST(ParserModern, AContinueKeepsItsScope) {
+  // As the reference prints it: the scope is the loop the continue skips, here a while inside a
+  // range for; it follows the loop through renumbering and JSON.
+  const std::string body =
+      "  <i32> $0 = const 0\n  <i32> $1 = const 4\n  $2 : for in range($0, $1) block_dim=adaptive {\n"
+      "    $3 continue (scope=$2)\n    $4 : while true {\n      $5 continue (scope=$4)\n    }\n    $6 continue\n  }\n";
+  auto k = parse_canonical(kernel_text(body));
+  EXPECT_TRUE(dyn_cast<ContinueStmt>(stmts(*k)[3])->scoped);
+  EXPECT_FALSE(dyn_cast<ContinueStmt>(stmts(*k)[6])->scoped);
+  EXPECT_EQ(print_kernel(*from_json(to_json(*k))), kernel_text(body));
+  // One printer printed the continue's own number as its scope; read as the loop it skips.
+  auto own = parse(kernel_text("  $0 : while true {\n    $1 continue (scope=$1)\n  }\n"));
+  EXPECT_EQ(print_kernel(*own), kernel_text("  $0 : while true {\n    $1 continue (scope=$0)\n  }\n"));
+}
+
+TEST(ParserModern, AContinueScopeOtherThanItsLoopIsALocatedError) {
+  try {
+    parse(
+        kernel_text("  <i32> $0 = const 0\n  $1 : for in range($0, $0) block_dim=adaptive {\n"
+                    "    $2 : while true {\n      $3 continue (scope=$1)\n    }\n  }\n"));
+    FAIL() << "accepted a continue scoped to an outer loop";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.diagnostic().line, 5);
+    EXPECT_NE(e.diagnostic().message.find("the innermost loop around it is $2"), std::string::npos)
+        << e.diagnostic().message;
+  }
 }
 
 TEST(ParserModern, TheSixStackStatements) {
