@@ -88,6 +88,14 @@ void check_loop_name(const std::string& v, const std::string& path) {
       bad(path + ".loop_name", fmt::format("\"{}\" is not a word (letters, digits, '_', '.')", v));
 }
 
+// A mesh element type (`verts`, `edges`, `faces`, `cells`).
+MeshElement mesh_element_of(const json& j, const char* key, const std::string& path) {
+  auto v = get<std::string>(j, key, path);
+  auto e = mesh_element_from_name(v);
+  if (!e) bad(path + "." + key, fmt::format("unknown mesh element type '{}' (verts, edges, faces, cells)", v));
+  return *e;
+}
+
 struct Reader {
   Kernel& k;
   std::unordered_map<int, Stmt*> ids;
@@ -111,13 +119,15 @@ struct Reader {
         block(a[i].at("then"), *f->true_block, p + ".then", depth + 1);
         if (a[i].contains("else")) block(a[i]["else"], f->ensure_false_block(), p + ".else", depth + 1);
       } else if (auto* t = dyn_cast<OffloadedStmt>(raw)) {
-        std::unique_ptr<Block>* slots[] = {&t->tls_prologue, &t->bls_prologue, &t->body, &t->bls_epilogue,
-                                           &t->tls_epilogue};
+        std::unique_ptr<Block>* slots[] = {&t->tls_prologue, &t->mesh_prologue, &t->bls_prologue,
+                                           &t->body,         &t->bls_epilogue,  &t->tls_epilogue};
         for (size_t j = 0; j < std::size(slots); ++j) {
           if (!a[i].contains(kTaskBlockKeys[j])) {
-            if (j != 2) slots[j]->reset();
+            if (slots[j] != &t->body) slots[j]->reset();
             continue;
           }
+          if (slots[j] == &t->mesh_prologue && t->task != TaskType::mesh_for)
+            bad(p + ".mesh_prologue", "only a mesh_for task has a body prologue");
           if (!*slots[j]) *slots[j] = std::make_unique<Block>(raw);
           block(a[i][kTaskBlockKeys[j]], **slots[j], p + "." + kTaskBlockKeys[j], depth + 1);
         }
@@ -166,8 +176,13 @@ struct Reader {
     t->loop_name = get_or<std::string>(j, "loop_name", "", path);
     check_loop_name(t->loop_name, path);
     t->gdw_level = j.contains("gdw_level") ? static_cast<int>(get_int(j, "gdw_level", path, -1, INT32_MAX)) : -1;
+    const bool mesh = *task == TaskType::mesh_for;
+    if (mesh || j.contains("mesh_from")) t->mesh_from = mesh_element_of(j, "mesh_from", path);
+    if (j.contains("mesh_to")) t->mesh_to = mesh_element_of(j, "mesh_to", path);
+    if (mesh || j.contains("num_patches"))
+      t->num_patches = static_cast<int>(get_int(j, "num_patches", path, 0, INT32_MAX));
     // JSON carries exactly what the text form of this task type prints, so both read the same kernels.
-    if (*task != TaskType::serial && *task != TaskType::range_for && t->snode.empty())
+    if (*task != TaskType::serial && *task != TaskType::range_for && *task != TaskType::mesh_for && t->snode.empty())
       bad(path, fmt::format("a {} task needs \"snode\"", name));
     if (*task == TaskType::listgen && t->parent_snode.empty()) bad(path, "a listgen task needs \"parent_snode\"");
     if (const char* what = t->uncarried_attribute())
@@ -422,6 +437,35 @@ struct Reader {
       s = std::make_unique<BitStructStoreStmt>(ops[0], std::move(ch_ids),
                                                std::vector<Stmt*>(ops.begin() + 1, ops.end()),
                                                get_or<bool>(j, "atomic", false, path));
+    } else if (kind == "external_tensor_base_ptr") {
+      std::vector<int> arg_id;
+      for (int64_t a : get_int_list(j, "arg_id", path, 0, kMaxArgIndex)) arg_id.push_back(static_cast<int>(a));
+      if (arg_id.empty()) bad(path + ".arg_id", "names no argument");
+      if (!type.pointer || type.gen) bad(path, "external_tensor_base_ptr needs a pointer type such as *f32");
+      s = std::make_unique<ExternalTensorBasePtrStmt>(std::move(arg_id), get_or<bool>(j, "is_grad", false, path), type);
+    } else if (kind == "mesh_for") {
+      auto f = std::make_unique<MeshForStmt>(mesh_element_of(j, "from", path), std::nullopt,
+                                             get_or<std::string>(j, "scratch_pad", "none", path));
+      if (j.contains("to")) f->to = mesh_element_of(j, "to", path);
+      check_token(f->scratch_pad, "{/", path + ".scratch_pad");
+      s = std::move(f);
+    } else if (kind == "mesh_relation_access") {
+      if (ops.empty() || ops.size() > 2) bad(path, "mesh_relation_access takes an element and an optional neighbor");
+      s = std::make_unique<MeshRelationAccessStmt>(ops[0], mesh_element_of(j, "to", path),
+                                                   ops.size() > 1 ? ops[1] : nullptr);
+    } else if (kind == "mesh_index_conversion") {
+      need(1);
+      auto key = get<std::string>(j, "conversion", path);
+      std::optional<MeshConversion> c;
+#define PB_X(n, text) \
+  if (key == #n) c = MeshConversion::n;
+      PB_MESH_CONVERSIONS(PB_X)
+#undef PB_X
+      if (!c) bad(path + ".conversion", fmt::format("unknown mesh index conversion '{}'", key));
+      s = std::make_unique<MeshIndexConversionStmt>(*c, mesh_element_of(j, "element", path), ops[0]);
+    } else if (kind == "mesh_patch_index") {
+      need(0);
+      s = std::make_unique<MeshPatchIndexStmt>();
     } else if (kind == "matrix_init") {
       if (ops.empty()) bad(path, "a tensor value needs at least one element");
       s = std::make_unique<MatrixInitStmt>(ops, type);

@@ -16,7 +16,7 @@ nlohmann::json to_json(const Kernel& k);
 std::unique_ptr<Kernel> from_json(const nlohmann::json& j);
 
 // The JSON keys of an offloaded task's blocks, in OffloadedStmt::blocks() order (both halves).
-inline constexpr const char* kTaskBlockKeys[] = {"tls_prologue", "bls_prologue", "body", "bls_epilogue",
-                                                 "tls_epilogue"};
+inline constexpr const char* kTaskBlockKeys[] = {"tls_prologue", "mesh_prologue", "bls_prologue",
+                                                 "body",         "bls_epilogue",  "tls_epilogue"};
 
 }  // namespace pb::ir

@@ -107,7 +107,12 @@ struct Writer {
     j["block_dim"] = s.block_dim;
     if (!s.snode.empty()) j["snode"] = s.snode;
     if (!s.parent_snode.empty()) j["parent_snode"] = s.parent_snode;
-    if (s.task == TaskType::struct_for) j["bls"] = s.bls;
+    if (s.task == TaskType::struct_for || s.task == TaskType::mesh_for) j["bls"] = s.bls;
+    if (s.task == TaskType::mesh_for) {
+      j["mesh_from"] = mesh_element_name(s.mesh_from);
+      if (s.mesh_to) j["mesh_to"] = mesh_element_name(*s.mesh_to);
+      j["num_patches"] = s.num_patches;
+    }
     if (!s.loop_name.empty()) j["loop_name"] = s.loop_name;
     if (s.gdw_level >= 0) j["gdw_level"] = s.gdw_level;
     auto blocks = s.blocks();
@@ -170,7 +175,23 @@ struct Writer {
     j["fields"] = names;
     j["activate"] = s.activate;
   }
+  void attributes(const ExternalTensorBasePtrStmt& s, json& j) const {
+    j["arg_id"] = s.arg_id;
+    j["is_grad"] = s.is_grad;
+  }
+  void attributes(const MeshForStmt& s, json& j) const {
+    j["from"] = mesh_element_name(s.from);
+    if (s.to) j["to"] = mesh_element_name(*s.to);
+    j["scratch_pad"] = s.scratch_pad;
+    j["body"] = block(*s.body);
+  }
+  void attributes(const MeshRelationAccessStmt& s, json& j) const { j["to"] = mesh_element_name(s.to); }
+  void attributes(const MeshIndexConversionStmt& s, json& j) const {
+    j["conversion"] = mesh_conversion_key(s.conversion);
+    j["element"] = mesh_element_name(s.element);
+  }
   // Kinds with no attributes beyond id, type and operands.
+  void attributes(const MeshPatchIndexStmt&, json&) const {}
   void attributes(const MatrixInitStmt&, json&) const {}
   void attributes(const MatrixPtrStmt&, json&) const {}
   void attributes(const MatrixOfMatrixPtrStmt&, json&) const {}

@@ -242,7 +242,8 @@ void Parser::parse_block(Block& b) {
 void Parser::parse_container_body(Stmt& s) {
   ++depth_;
   const auto* task = dyn_cast<OffloadedStmt>(&s);
-  bool loop = isa<RangeForStmt>(&s) || isa<StructForStmt>(&s) || (task && task->is_loop_task());
+  bool loop = isa<RangeForStmt>(&s) || isa<StructForStmt>(&s) || isa<MeshForStmt>(&s) ||
+              (task && (task->is_loop_task() || task->task == TaskType::mesh_for));
   const bool scope = loop || isa<WhileStmt>(&s);
   if (loop) open_loops_.push_back(&s);
   if (scope) open_scopes_.push_back(&s);

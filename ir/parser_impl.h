@@ -1,5 +1,5 @@
 // Internal to the parser (parser.cpp: file, header, blocks; parser_stmts.cpp, parser_offload.cpp,
-// parser_more.cpp: statement lines).
+// parser_more.cpp, parser_mesh.cpp: statement lines).
 #pragma once
 
 #include <unordered_map>
@@ -47,6 +47,9 @@ class Parser {
   std::unique_ptr<Stmt> parse_matrix_init(DataType hint);
   std::unique_ptr<Stmt> parse_decoration();
   std::vector<Stmt*> parse_arguments(std::string_view open, std::string_view close);
+  // parser_mesh.cpp
+  std::unique_ptr<Stmt> parse_mesh(const std::string& word, DataType hint, size_t word_pos);
+  std::unique_ptr<Stmt> parse_relation_access();
 
   Stmt* ref();
   Stmt* legacy_local_ref();

@@ -209,6 +209,26 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
       k_.spaces.push_back(sp);
     }
     cur_.expect(")");
+  } else if (type == "mesh_for") {  // `mesh_for(verts -> edges) num_patches=8`
+    t = std::make_unique<OffloadedStmt>(TaskType::mesh_for);
+    cur_.expect("(");
+    cur_.skip_blanks();
+    size_t at = cur_.pos();
+    auto element = [&](const std::string& name) {
+      auto e = mesh_element_from_name(name);
+      if (!e)
+        cur_.fail_at(at, fmt::format("unknown mesh element type '{}'", name),
+                     "mesh element types are verts, edges, faces, cells");
+      return *e;
+    };
+    t->mesh_from = element(cur_.read_word());
+    cur_.expect("->");
+    cur_.skip_blanks();
+    at = cur_.pos();
+    if (!cur_.try_keyword("Unknown")) t->mesh_to = element(cur_.read_word());
+    cur_.expect(")");
+    cur_.expect("num_patches=");
+    t->num_patches = static_cast<int>(cur_.read_int_in(0, INT32_MAX, "num_patches"));
   } else if (type == "listgen") {
     t = std::make_unique<OffloadedStmt>(TaskType::listgen);
     cur_.skip_blanks();
@@ -234,9 +254,9 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
     t->snode = cur_.read_until(" \t{", "the SNode");
     check_name(t->snode, at);
   } else {
-    cur_.fail_at(
-        type_pos, fmt::format("unknown offloaded task type '{}'", type),
-        "task types are serial (nothing printed), range_for, struct_for, listgen, garbage collect, clear_list");
+    cur_.fail_at(type_pos, fmt::format("unknown offloaded task type '{}'", type),
+                 "task types are serial (nothing printed), range_for, struct_for, mesh_for, listgen, garbage collect, "
+                 "clear_list");
   }
   for (;;) {
     cur_.skip_blanks();
@@ -266,9 +286,9 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
   return t;
 }
 
-// The blocks after an offloaded task's line: `tls prologue {`, `bls prologue {`, `body {`,
-// `bls_epilogue {`, `tls_epilogue {`, each closed by `}` at the task's indent; or, for Taichi <=
-// 0.6, the body directly after the line's `{`.
+// The blocks after an offloaded task's line: `tls prologue {`, `body prologue {` (mesh_for only),
+// `bls prologue {`, `body {`, `bls_epilogue {`, `tls_epilogue {`, each closed by `}` at the task's
+// indent; or, for Taichi <= 0.6, the body directly after the line's `{`.
 void Parser::parse_task_blocks(OffloadedStmt& t, bool legacy_brace) {
   if (!t.has_body()) {
     if (legacy_brace) cur_.fail("a listgen or gc task has no body", kTaskRemedy);
@@ -285,9 +305,13 @@ void Parser::parse_task_blocks(OffloadedStmt& t, bool legacy_brace) {
     std::unique_ptr<Block>* slot;
   };
   // Taichi <= 0.7 names the thread-local blocks `prologue` and `epilogue`.
-  const Named names[] = {{"tls prologue", &t.tls_prologue}, {"prologue", &t.tls_prologue},
-                         {"bls prologue", &t.bls_prologue}, {"body", &t.body},
-                         {"bls_epilogue", &t.bls_epilogue}, {"tls_epilogue", &t.tls_epilogue},
+  const Named names[] = {{"tls prologue", &t.tls_prologue},
+                         {"prologue", &t.tls_prologue},
+                         {"body prologue", &t.mesh_prologue},
+                         {"bls prologue", &t.bls_prologue},
+                         {"body", &t.body},
+                         {"bls_epilogue", &t.bls_epilogue},
+                         {"tls_epilogue", &t.tls_epilogue},
                          {"epilogue", &t.tls_epilogue}};
   bool seen_body = false;
   size_t next = 0;
@@ -306,6 +330,8 @@ void Parser::parse_task_blocks(OffloadedStmt& t, bool legacy_brace) {
         }
       }
     if (!found) break;
+    if (found->slot == &t.mesh_prologue && t.task != TaskType::mesh_for)
+      cur_.fail_at(at, "only a mesh_for task has a body prologue", kTaskRemedy);
     cur_.expect("{");
     cur_.expect_line_end();
     if (!*found->slot) *found->slot = std::make_unique<Block>(&t);

@@ -10,14 +10,13 @@
 namespace pb::ir::detail {
 
 namespace {
-// Words that start statements passbench does not model yet (tensor, SNode, mesh, offload...).
+// Words that start statements passbench does not model yet (older spellings of SNode, offload...).
 bool is_known_unsupported(const std::string& w) {
   static const char* const words[] = {"shift",
                                       "get_root",
                                       "snode",
                                       "get_ch",
                                       "rand",
-                                      "mesh",
                                       "bls",
                                       "block_local",
                                       "matrix",
@@ -41,8 +40,8 @@ bool is_known_unsupported(const std::string& w) {
 void Parser::unsupported(const std::string& word, size_t pos) {
   cur_.fail_at(
       pos, fmt::format("unsupported statement '{}' at line {}", word, cur_.line()),
-      "passbench does not read mesh statements (mesh for, relation access, index conversion) yet; dump a kernel "
-      "without a mesh, or file an issue with this dump");
+      "docs/ir-format.md lists the statements passbench reads; dump the kernel at another stage, or file an issue "
+      "with this dump");
 }
 
 Stmt* Parser::ref() {
@@ -174,12 +173,17 @@ std::unique_ptr<Stmt> Parser::parse_stmt() {
   }
   std::unique_ptr<Stmt> s;
   if (word.empty()) {
-    if (cur_.peek() != '[') cur_.fail("expected a statement name");
-    s = parse_matrix_init(hint);
-    if (!s) s = parse_lookup(word_pos);
+    if (cur_.at_ref()) {
+      s = parse_relation_access();
+    } else {
+      if (cur_.peek() != '[') cur_.fail("expected a statement name");
+      s = parse_matrix_init(hint);
+      if (!s) s = parse_lookup(word_pos);
+    }
   }
   if (!s) s = parse_lowered(word, hint, word_pos);
   if (!s) s = parse_more(word, hint, word_pos);
+  if (!s) s = parse_mesh(word, hint, word_pos);
   if (!s) s = parse_value(word, hint, word_pos);
   if (!s) s = parse_effect(word, hint, word_pos);
   if (!s) {

@@ -61,7 +61,8 @@ std::string task_tail(const OffloadedStmt& s) {
 }
 
 // The names the reference prints before each block of an offloaded task, in blocks() order.
-constexpr const char* kTaskBlockNames[] = {"tls prologue", "bls prologue", "body", "bls_epilogue", "tls_epilogue"};
+constexpr const char* kTaskBlockNames[] = {"tls prologue", "body prologue", "bls prologue",
+                                           "body",         "bls_epilogue",  "tls_epilogue"};
 
 // The text after the type hint and `$N`: ` = const 0`, ` : local store [...]`, or a container
 // opener ending in `{`.
@@ -129,7 +130,8 @@ struct LineBody {
     if (s.scoped)
       for (const Stmt* p = s.parent_stmt(); p; p = p->parent_stmt()) {
         const auto* task = dyn_cast<OffloadedStmt>(p);
-        if (is_loop(p->kind()) || (task && task->is_loop_task())) return fmt::format(" continue (scope={})", name(p));
+        if (is_loop(p->kind()) || (task && (task->is_loop_task() || task->task == TaskType::mesh_for)))
+          return fmt::format(" continue (scope={})", name(p));
       }
     return " continue";
   }
@@ -177,6 +179,10 @@ struct LineBody {
       case TaskType::struct_for:
         return fmt::format(" = offloaded struct_for({}) grid_dim={} block_dim={} bls={}{}", s.snode, s.grid_dim,
                            s.block_dim, s.bls, task_tail(s));
+      case TaskType::mesh_for:
+        return fmt::format(" = offloaded mesh_for({} -> {}) num_patches={} grid_dim={} block_dim={} bls={}",
+                           mesh_element_name(s.mesh_from), mesh_target_name(s.mesh_to), s.num_patches, s.grid_dim,
+                           s.block_dim, s.bls);
       case TaskType::listgen:
         return fmt::format(" = offloaded listgen {}->{}{}", s.parent_snode, s.snode, task_tail(s));
       case TaskType::gc:
@@ -275,6 +281,24 @@ struct LineBody {
   std::string operator()(const MatrixOfMatrixPtrStmt& s) const {
     return fmt::format(" = matrix of matrix ptr [{}]", names(s.operands()));
   }
+  std::string operator()(const ExternalTensorBasePtrStmt& s) const {
+    return fmt::format(" = external_tensor_base_ptr (arg_id=[{}], is_grad={})", fmt::join(s.arg_id, ", "),
+                       s.is_grad ? "true" : "false");
+  }
+  // The reference glues an empty scratch-pad marker (`none`) to the brace.
+  std::string operator()(const MeshForStmt& s) const {
+    return fmt::format(" : mesh for ({} -> {}) {}{{", mesh_element_name(s.from), mesh_target_name(s.to),
+                       s.scratch_pad == "none" ? "none" : s.scratch_pad + " ");
+  }
+  std::string operator()(const MeshRelationAccessStmt& s) const {
+    if (s.is_size()) return fmt::format(" = {} idx relation {} size", name(s.element()), mesh_element_name(s.to));
+    return fmt::format(" = {} idx relation {}[{}]", name(s.element()), mesh_element_name(s.to), name(s.neighbor()));
+  }
+  std::string operator()(const MeshIndexConversionStmt& s) const {
+    return fmt::format(" = {} {} {}", mesh_conversion_text(s.conversion), mesh_element_name(s.element),
+                       name(s.index()));
+  }
+  std::string operator()(const MeshPatchIndexStmt&) const { return " = mesh patch idx"; }
 };
 
 std::string line(const Stmt& s, const Kernel& k) {

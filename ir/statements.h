@@ -252,7 +252,7 @@ class WhileControlStmt : public StmtOf<WhileControlStmt, StmtKind::WhileControl>
 };
 
 // Skips the rest of the innermost enclosing loop body. `scoped`: printed with the reference's
-// `(scope=$L)`, L that loop (a range for, struct for, while or loop task).
+// `(scope=$L)`, L that loop (a range for, struct for, while, mesh for or loop task).
 class ContinueStmt : public StmtOf<ContinueStmt, StmtKind::Continue> {
  public:
   ContinueStmt() = default;

@@ -1,9 +1,10 @@
-// The statements of the offloaded stage (tasks, global temporaries, the SNode access chain) and
-// the kinds read from reference dumps that only the interpreter runs (kNoBackend). Included by
-// ir/statements.h; include that one.
+// The statements of the offloaded stage (tasks, global temporaries, the SNode access chain), the
+// kinds read from reference dumps that no backend compiles (kNoBackend) and the mesh statements
+// (kMesh). Included by ir/statements.h; include that one.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,9 +16,22 @@ namespace pb::ir {
 
 // ---- The offloaded stage: tasks, global temporaries, the SNode access chain (docs/ir-format.md) ----
 
+// The element types of a mesh, as the reference prints them.
+#define PB_MESH_ELEMENTS(X) X(verts) X(edges) X(faces) X(cells)
+enum class MeshElement : uint8_t {
+#define PB_X(name) name,
+  PB_MESH_ELEMENTS(PB_X)
+#undef PB_X
+};
+std::string_view mesh_element_name(MeshElement e);
+std::optional<MeshElement> mesh_element_from_name(std::string_view name);
+// A mesh for's first target element type; none prints as `Unknown`.
+std::string_view mesh_target_name(std::optional<MeshElement> e);
+
 // What an offloaded task runs: its body once (serial), over a range or the cells of an SNode
-// (range_for, struct_for, in parallel), or an SNode list maintenance task (listgen, gc).
-#define PB_TASK_TYPES(X) X(serial) X(range_for) X(struct_for) X(listgen) X(gc) X(clear_list)
+// (range_for, struct_for, in parallel), over the patches of a mesh (mesh_for), or an SNode list
+// maintenance task (listgen, gc).
+#define PB_TASK_TYPES(X) X(serial) X(range_for) X(struct_for) X(mesh_for) X(listgen) X(gc) X(clear_list)
 enum class TaskType : uint8_t {
 #define PB_X(name) name,
   PB_TASK_TYPES(PB_X)
@@ -50,9 +64,13 @@ class OffloadedStmt : public StmtOf<OffloadedStmt, StmtKind::Offloaded> {
         parent_snode(o.parent_snode),
         bls(o.bls),
         loop_name(o.loop_name),
-        gdw_level(o.gdw_level) {
+        gdw_level(o.gdw_level),
+        mesh_from(o.mesh_from),
+        mesh_to(o.mesh_to),
+        num_patches(o.num_patches) {
     if (o.body) body = std::make_unique<Block>(this);
     if (o.tls_prologue) tls_prologue = std::make_unique<Block>(this);
+    if (o.mesh_prologue) mesh_prologue = std::make_unique<Block>(this);
     if (o.bls_prologue) bls_prologue = std::make_unique<Block>(this);
     if (o.bls_epilogue) bls_epilogue = std::make_unique<Block>(this);
     if (o.tls_epilogue) tls_epilogue = std::make_unique<Block>(this);
@@ -60,7 +78,8 @@ class OffloadedStmt : public StmtOf<OffloadedStmt, StmtKind::Offloaded> {
   OffloadedStmt(OffloadedStmt&&) = default;
   // Printing and execution order; absent blocks are null.
   BlockList blocks() const override {
-    return {tls_prologue.get(), bls_prologue.get(), body.get(), bls_epilogue.get(), tls_epilogue.get()};
+    return {tls_prologue.get(), mesh_prologue.get(), bls_prologue.get(),
+            body.get(),         bls_epilogue.get(),  tls_epilogue.get()};
   }
   Stmt* bound_operand(const TaskBound& b) const {
     return b.kind == TaskBound::Kind::operand ? operand(static_cast<size_t>(b.value)) : nullptr;
@@ -70,16 +89,19 @@ class OffloadedStmt : public StmtOf<OffloadedStmt, StmtKind::Offloaded> {
     add_operand(s);
   }
   bool is_loop_task() const { return task == TaskType::range_for || task == TaskType::struct_for; }
-  bool has_body() const { return task == TaskType::serial || is_loop_task(); }
+  bool has_body() const { return task == TaskType::serial || is_loop_task() || task == TaskType::mesh_for; }
   // The first attribute set that this task type's printed line cannot carry (null when none):
   // both readers refuse it, so text and JSON read the same kernels.
   const char* uncarried_attribute() const {
     const bool loop = is_loop_task(), listgen = task == TaskType::listgen;
-    if (!loop && (grid_dim != 0 || block_dim != 0)) return "grid_dim or block_dim";
-    if ((task == TaskType::serial || task == TaskType::range_for) && !snode.empty()) return "snode";
+    const bool mesh = task == TaskType::mesh_for;
+    if (!loop && !mesh && (grid_dim != 0 || block_dim != 0)) return "grid_dim or block_dim";
+    if ((task == TaskType::serial || task == TaskType::range_for || mesh) && !snode.empty()) return "snode";
     if (!listgen && !parent_snode.empty()) return "parent_snode";
-    if (task != TaskType::struct_for && bls != "none") return "bls";
+    if (task != TaskType::struct_for && !mesh && bls != "none") return "bls";
     if (!loop && !listgen && (!loop_name.empty() || gdw_level >= 0)) return "loop_name or gdw_level";
+    if (!mesh && (mesh_from != MeshElement::verts || mesh_to || num_patches != 0)) return "mesh element types";
+    if (!mesh && mesh_prologue) return "body prologue";
     return nullptr;
   }
 
@@ -92,7 +114,11 @@ class OffloadedStmt : public StmtOf<OffloadedStmt, StmtKind::Offloaded> {
   std::string bls = "none";  // struct_for: block-local storage, as printed
   std::string loop_name;     // optional
   int gdw_level = -1;        // printed when >= 0
-  std::unique_ptr<Block> tls_prologue, bls_prologue, body, bls_epilogue, tls_epilogue;
+  // mesh_for: the element types it walks (`verts -> edges`) and the mesh's patch count.
+  MeshElement mesh_from = MeshElement::verts;
+  std::optional<MeshElement> mesh_to;
+  int num_patches = 0;
+  std::unique_ptr<Block> tls_prologue, mesh_prologue, bls_prologue, body, bls_epilogue, tls_epilogue;
 };
 
 // A pointer into the kernel's global temporaries buffer, at a byte offset. Type `*T`.
@@ -385,6 +411,81 @@ class MatrixOfMatrixPtrStmt : public StmtOf<MatrixOfMatrixPtrStmt, StmtKind::Mat
   explicit MatrixOfMatrixPtrStmt(const std::vector<Stmt*>& ptrs) {
     for (Stmt* p : ptrs) add_operand(p);
   }
+};
+
+// ---- Mesh kernels: read, printed and verified, not run (kMesh, docs/ir-format.md) ----
+
+// A parallel loop over the elements `from` of a mesh (`mesh for (verts -> edges) none{`); `to`
+// is the first element type its body reaches through a relation. Its loop index is the element.
+class MeshForStmt : public StmtOf<MeshForStmt, StmtKind::MeshFor> {
+ public:
+  MeshForStmt(MeshElement f, std::optional<MeshElement> t, std::string spad)
+      : from(f), to(t), scratch_pad(std::move(spad)), body(std::make_unique<Block>(this)) {}
+  MeshForStmt(const MeshForStmt& o)
+      : StmtOf(o), from(o.from), to(o.to), scratch_pad(o.scratch_pad), body(std::make_unique<Block>(this)) {}
+  MeshForStmt(MeshForStmt&&) = default;
+  BlockList blocks() const override { return BlockList(body.get()); }
+  MeshElement from;
+  std::optional<MeshElement> to;
+  std::string scratch_pad = "none";  // the reference's scratch-pad info, as printed
+  std::unique_ptr<Block> body;
+};
+
+// Element `to` number `neighbor` related to the mesh element `element` (`$e idx relation
+// edges[$n]`), or, without `neighbor`, how many there are (`$e idx relation edges size`).
+class MeshRelationAccessStmt : public StmtOf<MeshRelationAccessStmt, StmtKind::MeshRelationAccess> {
+ public:
+  MeshRelationAccessStmt(Stmt* element, MeshElement t, Stmt* neighbor) : to(t) {
+    add_operand(element);
+    if (neighbor) add_operand(neighbor);
+    type = DataType::of(ScalarKind::u16);  // the reference's type
+  }
+  Stmt* element() const { return operand(0); }
+  Stmt* neighbor() const { return num_operands() > 1 ? operand(1) : nullptr; }
+  bool is_size() const { return num_operands() == 1; }
+  MeshElement to;
+};
+
+// Index spaces a mesh index converts between, as the reference prints them.
+#define PB_MESH_CONVERSIONS(X)                \
+  X(local_to_global, "local to global")       \
+  X(local_to_reordered, "local to reordered") \
+  X(global_to_reordered, "global to reordered")
+enum class MeshConversion : uint8_t {
+#define PB_X(name, text) name,
+  PB_MESH_CONVERSIONS(PB_X)
+#undef PB_X
+};
+std::string_view mesh_conversion_text(MeshConversion c);  // "local to global"
+std::string_view mesh_conversion_key(MeshConversion c);   // "local_to_global" (JSON)
+
+// The index of an `element` mesh element in another index space (`local to global verts $i`).
+class MeshIndexConversionStmt : public StmtOf<MeshIndexConversionStmt, StmtKind::MeshIndexConversion> {
+ public:
+  MeshIndexConversionStmt(MeshConversion c, MeshElement e, Stmt* index) : conversion(c), element(e) {
+    add_operand(index);
+    type = DataType::of(ScalarKind::i32);
+  }
+  Stmt* index() const { return operand(0); }
+  MeshConversion conversion;
+  MeshElement element;
+};
+
+// The patch of the mesh the running mesh loop works on (`mesh patch idx`).
+class MeshPatchIndexStmt : public StmtOf<MeshPatchIndexStmt, StmtKind::MeshPatchIndex> {
+ public:
+  MeshPatchIndexStmt() { type = DataType::of(ScalarKind::i32); }
+};
+
+// The data (or gradient) base address of the ndarray argument `arg_id` (more than one index names
+// a member of a struct argument): `external_tensor_base_ptr (arg_id=[1], is_grad=false)`. Type `*T`.
+class ExternalTensorBasePtrStmt : public StmtOf<ExternalTensorBasePtrStmt, StmtKind::ExternalTensorBasePtr> {
+ public:
+  ExternalTensorBasePtrStmt(std::vector<int> arg, bool grad, DataType t) : arg_id(std::move(arg)), is_grad(grad) {
+    type = t;
+  }
+  std::vector<int> arg_id;
+  bool is_grad;
 };
 
 }  // namespace pb::ir

@@ -35,6 +35,49 @@ std::string_view task_type_name(TaskType t) {
   return "?";
 }
 
+std::string_view mesh_element_name(MeshElement e) {
+  switch (e) {
+#define PB_X(name)        \
+  case MeshElement::name: \
+    return #name;
+    PB_MESH_ELEMENTS(PB_X)
+#undef PB_X
+  }
+  return "?";
+}
+
+std::optional<MeshElement> mesh_element_from_name(std::string_view name) {
+#define PB_X(n) \
+  if (name == #n) return MeshElement::n;
+  PB_MESH_ELEMENTS(PB_X)
+#undef PB_X
+  return std::nullopt;
+}
+
+std::string_view mesh_target_name(std::optional<MeshElement> e) { return e ? mesh_element_name(*e) : "Unknown"; }
+
+std::string_view mesh_conversion_text(MeshConversion c) {
+  switch (c) {
+#define PB_X(name, text)     \
+  case MeshConversion::name: \
+    return text;
+    PB_MESH_CONVERSIONS(PB_X)
+#undef PB_X
+  }
+  return "?";
+}
+
+std::string_view mesh_conversion_key(MeshConversion c) {
+  switch (c) {
+#define PB_X(name, text)     \
+  case MeshConversion::name: \
+    return #name;
+    PB_MESH_CONVERSIONS(PB_X)
+#undef PB_X
+  }
+  return "?";
+}
+
 Block* BlockList::at(size_t i) const {
   PB_ASSERT(i < size_, "block index out of range");
   return items_[i];

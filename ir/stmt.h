@@ -25,12 +25,12 @@ namespace pb::ir {
 class Block;
 class Relocator;
 
-// A container's nested blocks (at most two: an if's branches), by value: walks ask every
+// A container's nested blocks, by value: walks ask every
 // container for them, and a std::vector cost a heap allocation each time.
 class BlockList {
  public:
   BlockList() = default;
-  static constexpr size_t kMax = 5;  // an offloaded task: tls/bls prologues, body, bls/tls epilogues
+  static constexpr size_t kMax = 6;  // an offloaded task: tls/mesh/bls prologues, body, bls/tls epilogues
   explicit BlockList(Block* only) : items_{only}, size_(1) {}
   BlockList(Block* first, Block* second) : items_{first, second}, size_(2) {}
   BlockList(std::initializer_list<Block*> blocks) : size_(blocks.size()) {

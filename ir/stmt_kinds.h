@@ -23,66 +23,74 @@ enum StmtTraits : uint8_t {
   // Read from reference dumps and run by the interpreter, but no backend compiles it and autodiff
   // does not differentiate it: each refuses it by this trait with a located error.
   kNoBackend = 64,
+  // A mesh statement: read, printed and verified, never run (passbench has no mesh model). The
+  // verifier keeps the non-container ones inside a mesh for or a mesh_for task.
+  kMesh = 128,
 };
 
 // X(ClassPrefix, json/display name, traits)
-#define PB_STMT_KINDS(X)                                                           \
-  X(Const, "const", kComputedFromOperands)                                         \
-  X(ArgLoad, "argload", kComputedFromOperands)                                     \
-  X(Alloca, "alloca", kNoTraits)                                                   \
-  X(LocalLoad, "local_load", kNoTraits)                                            \
-  X(LocalStore, "local_store", kNoValue)                                           \
-  X(GlobalPtr, "global_ptr", kComputedFromOperands)                                \
-  X(ExternalPtr, "external_ptr", kComputedFromOperands)                            \
-  X(GlobalLoad, "global_load", kNoTraits)                                          \
-  X(GlobalStore, "global_store", kNoValue)                                         \
-  X(AtomicOp, "atomic", kNoTraits)                                                 \
-  X(UnaryOp, "unary", kComputedFromOperands)                                       \
-  X(BinaryOp, "binary", kComputedFromOperands)                                     \
-  X(TernaryOp, "select", kComputedFromOperands)                                    \
-  X(If, "if", kNoValue | kContainer)                                               \
-  X(RangeFor, "range_for", kLoop | kCountedLoop | kNoValue | kContainer)           \
-  X(StructFor, "struct_for", kLoop | kCountedLoop | kNoValue | kContainer)         \
-  X(LoopIndex, "loop_index", kComputedFromOperands)                                \
-  X(While, "while", kLoop | kNoValue | kContainer)                                 \
-  X(WhileControl, "while_control", kNoValue)                                       \
-  X(Continue, "continue", kNoValue)                                                \
-  X(AdStackAlloca, "stack_alloc", kNoTraits)                                       \
-  X(AdStackPush, "stack_push", kNoValue)                                           \
-  X(AdStackPop, "stack_pop", kNoValue)                                             \
-  X(AdStackLoadTop, "stack_load_top", kNoTraits)                                   \
-  X(AdStackLoadTopAdj, "stack_load_top_adj", kNoTraits)                            \
-  X(AdStackAccAdjoint, "stack_acc_adj", kNoValue)                                  \
-  X(Print, "print", kNoValue)                                                      \
-  X(Assert, "assert", kNoValue)                                                    \
-  X(Offloaded, "offloaded", kNoValue | kContainer | kOffloadedStage)               \
-  X(GlobalTemporary, "global_tmp", kComputedFromOperands | kOffloadedStage)        \
-  X(ThreadLocalPtr, "thread_local_ptr", kComputedFromOperands | kOffloadedStage)   \
-  X(GetRoot, "get_root", kComputedFromOperands | kOffloadedStage)                  \
-  X(SNodeLookup, "snode_lookup", kOffloadedStage)                                  \
-  X(GetCh, "get_ch", kComputedFromOperands | kOffloadedStage)                      \
-  X(Linearize, "linearize", kComputedFromOperands | kOffloadedStage)               \
-  X(IntegerOffset, "integer_offset", kComputedFromOperands | kOffloadedStage)      \
-  X(BitExtract, "bit_extract", kComputedFromOperands | kOffloadedStage)            \
-  X(LoopLinearIndex, "loop_linear_index", kComputedFromOperands | kOffloadedStage) \
-  X(Return, "return", kNoValue | kOffloadedStage)                                  \
-  X(LoopUnique, "loop_unique", kNoBackend)                                         \
-  X(RangeAssumption, "assume_in_range", kNoBackend)                                \
-  X(Decoration, "decorate", kNoValue | kNoBackend)                                 \
-  X(ExternalTensorShapeAlongAxis, "external_tensor_shape_along_axis", kNoBackend)  \
-  X(SNodeOp, "snode_op", kNoBackend)                                               \
-  X(Rand, "rand", kNoBackend)                                                      \
-  X(InternalFunc, "internal_call", kNoBackend)                                     \
-  X(BlockCornerIndex, "block_corner_index", kNoBackend)                            \
-  X(BlockLocalPtr, "block_local_ptr", kNoBackend)                                  \
-  X(Reference, "ref", kNoBackend)                                                  \
-  X(FuncCall, "call", kNoBackend)                                                  \
-  X(BitStructStore, "bit_struct_store", kNoValue | kNoBackend)                     \
-  X(MatrixInit, "matrix_init", kComputedFromOperands | kNoBackend)                 \
-  X(GetElement, "get_element", kComputedFromOperands | kNoBackend)                 \
-  X(MatrixPtr, "matrix_ptr", kComputedFromOperands | kNoBackend)                   \
-  X(MatrixOfGlobalPtr, "matrix_of_global_ptr", kComputedFromOperands | kNoBackend) \
-  X(MatrixOfMatrixPtr, "matrix_of_matrix_ptr", kComputedFromOperands | kNoBackend)
+#define PB_STMT_KINDS(X)                                                                      \
+  X(Const, "const", kComputedFromOperands)                                                    \
+  X(ArgLoad, "argload", kComputedFromOperands)                                                \
+  X(Alloca, "alloca", kNoTraits)                                                              \
+  X(LocalLoad, "local_load", kNoTraits)                                                       \
+  X(LocalStore, "local_store", kNoValue)                                                      \
+  X(GlobalPtr, "global_ptr", kComputedFromOperands)                                           \
+  X(ExternalPtr, "external_ptr", kComputedFromOperands)                                       \
+  X(GlobalLoad, "global_load", kNoTraits)                                                     \
+  X(GlobalStore, "global_store", kNoValue)                                                    \
+  X(AtomicOp, "atomic", kNoTraits)                                                            \
+  X(UnaryOp, "unary", kComputedFromOperands)                                                  \
+  X(BinaryOp, "binary", kComputedFromOperands)                                                \
+  X(TernaryOp, "select", kComputedFromOperands)                                               \
+  X(If, "if", kNoValue | kContainer)                                                          \
+  X(RangeFor, "range_for", kLoop | kCountedLoop | kNoValue | kContainer)                      \
+  X(StructFor, "struct_for", kLoop | kCountedLoop | kNoValue | kContainer)                    \
+  X(LoopIndex, "loop_index", kComputedFromOperands)                                           \
+  X(While, "while", kLoop | kNoValue | kContainer)                                            \
+  X(WhileControl, "while_control", kNoValue)                                                  \
+  X(Continue, "continue", kNoValue)                                                           \
+  X(AdStackAlloca, "stack_alloc", kNoTraits)                                                  \
+  X(AdStackPush, "stack_push", kNoValue)                                                      \
+  X(AdStackPop, "stack_pop", kNoValue)                                                        \
+  X(AdStackLoadTop, "stack_load_top", kNoTraits)                                              \
+  X(AdStackLoadTopAdj, "stack_load_top_adj", kNoTraits)                                       \
+  X(AdStackAccAdjoint, "stack_acc_adj", kNoValue)                                             \
+  X(Print, "print", kNoValue)                                                                 \
+  X(Assert, "assert", kNoValue)                                                               \
+  X(Offloaded, "offloaded", kNoValue | kContainer | kOffloadedStage)                          \
+  X(GlobalTemporary, "global_tmp", kComputedFromOperands | kOffloadedStage)                   \
+  X(ThreadLocalPtr, "thread_local_ptr", kComputedFromOperands | kOffloadedStage)              \
+  X(GetRoot, "get_root", kComputedFromOperands | kOffloadedStage)                             \
+  X(SNodeLookup, "snode_lookup", kOffloadedStage)                                             \
+  X(GetCh, "get_ch", kComputedFromOperands | kOffloadedStage)                                 \
+  X(Linearize, "linearize", kComputedFromOperands | kOffloadedStage)                          \
+  X(IntegerOffset, "integer_offset", kComputedFromOperands | kOffloadedStage)                 \
+  X(BitExtract, "bit_extract", kComputedFromOperands | kOffloadedStage)                       \
+  X(LoopLinearIndex, "loop_linear_index", kComputedFromOperands | kOffloadedStage)            \
+  X(Return, "return", kNoValue | kOffloadedStage)                                             \
+  X(LoopUnique, "loop_unique", kNoBackend)                                                    \
+  X(RangeAssumption, "assume_in_range", kNoBackend)                                           \
+  X(Decoration, "decorate", kNoValue | kNoBackend)                                            \
+  X(ExternalTensorShapeAlongAxis, "external_tensor_shape_along_axis", kNoBackend)             \
+  X(SNodeOp, "snode_op", kNoBackend)                                                          \
+  X(Rand, "rand", kNoBackend)                                                                 \
+  X(InternalFunc, "internal_call", kNoBackend)                                                \
+  X(BlockCornerIndex, "block_corner_index", kNoBackend)                                       \
+  X(BlockLocalPtr, "block_local_ptr", kNoBackend)                                             \
+  X(Reference, "ref", kNoBackend)                                                             \
+  X(FuncCall, "call", kNoBackend)                                                             \
+  X(BitStructStore, "bit_struct_store", kNoValue | kNoBackend)                                \
+  X(MatrixInit, "matrix_init", kComputedFromOperands | kNoBackend)                            \
+  X(GetElement, "get_element", kComputedFromOperands | kNoBackend)                            \
+  X(MatrixPtr, "matrix_ptr", kComputedFromOperands | kNoBackend)                              \
+  X(MatrixOfGlobalPtr, "matrix_of_global_ptr", kComputedFromOperands | kNoBackend)            \
+  X(MatrixOfMatrixPtr, "matrix_of_matrix_ptr", kComputedFromOperands | kNoBackend)            \
+  X(ExternalTensorBasePtr, "external_tensor_base_ptr", kComputedFromOperands | kNoBackend)    \
+  X(MeshFor, "mesh_for", kLoop | kNoValue | kContainer | kNoBackend | kMesh)                  \
+  X(MeshRelationAccess, "mesh_relation_access", kComputedFromOperands | kNoBackend | kMesh)   \
+  X(MeshIndexConversion, "mesh_index_conversion", kComputedFromOperands | kNoBackend | kMesh) \
+  X(MeshPatchIndex, "mesh_patch_index", kNoBackend | kMesh)
 
 enum class StmtKind : uint8_t {
 #define PB_X(Name, text, traits) Name,
@@ -108,5 +116,6 @@ constexpr bool has_value(StmtKind k) { return !(traits_of(k) & kNoValue); }
 constexpr bool is_container(StmtKind k) { return traits_of(k) & kContainer; }
 constexpr bool is_offloaded_stage(StmtKind k) { return traits_of(k) & kOffloadedStage; }
 constexpr bool has_no_backend(StmtKind k) { return traits_of(k) & kNoBackend; }
+constexpr bool is_mesh(StmtKind k) { return traits_of(k) & kMesh; }
 
 }  // namespace pb::ir

@@ -229,7 +229,8 @@ struct Rules {
   TypeRuleResult operator()(const LoopIndexStmt& s) const {
     if (!s.loop()) return fail(DataType::of(ScalarKind::i32), "loop index refers to an erased loop");
     const auto* task = dyn_cast<OffloadedStmt>(s.loop());
-    if (!isa<RangeForStmt>(s.loop()) && !isa<StructForStmt>(s.loop()) && !(task && task->is_loop_task()))
+    const bool mesh = isa<MeshForStmt>(s.loop()) || (task && task->task == TaskType::mesh_for);
+    if (!isa<RangeForStmt>(s.loop()) && !isa<StructForStmt>(s.loop()) && !(task && task->is_loop_task()) && !mesh)
       return fail(DataType::of(ScalarKind::i32),
                   fmt::format("loop index refers to {}, which is not a for loop", ref(s.loop())));
     std::optional<Shape> space_shape;
@@ -242,7 +243,7 @@ struct Rules {
       else if (auto f = k.find_field(*space))
         space_shape = k.field(*f).shape;
     }
-    bool ranged = isa<RangeForStmt>(s.loop()) || (task && task->task == TaskType::range_for);
+    bool ranged = isa<RangeForStmt>(s.loop()) || (task && task->task == TaskType::range_for) || mesh;
     if (s.axis < 0 || (ranged && s.axis != 0) || (space_shape && static_cast<size_t>(s.axis) >= space_shape->size()))
       return fail(DataType::of(ScalarKind::i32),
                   fmt::format("loop index axis {} is out of range for loop {}", s.axis, ref(s.loop())));
@@ -357,7 +358,8 @@ struct Rules {
   }
   TypeRuleResult operator()(const LoopLinearIndexStmt& s) const {
     const auto* task = dyn_cast<OffloadedStmt>(s.loop());
-    if (!isa<RangeForStmt>(s.loop()) && !isa<StructForStmt>(s.loop()) && !(task && task->is_loop_task()))
+    const bool mesh = isa<MeshForStmt>(s.loop()) || (task && task->task == TaskType::mesh_for);
+    if (!isa<RangeForStmt>(s.loop()) && !isa<StructForStmt>(s.loop()) && !(task && task->is_loop_task()) && !mesh)
       return fail(DataType::of(ScalarKind::i32),
                   fmt::format("loop index refers to {}, which is not a for loop", ref(s.loop())));
     return ok(DataType::of(ScalarKind::i32));
@@ -378,6 +380,32 @@ struct Rules {
     return ok({});
   }
   TypeRuleResult operator()(const ExternalTensorShapeAlongAxisStmt&) const { return ok(DataType::of(ScalarKind::i32)); }
+  TypeRuleResult operator()(const ExternalTensorBasePtrStmt& s) const {
+    if (!s.type.pointer || s.type.gen)
+      return fail(s.type, "an external_tensor_base_ptr needs a pointer type such as <*f32>");
+    const ArgDecl* a = s.arg_id.size() == 1 ? k.find_arg(s.arg_id[0]) : nullptr;
+    if (a && !a->ndarray)
+      return fail(s.type, fmt::format("external_tensor_base_ptr reads argument {}, which is not an ndarray", a->index));
+    return ok(s.type);
+  }
+  TypeRuleResult operator()(const MeshForStmt&) const { return ok({}); }
+  // Mesh indices are integers; the reference types a relation access u16 and the others i32, and
+  // a dump's integer hint is kept.
+  TypeRuleResult operator()(const MeshRelationAccessStmt& s) const {
+    DataType t = s.type.is_scalar_value() && is_integral(s.type.scalar) ? s.type : DataType::of(ScalarKind::u16);
+    if (auto e = need_integral(s.element(), "mesh relation element"); !e.empty()) return fail(t, e);
+    if (!s.is_size())
+      if (auto e = need_integral(s.neighbor(), "mesh relation neighbor index"); !e.empty()) return fail(t, e);
+    return ok(t);
+  }
+  TypeRuleResult operator()(const MeshIndexConversionStmt& s) const {
+    DataType t = s.type.is_scalar_value() && is_integral(s.type.scalar) ? s.type : DataType::of(ScalarKind::i32);
+    if (auto e = need_integral(s.index(), "mesh index conversion input"); !e.empty()) return fail(t, e);
+    return ok(t);
+  }
+  TypeRuleResult operator()(const MeshPatchIndexStmt& s) const {
+    return ok(s.type.is_scalar_value() && is_integral(s.type.scalar) ? s.type : DataType::of(ScalarKind::i32));
+  }
   TypeRuleResult operator()(const SNodeOpStmt& s) const {
     // The reference types is_active u1 and get_addr u64; older dumps print i32 for every op.
     DataType fallback = DataType::of(s.op == "is_active"  ? ScalarKind::u1

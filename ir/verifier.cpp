@@ -87,12 +87,21 @@ class Verifier {
     else if (rule.type != s.type)
       error(s, fmt::format("type <{}> disagrees with the type the operands give, <{}>", to_string(s.type),
                            to_string(rule.type)));
+    if (is_mesh(s.kind()) && !s.is_container() && !inside_mesh_loop())
+      error(s,
+            fmt::format("a {} statement is only meaningful inside a mesh for or a mesh_for task", kind_name(s.kind())));
     visit(s, [&](const auto& x) { check_specific(x); });
   }
 
   bool inside(StmtKind kind) const {
     for (const Stmt* e : enclosing_)
       if (e->kind() == kind) return true;
+    return false;
+  }
+  bool inside_mesh_loop() const {
+    for (const Stmt* e : enclosing_)
+      if (const auto* t = dyn_cast<OffloadedStmt>(e); isa<MeshForStmt>(e) || (t && t->task == TaskType::mesh_for))
+        return true;
     return false;
   }
 
@@ -105,7 +114,8 @@ class Verifier {
     bool in_loop_task = false;
     for (const Stmt* e : enclosing_)
       if (const auto* t = dyn_cast<OffloadedStmt>(e); t && t->is_loop_task()) in_loop_task = true;
-    if (!inside(StmtKind::RangeFor) && !inside(StmtKind::StructFor) && !inside(StmtKind::While) && !in_loop_task)
+    if (!inside(StmtKind::RangeFor) && !inside(StmtKind::StructFor) && !inside(StmtKind::While) && !in_loop_task &&
+        !inside_mesh_loop())
       error(s, "continue outside a loop");
   }
   void check_specific(const LoopLinearIndexStmt& s) {
@@ -130,11 +140,15 @@ class Verifier {
   }
   void check_specific(const OffloadedStmt& s) {
     if (!enclosing_.empty()) error(s, "an offloaded task must be at the kernel's top level");
+    if (s.mesh_prologue && s.task != TaskType::mesh_for) error(s, "only a mesh_for task has a body prologue");
     if (s.task == TaskType::struct_for && !k_.find_space(s.snode) && !k_.find_field(s.snode))
       error(s, fmt::format("struct_for walks '{}', which is neither an index space nor a field", s.snode));
   }
   void check_specific(const WhileControlStmt& s) {
     if (!inside(StmtKind::While)) error(s, "while control outside a while loop");
+  }
+  void check_specific(const MeshForStmt& s) {
+    if (!enclosing_.empty()) error(s, "mesh for must be at the kernel's top level");
   }
   void check_specific(const StructForStmt& s) {
     if (!enclosing_.empty()) error(s, "struct for must be at the kernel's top level");

@@ -36,8 +36,9 @@ BinaryOp binary_of(AtomicOp op) {
 
 bool is_parallel(const Stmt& s) {
   if (const auto* o = dyn_cast<OffloadedStmt>(&s))
-    return o->task == TaskType::range_for || o->task == TaskType::struct_for;
-  return (isa<RangeForStmt>(&s) || isa<StructForStmt>(&s)) && s.parent() && !s.parent()->owner();
+    return o->task == TaskType::range_for || o->task == TaskType::struct_for || o->task == TaskType::mesh_for;
+  return (isa<RangeForStmt>(&s) || isa<StructForStmt>(&s) || isa<MeshForStmt>(&s)) && s.parent() &&
+         !s.parent()->owner();
 }
 
 // The parallel loop or task whose iterations `s` runs in; null outside every one.

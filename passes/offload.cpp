@@ -94,6 +94,12 @@ class Offloader {
                       print_stmt(*first_other, k_)),
           "offload takes the lowered stage (no task at the top level); a kernel that is all tasks needs no offload");
     if (first_task || top.empty()) return false;
+    for (const Stmt* s : top)
+      if (isa<MeshForStmt>(s))
+        throw UserError(fmt::format("offload: `{}` is a mesh for, and its mesh_for task needs the mesh's patches, "
+                                    "which passbench does not model",
+                                    print_stmt(*s, k_)),
+                        "take the offloaded stage of a mesh kernel from the reference's dump (print_ir)");
 
     std::unique_ptr<OffloadedStmt> serial;
     auto flush = [&] {

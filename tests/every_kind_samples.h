@@ -1,4 +1,4 @@
-// Five sample kernels that together hold every statement kind of ir/stmt_kinds.h, each printed
+// Sample kernels that together hold every statement kind of ir/stmt_kinds.h, each printed
 // canonically (tests/ir/every_kind_test.cpp checks both facts).
 #pragma once
 
@@ -191,6 +191,40 @@ kernel "tensor" {
     <f32> $29 = get_element($28, 2)
     <*f32> $30 = shift ptr [$27 + $0]
     $31 : global store [$30 <- $29]
+  }
+}
+)chi";
+
+// Mesh kernels (read, printed and verified; running one is a run error naming its mesh for or
+// mesh_for task: tests/runtime/interp_more_test.cpp), lowered and offloaded.
+constexpr const char* kMesh = R"chi(arg 0 : ndarray<f32, 1>
+kernel "mesh" {
+  <*f32> $0 = external_tensor_base_ptr (arg_id=[0], is_grad=false)
+  $1 : mesh for (verts -> edges) none{
+    <i32> $2 = loop $1 index 0
+    <u16> $3 = $2 idx relation edges size
+    <i32> $4 = const 0
+    <i32> $5 = cast_value<i32> $3
+    $6 : for in range($4, $5) block_dim=adaptive {
+      <i32> $7 = loop $6 index 0
+      <u16> $8 = $2 idx relation edges[$7]
+      <i32> $9 = local to global edges $8
+      <i32> $10 = global to reordered edges $9
+    }
+    <i32> $11 = local to reordered verts $2
+    <i32> $12 = mesh patch idx
+  }
+}
+)chi";
+
+constexpr const char* kMeshOffloaded = R"chi(kernel "mesh_offloaded" {
+  $0 = offloaded mesh_for(verts -> Unknown) num_patches=8 grid_dim=0 block_dim=128 bls=none
+  body prologue {
+    <i32> $1 = mesh patch idx
+  }
+  body {
+    <i32> $2 = loop $0 index 0
+    <i32> $3 = local to global verts $2
   }
 }
 )chi";

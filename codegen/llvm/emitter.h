@@ -77,8 +77,8 @@ class TaskEmitter {
   template <class T>
     requires(ir::has_no_backend(T::kKind))
   void emit(const T& s) {
-    unsupported(s, "`" + std::string(ir::kind_name(T::kKind)) +
-                       "` statements are not compiled yet (the interpreter runs them)");
+    unsupported(s, "`" + std::string(ir::kind_name(T::kKind)) + "` statements are not compiled yet" +
+                       (ir::is_mesh(T::kKind) ? " (passbench has no mesh model)" : " (the interpreter runs them)"));
   }
 
  private:

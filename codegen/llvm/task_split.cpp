@@ -54,6 +54,11 @@ KernelPlan plan_tasks(const ir::Kernel& k) {
   bool open_serial = false;
   for (const ir::Stmt* s : k.root()) {
     const auto* off = ir::dyn_cast<ir::OffloadedStmt>(s);
+    if (off && off->task == ir::TaskType::mesh_for)
+      throw UserError(fmt::format("`{}` is a mesh_for task: mesh kernels are not compiled (passbench has no mesh "
+                                  "model)",
+                                  ir::print_stmt(*s, k)),
+                      "compare the mesh kernel's IR; compile kernels without a mesh");
     if (off && !off->has_body()) {  // listgen / gc / clear_list: dense SNodes need none of them
       open_serial = false;
       continue;

@@ -112,9 +112,10 @@ class TaskEmitter {
   template <class T>
     requires(ir::has_no_backend(T::kKind))
   void operator()(const T& s) {
-    unsupported(
-        s, "`" + std::string(ir::kind_name(T::kKind)) + "` statements are not compiled yet (the interpreter runs them)",
-        "run the kernel on the interpreter, or dump it before the pass that adds the statement");
+    unsupported(s,
+                "`" + std::string(ir::kind_name(T::kKind)) + "` statements are not compiled yet" +
+                    (ir::is_mesh(T::kKind) ? " (passbench has no mesh model)" : " (the interpreter runs them)"),
+                "run the kernel on the interpreter, or dump it before the pass that adds the statement");
   }
 
   // ---- used by the emit_*.cpp files ----

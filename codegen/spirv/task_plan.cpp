@@ -139,6 +139,11 @@ class Planner {
       for (const ir::TaskBound* b : {&o->begin, &o->end})
         if (o->task == ir::TaskType::range_for && b->kind == ir::TaskBound::Kind::temporary)
           temporary(*s, b->value, ir::ScalarKind::i32);
+      if (o->task == ir::TaskType::mesh_for)
+        throw UserError(fmt::format("cannot lower `{}` to SPIR-V: mesh kernels are not compiled (passbench has no "
+                                    "mesh model)",
+                                    ir::print_stmt(*s, k_)),
+                        "compare the mesh kernel's IR; compile kernels without a mesh");
       if (!o->has_body() || o->task == ir::TaskType::struct_for) check_dense(*o);
       if (!o->has_body()) continue;
       Task t;

@@ -23,7 +23,7 @@ const ir::Stmt* first_offloaded_stage_stmt(const ir::Kernel& k);
 // Statements passbench reads and runs but no backend compiles (ir::has_no_backend): refused by
 // reverse_ad (check_global_access names the first) and make_dual.
 inline constexpr const char* kNoBackendMessage =
-    "autodiff does not differentiate this statement (passbench reads and runs it; no backend compiles it yet)";
+    "autodiff does not differentiate this statement (passbench reads it; no backend compiles it yet)";
 inline constexpr const char* kNoBackendRemedy =
     "differentiate a dump taken before the passes that add it (print_ir's \"Lowered\" stage), or remove the "
     "statement (loop_unique, assume_in_range and decorate are hints: their uses can take the input instead)";

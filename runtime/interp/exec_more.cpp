@@ -57,6 +57,13 @@ struct More {
     fail(s, "a tensor statement reached the scalar executor", "report this: it is a passbench bug");
   }
   std::optional<Value> operator()(const ir::LoopUniqueStmt&) const { return in[0]; }
+  // Its readers (external function calls) are not read either: an ndarray is addressed through
+  // external_ptr, whose base is the argument itself.
+  std::optional<Value> operator()(const ir::ExternalTensorBasePtrStmt& s) const {
+    fail(s, "the base address of an ndarray (external_tensor_base_ptr) has no meaning on the interpreter",
+         "address the ndarray's elements with external_ptr on its argload, or run the kernel on the reference "
+         "runtime");
+  }
   std::optional<Value> operator()(const ir::RangeAssumptionStmt& s) const {
     int64_t v = in[0].as_i64(), base = in[1].as_i64();
     if (v < base + s.low || v >= base + s.high)

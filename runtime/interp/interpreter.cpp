@@ -469,6 +469,9 @@ class Interpreter {
       case ir::TaskType::struct_for:
         f = exec_struct_for(op);
         break;
+      case ir::TaskType::mesh_for:  // refused when the program is compiled (program.cpp)
+        PB_ASSERT(false, "a mesh_for task reached the interpreter");
+        break;
       case ir::TaskType::listgen:  // dense SNodes: every cell is active, nothing to list or collect
       case ir::TaskType::gc:
       case ir::TaskType::clear_list:

@@ -43,6 +43,7 @@ class Compiler {
   }
 
   Op compile_stmt(const ir::Stmt& s) {
+    check_not_mesh(s);
     Op op;
     op.stmt = &s;
     op.slot = slots_.at(&s);
@@ -83,6 +84,16 @@ class Compiler {
     return op;
   }
 
+  // A mesh kernel is refused as a whole, at its mesh for or mesh_for task (mesh statements sit
+  // inside one): there is no mesh to run it on.
+  void check_not_mesh(const ir::Stmt& s) const {
+    const auto* t = ir::dyn_cast<ir::OffloadedStmt>(&s);
+    if (!ir::is_mesh(s.kind()) && !(t && t->task == ir::TaskType::mesh_for)) return;
+    throw UserError(fmt::format("`{}` is a mesh statement: passbench reads, prints and verifies mesh kernels but does "
+                                "not run them (it has no mesh model)",
+                                ir::print_stmt(s, k_)),
+                    "run passes on the mesh kernel and compare its IR; run kernels without a mesh");
+  }
   // Quant integers run (a store keeps the low bits); the other quant types are refused.
   void check_quant(const ir::Stmt& s, ir::DataType t) const {
     if (t.quant == 0 || ir::quant_type(t.quant).form == ir::QuantType::Form::integer) return;

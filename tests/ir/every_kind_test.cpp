@@ -18,7 +18,8 @@ namespace {
 
 TEST(EveryKind, HasASampleThatPrintsParsesBackAndSurvivesJson) {
   std::set<StmtKind> seen;
-  for (const char* text : {test::kLowered, test::kOffloaded, test::kInterpreterOnly, test::kReadOnly, test::kTensor}) {
+  for (const char* text : {test::kLowered, test::kOffloaded, test::kInterpreterOnly, test::kReadOnly, test::kTensor,
+                           test::kMesh, test::kMeshOffloaded}) {
     auto k = parse_kernel(text, "sample.chi");
     EXPECT_TRUE(verify(*k).empty()) << text;
     std::string printed = print_kernel(*k);

@@ -199,9 +199,9 @@ TEST(JsonErrors, MissingKindNamesTheStatementPath) {
 }
 
 TEST(JsonErrors, UnknownKindNamesTheKindPath) {
-  std::string e = json_error(document({{{"id", 0}, {"kind", "mesh_for"}}}));
+  std::string e = json_error(document({{{"id", 0}, {"kind", "texture_sample"}}}));
   EXPECT_NE(e.find("$.body[0].kind"), std::string::npos) << e;
-  EXPECT_NE(e.find("mesh_for"), std::string::npos) << e;
+  EXPECT_NE(e.find("texture_sample"), std::string::npos) << e;
 }
 
 TEST(JsonErrors, UndefinedOperandNamesTheOperandsPath) {
@@ -327,6 +327,40 @@ TEST(JsonErrors, NoBackendKindsRefuseWhatTheirLineCannotCarry) {
   EXPECT_NE(e.find("$.body[0].arg_id: an unbracketed arg_id is one index"), std::string::npos) << e;
   e = json_error(document({kConst, {{"id", 1}, {"kind", "internal_call"}, {"name", "a b"}, {"operands", {0}}}}));
   EXPECT_NE(e.find("$.body[1].name"), std::string::npos) << e;
+}
+
+TEST(JsonErrors, MeshKindsRefuseWhatTheirLineCannotCarry) {
+  const json task = {{"id", 0},         {"kind", "offloaded"},  {"task", "mesh_for"}, {"grid_dim", 0},
+                     {"block_dim", 32}, {"mesh_from", "nodes"}, {"num_patches", 2},   {"body", json::array()}};
+  std::string e = json_error(document({task}));
+  EXPECT_NE(e.find("$.body[0].mesh_from: unknown mesh element type 'nodes'"), std::string::npos) << e;
+  json range = {{"id", 0},
+                {"kind", "offloaded"},
+                {"task", "range_for"},
+                {"grid_dim", 0},
+                {"block_dim", 32},
+                {"begin", {{"const", 0}}},
+                {"end", {{"const", 4}}},
+                {"mesh_prologue", json::array()},
+                {"body", json::array()}};
+  e = json_error(document({range}));
+  EXPECT_NE(e.find("$.body[0].mesh_prologue: only a mesh_for task has a body prologue"), std::string::npos) << e;
+  range.erase("mesh_prologue");
+  range["num_patches"] = 4;
+  e = json_error(document({range}));
+  EXPECT_NE(e.find("a range_for task has no mesh element types"), std::string::npos) << e;
+  e = json_error(document({kConst,
+                           {{"id", 1},
+                            {"kind", "mesh_index_conversion"},
+                            {"conversion", "global_to_local"},
+                            {"element", "verts"},
+                            {"operands", {0}}}}));
+  EXPECT_NE(e.find("$.body[1].conversion: unknown mesh index conversion 'global_to_local'"), std::string::npos) << e;
+  e = json_error(document(
+      {{{"id", 0}, {"kind", "mesh_for"}, {"from", "verts"}, {"scratch_pad", "a{b"}, {"body", json::array()}}}));
+  EXPECT_NE(e.find("$.body[0].scratch_pad"), std::string::npos) << e;
+  e = json_error(document({{{"id", 0}, {"kind", "external_tensor_base_ptr"}, {"type", "f32"}, {"arg_id", {0}}}}));
+  EXPECT_NE(e.find("external_tensor_base_ptr needs a pointer type"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -80,11 +80,28 @@ const ErrorCase kCases[] = {
     {"MissingClosingBraceOfANestedBlock", "kernel {\n  $0 : while true {\n    $1 continue\n  }\n", 5, "",
      "a block is not closed"},
     {"UnknownStatement", k("  <i32> $0 = frobnicate $1\n"), 2, "frobnicate", "unknown statement 'frobnicate'"},
-    {"UnsupportedOffloadedTask",
-     k("  $0 = offloaded mesh_for(verts -> edges) grid_dim=0 block_dim=32\n  body {\n  }\n"), 2, "mesh_for",
-     "unknown offloaded task type 'mesh_for'"},
-    {"UnsupportedMeshFor", k("  <i32> $0 = const 0\n  $4 : mesh for (Vertex -> Vertex) {\n  }\n"), 3, "mesh",
-     "unsupported statement 'mesh' at line 3"},
+    {"UnknownOffloadedTask", k("  $0 = offloaded sparse_for(S1) grid_dim=0 block_dim=32\n  body {\n  }\n"), 2,
+     "sparse_for", "unknown offloaded task type 'sparse_for'"},
+    {"UnsupportedStructArgumentMember", k("  <i32> $0 = const 0\n  <i32> $4 = argload[0, 1]\n"), 3, "argload",
+     "unsupported statement 'argload of a struct argument member' at line 3"},
+    {"MeshForUnknownElement", k("  <i32> $0 = const 0\n  $4 : mesh for (Vertex -> Vertex) {\n  }\n"), 3, "Vertex",
+     "unknown mesh element type 'Vertex'"},
+    {"MeshTaskUnknownElement",
+     k("  $0 = offloaded mesh_for(verts -> nodes) num_patches=2 grid_dim=0 block_dim=32\n  body {\n  }\n"), 2, "nodes",
+     "unknown mesh element type 'nodes'"},
+    {"MeshTaskWithoutPatchCount",
+     k("  $0 = offloaded mesh_for(verts -> edges) grid_dim=0 block_dim=32\n  body {\n  }\n"), 2, "grid_dim",
+     "expected 'num_patches='"},
+    {"BodyPrologueOutsideAMeshTask",
+     k("  $0 = offloaded range_for(0, 4) grid_dim=0 block_dim=32\n  body prologue {\n  }\n  body {\n  }\n"), 3,
+     "body prologue", "only a mesh_for task has a body prologue"},
+    {"UnknownMeshConversion", k("  <i32> $0 = const 0\n  <i32> $1 = global to local verts $0\n"), 3, "local verts",
+     "unknown mesh index conversion 'global to local'"},
+    {"MeshRelationOfUnknownElement", k("  <i32> $0 = const 0\n  <u16> $1 = $0 idx relation nodes size\n"), 3, "nodes",
+     "unknown mesh element type 'nodes'"},
+    {"ExternalTensorBasePtrWithoutPointerHint",
+     k("  <i32> $0 = external_tensor_base_ptr (arg_id=[0], is_grad=false)\n"), 2, "external_tensor_base_ptr",
+     "an external_tensor_base_ptr needs a pointer type hint"},
     {"MalformedTensorType", k("  <*[Tensor (0) f32]> $3 = alloca\n"), 2, "*[Tensor",
      "malformed tensor type '*[Tensor (0) f32]'"},
     {"TensorConstant", k("  <[Tensor (2) f32]> $1 = const 0\n"), 2, "const", "a constant has a scalar type"},
@@ -182,10 +199,12 @@ INSTANTIATE_TEST_SUITE_P(Parser, ParserErrorTest, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
 
 TEST(ParserErrors, UnsupportedStatementsSayWhatToDoAboutThem) {
-  for (const char* line : {"  $4 : mesh for (Vertex -> Vertex) {\n  }\n", "  <i32> $2 = mesh_patch_idx\n"}) {
-    Diagnostic d = parse_error(k(line));
+  for (const char* lines : {"  <i32> $2 = argload[0, 1]\n",
+                            "  <*f32> $1 = argload[0]\n  <i32> $2 = const 0\n"
+                            "  <*f32> $3 = external_ptr $1, [$2], (3) layout=AOS is_grad=false\n"}) {
+    Diagnostic d = parse_error(k(lines));
     EXPECT_NE(d.message.find("unsupported statement"), std::string::npos) << d.message;
-    EXPECT_NE(d.remedy.find("mesh"), std::string::npos) << d.remedy;
+    EXPECT_NE(d.remedy.find("docs/ir-format.md"), std::string::npos) << d.remedy;
   }
 }
 

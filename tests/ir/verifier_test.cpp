@@ -349,3 +349,50 @@ TEST(VerifierNoBackendKinds, EmptyAssumedRangeNonValueHintAndNonPointerSNodeCell
 
 }  // namespace
 }  // namespace pb::ir
+
+namespace pb::ir {
+namespace {
+
+// Mesh statements: integer indices, inside a mesh for or mesh_for task; a mesh for at the top.
+TEST(VerifierMesh, IndicesAreIntegers) {
+  std::string head = "  $0 : mesh for (verts -> edges) none{\n    <i32> $1 = loop $0 index 0\n";
+  expect_one_error(*parse(k(head + "    <f32> $2 = const 1\n    <u16> $3 = $1 idx relation edges[$2]\n  }\n")),
+                   "<u16> $3 = $1 idx relation edges[$2]", "mesh relation neighbor index $2 must be an integer");
+  expect_one_error(*parse(k(head + "    <f32> $2 = const 1\n    <i32> $3 = local to global verts $2\n  }\n")),
+                   "<i32> $3 = local to global verts $2", "mesh index conversion input $2 must be an integer");
+  expect_one_error(*parse(k(head + "    <f32> $2 = mesh patch idx\n  }\n")), "<f32> $2 = mesh patch idx",
+                   "type <f32> disagrees with the type the operands give, <i32>");
+}
+
+TEST(VerifierMesh, MeshStatementsOutsideAMeshLoop) {
+  expect_one_error(*parse(k("  <i32> $0 = mesh patch idx\n")), "<i32> $0 = mesh patch idx",
+                   "a mesh_patch_index statement is only meaningful inside a mesh for or a mesh_for task");
+  expect_one_error(*parse(k("  <i32> $0 = const 0\n  $1 : for in range($0, $0) block_dim=adaptive {\n"
+                            "    <i32> $2 = loop $1 index 0\n    <u16> $3 = $2 idx relation edges size\n  }\n")),
+                   "<u16> $3 = $2 idx relation edges size",
+                   "a mesh_relation_access statement is only meaningful inside a mesh for");
+  expect_one_error(*parse(k("  $0 = offloaded\n  body {\n    <i32> $1 = const 0\n"
+                            "    <i32> $2 = local to global verts $1\n  }\n")),
+                   "<i32> $2 = local to global verts $1", "only meaningful inside a mesh for or a mesh_for task");
+}
+
+TEST(VerifierMesh, MeshForAtTheTopAndItsIndexAxisZero) {
+  expect_one_error(*parse(k("  <i32> $0 = const 0\n  $1 : for in range($0, $0) block_dim=adaptive {\n"
+                            "    $2 : mesh for (faces -> Unknown) none{\n    }\n  }\n")),
+                   "$2 : mesh for (faces -> Unknown) none{", "mesh for must be at the kernel's top level");
+  expect_one_error(*parse(k("  $0 : mesh for (cells -> verts) none{\n    <i32> $1 = loop $0 index 1\n  }\n")),
+                   "<i32> $1 = loop $0 index 1", "loop index axis 1 is out of range for loop $0");
+  expect_valid(
+      k("  $0 : mesh for (cells -> verts) none{\n    <i32> $1 = loop $0 index 0\n"
+        "    <u1> $2 = const true\n    $3 : if $2 {\n      $4 continue\n    }\n  }\n"));
+}
+
+TEST(VerifierMesh, ExternalTensorBasePtrOfAScalarArgument) {
+  expect_one_error(*parse("arg 0 : i32\n" + k("  <*i32> $0 = external_tensor_base_ptr (arg_id=[0], is_grad=false)\n")),
+                   "<*i32> $0 = external_tensor_base_ptr (arg_id=[0], is_grad=false)",
+                   "external_tensor_base_ptr reads argument 0, which is not an ndarray");
+  expect_valid("arg 0 : ndarray<i32, 1>\n" + k("  <*i32> $0 = external_tensor_base_ptr (arg_id=[0], is_grad=true)\n"));
+}
+
+}  // namespace
+}  // namespace pb::ir

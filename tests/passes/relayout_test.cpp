@@ -124,7 +124,8 @@ TEST(Relayout, StatementsEndUpAdjacentInPreOrder) {
 // own small buffer, so moving its bytes (memcpy) would leave it pointing into the freed old
 // statement. The strings must read back and lie inside the new objects.
 TEST(Relayout, MovesEveryKindThroughItsMoveConstructor) {
-  for (const char* text : {test::kLowered, test::kOffloaded, test::kInterpreterOnly, test::kReadOnly, test::kTensor}) {
+  for (const char* text : {test::kLowered, test::kOffloaded, test::kInterpreterOnly, test::kReadOnly, test::kTensor,
+                           test::kMesh, test::kMeshOffloaded}) {
     auto k = parse_kernel(text, "sample.chi");
     std::vector<const void*> before;
     walk(k->root(), [&](Stmt& s) { before.push_back(&s); });
@@ -152,6 +153,7 @@ TEST(Relayout, MovesEveryKindThroughItsMoveConstructor) {
       if (auto* g = dyn_cast<GetChStmt>(&s)) inside(g->to);
       if (auto* o = dyn_cast<SNodeOpStmt>(&s)) inside(o->snode);
       if (auto* f = dyn_cast<InternalFuncStmt>(&s)) inside(f->func_name);
+      if (auto* m = dyn_cast<MeshForStmt>(&s)) inside(m->scratch_pad);
     });
     EXPECT_GT(strings, 0u);
   }

@@ -1,7 +1,8 @@
 // The kinds no backend compiles, on the interpreter: loop_unique and assume_in_range give their
 // input, decorate does nothing, external_tensor_shape_along_axis reads the ndarray's shape, SNode
 // ops run on dense SNodes, rand draws from the seeded generator, internal calls run as a subgroup
-// of one thread; what has no meaning here is a run error naming the kernel and the statement.
+// of one thread; what has no meaning here (mesh kernels among it) is a run error naming the
+// statement.
 #include <gtest/gtest.h>
 
 #include "interp_test_util.h"
@@ -182,6 +183,28 @@ kernel {
 }
 )";
   EXPECT_CONTAINS(run_error(kBits), "bit struct (quantized) stores are not run yet");
+}
+
+// No mesh model: a mesh kernel is refused before it runs, at its mesh for or mesh_for task.
+TEST(InterpMore, MeshKernelsAreRunErrorsNamingTheMeshLoop) {
+  std::string e = run_error(pb::test::kMesh, nlohmann::json::parse(R"({"args": [{"shape": [2], "data": [1, 2]}]})"));
+  EXPECT_CONTAINS(e,
+                  "`$1 : mesh for (verts -> edges) none{` is a mesh statement: passbench reads, prints and "
+                  "verifies mesh kernels but does not run them");
+  EXPECT_CONTAINS(run_error(pb::test::kMeshOffloaded),
+                  "`$0 = offloaded mesh_for(verts -> Unknown) num_patches=8 grid_dim=0 block_dim=128 bls=none` is a "
+                  "mesh statement");
+}
+
+TEST(InterpMore, ExternalTensorBasePtrIsARunError) {
+  constexpr const char* kBase = R"(arg 0 : ndarray<f32, 1>
+kernel "base" {
+  <*f32> $0 = external_tensor_base_ptr (arg_id=[0], is_grad=false)
+}
+)";
+  std::string e = run_error(kBase, nlohmann::json::parse(R"({"args": [{"shape": [2], "data": [1, 2]}]})"));
+  EXPECT_CONTAINS(e, "the base address of an ndarray (external_tensor_base_ptr) has no meaning on the interpreter");
+  EXPECT_CONTAINS(e, "`<*f32> $0 = external_tensor_base_ptr (arg_id=[0], is_grad=false)` in kernel \"base\"");
 }
 
 }  // namespace

@@ -102,8 +102,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "expected `kernel {`"},
         BadInput{"truncated", "kernel {\n  <i32> $0 = const 0\n  $1 : if $0 {\n", "unexpected end of input"},
         BadInput{"unknown_stmt", "kernel {\n  <f32> $0 = frobnicate\n}\n", "unknown statement 'frobnicate'"},
-        BadInput{"unsupported", "kernel {\n  $4 : mesh for (Vertex -> Vertex) {\n  }\n}\n",
-                 "unsupported statement 'mesh' at line 2"},
+        BadInput{"unsupported", "kernel {\n  <i32> $4 = argload[0, 1]\n}\n",
+                 "unsupported statement 'argload of a struct argument member' at line 2"},
         BadInput{"undefined_ref", "kernel {\n  <f32> $0 = neg $5\n}\n", "2:18: error: undefined statement $5"},
         BadInput{"bad_const", "kernel {\n  <i32> $0 = const 1.5\n}\n", "not a valid i32 constant"}),
     [](const testing::TestParamInfo<BadInput>& p) { return std::string(p.param.name); });
