@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "ir/assert.h"
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
@@ -174,6 +176,7 @@ class Scalarizer {
   Stmt* index_const(int v) { return add(k_.make<ConstStmt>(Value::make_i32(v))); }
   std::vector<Stmt*> consts(const std::vector<int>& idx) {
     std::vector<Stmt*> out;
+    out.reserve(idx.size());
     for (int v : idx) out.push_back(index_const(v));
     return out;
   }
@@ -275,7 +278,8 @@ class Scalarizer {
     doom(s);
   }
   void rewrite(GetElementStmt& s) {
-    auto e = element_index(s.src()->type, s.index);
+    std::optional<int64_t> e = element_index(s.src()->type, s.index);
+    PB_ASSERT(e.has_value(), "get_element's index lies outside its tensor (the verifier checks it)");
     s.replace_all_uses_with(values_.at(s.src()).at(static_cast<size_t>(*e)));
     doom(s);
   }
