@@ -117,5 +117,9 @@ constexpr bool is_container(StmtKind k) { return traits_of(k) & kContainer; }
 constexpr bool is_offloaded_stage(StmtKind k) { return traits_of(k) & kOffloadedStage; }
 constexpr bool has_no_backend(StmtKind k) { return traits_of(k) & kNoBackend; }
 constexpr bool is_mesh(StmtKind k) { return traits_of(k) & kMesh; }
+// The remedy every layer gives for running a mesh kernel: no backend, the interpreter included,
+// runs one (passbench has no mesh model).
+inline constexpr const char* kMeshKernelRemedy =
+    "run passes on the mesh kernel and compare its IR; run kernels without a mesh";
 
 }  // namespace pb::ir

@@ -41,7 +41,7 @@ std::string task_name(const detail::TaskPlan& t, size_t i) {
 
 bool compiles_type(ir::DataType t) { return t.quant == 0; }
 
-EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes) {
+EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes, const EmitOptions& options) {
   if (auto errors = ir::verify(kernel); !errors.empty())
     throw UserError("the kernel does not verify, so it cannot be compiled:\n  " + errors.front().format(),
                     "fix the IR (run the verifier on it) before compiling it");
@@ -60,7 +60,7 @@ EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes) {
   KernelInfo& info = out.info;
   info.temps_words = plan.temps_words;
 
-  detail::ModuleState ms{kernel, shapes, plan, info, *out.module->context, *out.module->module, {}};
+  detail::ModuleState ms{kernel, shapes, options, plan, info, *out.module->context, *out.module->module, {}};
   ir::walk(kernel.root(), [&](ir::Stmt& s) {
     auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(&s);
     if (!a) return;

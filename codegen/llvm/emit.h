@@ -70,7 +70,10 @@ struct EmitShapes {
 };
 
 struct EmitOptions {
-  int opt_level = 2;  // 0..3, LLVM's new pass manager pipelines
+  // The dynamic global-access check (runtime/interp/access_check.h): every load, store and atomic
+  // of an element of a differentiable field or float ndarray calls kAccessCallback (reads after
+  // the load, writes before the store or atomic), and no atomic is folded into a per-chunk sum.
+  bool check_global_access = false;
 };
 
 enum class TaskKind : uint8_t { serial, range_for, struct_for };
@@ -100,6 +103,11 @@ struct PrintSite {
   std::vector<ir::ScalarKind> value_kinds;  // per value item, in order
 };
 
+struct AccessSite {
+  const ir::Stmt* stmt = nullptr;  // the load, store or atomic
+  bool write = false;
+};
+
 struct ReturnSite {
   std::vector<ir::ScalarKind> kinds;
 };
@@ -110,6 +118,7 @@ struct KernelInfo {
   std::vector<ErrorSite> errors;
   std::vector<PrintSite> prints;
   std::vector<ReturnSite> returns;
+  std::vector<AccessSite> accesses;           // with EmitOptions::check_global_access
   std::vector<const ir::Stmt*> loop_sites;    // nested loops that check the step budget (kFlagStepBudget)
   std::map<int, ir::ScalarKind> scalar_args;  // argument index -> the type its argloads read
   uint32_t temps_words = 0;
@@ -128,7 +137,7 @@ struct EmittedModule {
 };
 
 // Emits the module (unoptimized). `kernel` must outlive the result (KernelInfo points into it).
-EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes);
+EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes, const EmitOptions& options = {});
 
 // The types emit() takes: every primitive type, no quant type. A kernel using another is refused
 // up front, naming the first use.
@@ -141,5 +150,8 @@ std::string module_text(const EmittedModule& m);
 
 // The name of the host callback print statements call: void(ptr host, i32 print site, ptr values).
 inline constexpr const char* kPrintCallback = "pb_cpu_print";
+// The host callback of the global-access check: void(ptr host, i32 access site, ptr element,
+// i64 iteration of the top-level loop, -1 in a serial task).
+inline constexpr const char* kAccessCallback = "pb_cpu_access";
 
 }  // namespace pb::codegen::llvmgen

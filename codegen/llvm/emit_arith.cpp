@@ -339,6 +339,7 @@ void TaskEmitter::emit(const ir::AtomicOpStmt& s) {
     return;
   }
   llvm::Value* ptr = value(s.dest());
+  check_access(s, s.dest(), ptr, true);
   ir::ScalarKind k = s.dest()->type.scalar;
   if (k == ir::ScalarKind::unknown) k = s.type.scalar;
   llvm::Value* v = value(s.val());

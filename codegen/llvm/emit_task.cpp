@@ -87,9 +87,8 @@ llvm::Value* TaskEmitter::ctx_word(ContextWord w) {
   return eb.CreateLoad(eb.getPtrTy(), p, fmt::format("ctx{}", static_cast<int>(w)));
 }
 
-void TaskEmitter::unsupported(const ir::Stmt& s, const std::string& why) {
-  throw UserError(fmt::format("the cpu backend cannot lower `{}`: {}", ir::print_stmt(s, m_.kernel), why),
-                  "run this kernel on the interpreter (--backend=interp), or rewrite the statement");
+void TaskEmitter::unsupported(const ir::Stmt& s, const std::string& why, const std::string& remedy) {
+  throw UserError(fmt::format("the cpu backend cannot lower `{}`: {}", ir::print_stmt(s, m_.kernel), why), remedy);
 }
 
 llvm::MDNode* TaskEmitter::unlikely() { return llvm::MDBuilder(m_.ctx).createBranchWeights(1, 1u << 20); }
@@ -247,6 +246,7 @@ static const ir::Shape& struct_shape(ModuleState& m, const std::string& space, c
 
 void TaskEmitter::emit_parallel_body(llvm::Value* t) {
   const ir::Stmt* loop = task_.loop;
+  iteration_ = t;
   loop_linear_[loop] = t;
   if (task_.kind == TaskKind::range_for) {
     llvm::Value* end = nullptr;
@@ -319,13 +319,14 @@ void TaskEmitter::run() {
   if (task_.loop) {
     llvm::Value* lo = fn_->getArg(1);
     llvm::Value* hi = fn_->getArg(2);
-    plan_reductions();
+    if (!m_.options.check_global_access) plan_reductions();
     plan_own_cells();
     // The thread-local prologue and epilogue run inside the reductions' span: an atomic add of
     // the epilogue into a reduced field goes to the chunk's partial sum, which is flushed last.
     begin_reductions();
     if (off && off->tls_prologue) emit_block(*off->tls_prologue);
     counted_loop(b_.CreateSub(hi, lo), [&](llvm::Value* i) { emit_parallel_body(b_.CreateAdd(lo, i)); });
+    iteration_ = nullptr;
     if (off && off->tls_epilogue) emit_block(*off->tls_epilogue);
     end_reductions();
   } else {
@@ -499,9 +500,21 @@ void TaskEmitter::emit(const ir::GlobalLoadStmt& s) {
   auto* load = b_.CreateLoad(memory_type(k), value(s.src()));
   if (s.is_volatile) load->setVolatile(true);
   set(s, from_memory(load, k));
+  check_access(s, s.src(), value(s.src()), false);
 }
 void TaskEmitter::emit(const ir::GlobalStoreStmt& s) {
+  check_access(s, s.dest(), value(s.dest()), true);
   b_.CreateStore(to_memory(value(s.val()), s.val()->type.scalar), value(s.dest()));
+}
+
+void TaskEmitter::check_access(const ir::Stmt& s, const ir::Stmt* ptr, llvm::Value* address, bool write) {
+  if (!m_.options.check_global_access || !ir::is_differentiable_ptr(m_.kernel, ptr)) return;
+  m_.info.accesses.push_back({&s, write});
+  auto callee = m_.module.getOrInsertFunction(
+      kAccessCallback,
+      llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt32Ty(), b_.getPtrTy(), b_.getInt64Ty()}, false));
+  b_.CreateCall(callee, {ctx_word(kCtxHost), b_.getInt32(static_cast<uint32_t>(m_.info.accesses.size() - 1)), address,
+                         iteration_ ? iteration_ : const_i64(-1)});
 }
 
 void TaskEmitter::emit(const ir::GlobalPtrStmt& s) {

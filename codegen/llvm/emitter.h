@@ -12,6 +12,7 @@
 
 #include "codegen/llvm/emit.h"
 #include "codegen/llvm/task_split.h"
+#include "ir/differentiable.h"
 #include "ir/kernel.h"
 
 namespace pb::codegen::llvmgen::detail {
@@ -20,6 +21,7 @@ namespace pb::codegen::llvmgen::detail {
 struct ModuleState {
   const ir::Kernel& kernel;
   const EmitShapes& shapes;
+  const EmitOptions& options;
   const KernelPlan& plan;
   KernelInfo& info;
   llvm::LLVMContext& ctx;
@@ -77,8 +79,12 @@ class TaskEmitter {
   template <class T>
     requires(ir::has_no_backend(T::kKind))
   void emit(const T& s) {
-    unsupported(s, "`" + std::string(ir::kind_name(T::kKind)) + "` statements are not compiled yet" +
-                       (ir::is_mesh(T::kKind) ? " (passbench has no mesh model)" : " (the interpreter runs them)"));
+    unsupported(s,
+                "`" + std::string(ir::kind_name(T::kKind)) + "` statements are not compiled yet" +
+                    (ir::is_mesh(T::kKind) ? " (passbench has no mesh model)" : " (the interpreter runs them)"),
+                ir::is_mesh(T::kKind)
+                    ? ir::kMeshKernelRemedy
+                    : "run this kernel on the interpreter (--backend=interp), or rewrite the statement");
   }
 
  private:
@@ -96,7 +102,9 @@ class TaskEmitter {
   llvm::Value* cast(llvm::Value* v, ir::ScalarKind from, ir::ScalarKind to);
   llvm::Value* const_i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
   llvm::Value* ctx_word(ContextWord w);  // loads ctx[w] as a pointer
-  [[noreturn]] void unsupported(const ir::Stmt& s, const std::string& why);
+  [[noreturn]] void unsupported(
+      const ir::Stmt& s, const std::string& why,
+      const std::string& remedy = "run this kernel on the interpreter (--backend=interp), or rewrite the statement");
 
   // ---- control ----
   void emit_block(const ir::Block& b);
@@ -125,6 +133,9 @@ class TaskEmitter {
   void end_reductions();
   llvm::Value* task_bound(const ir::OffloadedStmt& o, const ir::TaskBound& b);
   llvm::Value* range_begin_end(llvm::Value** end);  // range task: begin (and end)
+
+  // With the global-access check: reports the access `s` makes through `ptr` (at `address`).
+  void check_access(const ir::Stmt& s, const ir::Stmt* ptr, llvm::Value* address, bool write);
 
   // ---- errors ----
   int error_site(const ir::Stmt& s, std::string message, std::string remedy);
@@ -168,6 +179,7 @@ class TaskEmitter {
   std::unordered_map<const ir::Stmt*, llvm::Value*> values_;
   std::unordered_map<const ir::Stmt*, std::vector<llvm::Value*>> loop_coords_;  // loop -> i64 coordinates
   std::unordered_map<const ir::Stmt*, llvm::Value*> loop_linear_;               // loop task -> linear index
+  llvm::Value* iteration_ = nullptr;  // a parallel task's linear iteration (i64); null in serial tasks
   std::unordered_map<const ir::Stmt*, StackRef> stacks_;
   struct Reduction {
     ir::FieldId field = 0;

@@ -115,7 +115,9 @@ class TaskEmitter {
     unsupported(s,
                 "`" + std::string(ir::kind_name(T::kKind)) + "` statements are not compiled yet" +
                     (ir::is_mesh(T::kKind) ? " (passbench has no mesh model)" : " (the interpreter runs them)"),
-                "run the kernel on the interpreter, or dump it before the pass that adds the statement");
+                ir::is_mesh(T::kKind) ? ir::kMeshKernelRemedy
+                                      : "run the kernel on the interpreter, or dump it before the pass that adds the "
+                                        "statement");
   }
 
   // ---- used by the emit_*.cpp files ----

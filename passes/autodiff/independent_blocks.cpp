@@ -13,17 +13,6 @@ namespace pb::passes {
 
 using namespace ir;
 
-bool is_differentiable_field(const Kernel& k, FieldId f) {
-  const Field& field = k.field(f);
-  return field.grad.has_value() && is_float(field.dtype);
-}
-
-bool is_differentiable_ptr(const Kernel& k, const Stmt* ptr) {
-  if (auto* g = dyn_cast<GlobalPtrStmt>(ptr)) return is_differentiable_field(k, g->field);
-  if (auto* e = dyn_cast<ExternalPtrStmt>(ptr)) return !e->is_grad && !e->is_dual && is_float(e->type.scalar);
-  return false;
-}
-
 namespace {
 
 bool is_gradient_field(const Kernel& k, FieldId f) { return k.field(f).primal.has_value(); }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/differentiable.h"
 #include "passes/pass.h"
 
 namespace pb::passes {
@@ -24,11 +25,6 @@ std::vector<ir::Block*> find_independent_blocks(ir::Kernel& k);
 // Annotations for ir::PrintOptions::annotate that mark where each IB starts: the loop owning an
 // IB body (`# IB 1: this loop's body`) or, for the root, its first statement.
 std::function<std::string(const ir::Stmt&)> independent_block_annotations(const ir::Kernel& k);
-// True when `f` is a field whose gradient autodiff tracks.
-bool is_differentiable_field(const ir::Kernel& k, ir::FieldId f);
-// True when `ptr` addresses an element whose gradient autodiff tracks: an element of a
-// differentiable field, or of a float ndarray argument (not its gradient array).
-bool is_differentiable_ptr(const ir::Kernel& k, const ir::Stmt* ptr);
 
 class IdentifyIndependentBlocksPass final : public Pass {
  public:

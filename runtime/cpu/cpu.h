@@ -29,6 +29,11 @@ namespace pb::runtime::cpu {
 struct CpuOptions {
   int opt_level = 2;     // LLVM's O0..O3
   bool keep_ir = false;  // keep the LLVM IR text before and after optimization
+  // The dynamic global-access check (runtime/interp/access_check.h): the kernel reports its
+  // accesses to differentiable elements, and every task runs on the calling thread in iteration
+  // order, the interpreter's order, so both report the same first violation. The launch fails
+  // with it after the task that made it.
+  bool check_global_access = false;
 };
 
 // A kernel compiled for the buffer shapes of one state. Launch it with memory of those shapes.
@@ -114,8 +119,9 @@ class CpuRuntime {
 // Compiles, packs, launches and unpacks: the CPU counterpart of runtime::run_kernel, with
 // options.max_steps as the launch's step budget. options.f64 runs the kernel widened to f64
 // (ir::widen_f32_to_f64), leaving f64 buffers in `state` as the interpreter's f64 mode does.
-// Options of the interpreter that have no meaning here are refused (shuffle, trace_decisions). Uses a
-// runtime of its own unless one is given.
+// options.check_global_access compiles with CpuOptions::check_global_access. Options of the
+// interpreter that have no meaning here are refused (shuffle, trace_decisions). Uses a runtime of
+// its own unless one is given.
 RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options = {}, const CpuOptions& cpu = {},
                      CpuRuntime* runtime = nullptr);
 

@@ -14,6 +14,7 @@ struct CpuKernel::Impl {
   codegen::llvmgen::KernelInfo info;
   codegen::llvmgen::EmitShapes shapes;
   std::unique_ptr<detail::JitCode> code;
+  bool one_thread = false;  // CpuOptions::check_global_access: every task on the calling thread
   // Per stack alloc id: the fingerprint of what its size expression read at the last launch and
   // the capacity it gave (a size over a loop reads one element per iteration of its range).
   std::mutex capacities_mutex;

@@ -27,7 +27,7 @@ void check(llvm::Error e, const char* what) {
 
 }  // namespace
 
-std::unique_ptr<JitCode> jit_compile(codegen::llvmgen::EmittedModule&& m, void* print) {
+std::unique_ptr<JitCode> jit_compile(codegen::llvmgen::EmittedModule&& m, const HostCallbacks& callbacks) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto code = std::make_unique<LlJitCode>();
@@ -36,8 +36,10 @@ std::unique_ptr<JitCode> jit_compile(codegen::llvmgen::EmittedModule&& m, void* 
   const char prefix = code->jit->getDataLayout().getGlobalPrefix();
   lib.addGenerator(check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix), "libm lookup"));
   llvm::orc::SymbolMap host;
-  host[code->jit->mangleAndIntern(codegen::llvmgen::kPrintCallback)] = {
-      llvm::orc::ExecutorAddr::fromPtr(print), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  for (auto [name, address] : {std::pair{codegen::llvmgen::kPrintCallback, callbacks.print},
+                               std::pair{codegen::llvmgen::kAccessCallback, callbacks.access}})
+    host[code->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                              llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   check(lib.define(llvm::orc::absoluteSymbols(std::move(host))), "cannot define the host callbacks");
   std::vector<codegen::llvmgen::TaskInfo> tasks = m.info.tasks;
   check(code->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m.module->module), std::move(m.module->context))),

@@ -19,7 +19,13 @@ struct JitCode {
   std::vector<CountFn> counts;  // by task index; null for serial tasks
 };
 
-// Takes the module; `print` is the address of the host print callback.
-std::unique_ptr<JitCode> jit_compile(codegen::llvmgen::EmittedModule&& m, void* print);
+// Addresses of the host callbacks the module may call (codegen/llvm/emit.h names them).
+struct HostCallbacks {
+  void* print = nullptr;
+  void* access = nullptr;
+};
+
+// Takes the module.
+std::unique_ptr<JitCode> jit_compile(codegen::llvmgen::EmittedModule&& m, const HostCallbacks& host);
 
 }  // namespace pb::runtime::cpu::detail

@@ -17,6 +17,8 @@
 #include "ir/printer.h"
 #include "ir/widen.h"
 #include "runtime/cpu/cpu_impl.h"
+#include "runtime/interp/access_check.h"
+#include "runtime/interp/ad_stacks.h"
 #include "runtime/interp/interp_ops.h"
 
 namespace pb::runtime::cpu {
@@ -26,11 +28,21 @@ using codegen::llvmgen::TaskKind;
 
 namespace {
 
-// What a running launch's print callback appends to.
+// What a running launch's callbacks append to.
 struct Host {
   const KernelInfo* info = nullptr;
   std::mutex mu;
   std::string printed;
+  // With the global-access check (every task on one thread): the reads so far, and the first
+  // violating write.
+  struct Violation {
+    const void* cell = nullptr;
+    runtime::detail::GlobalAccessTracker::Read read;
+    const ir::Stmt* write = nullptr;
+    int64_t iteration = -1;
+  };
+  runtime::detail::GlobalAccessTracker access;
+  std::optional<Violation> violation;
 };
 
 extern "C" void pb_cpu_print_callback(void* host_ptr, int32_t site, const uint64_t* values) {
@@ -50,6 +62,35 @@ extern "C" void pb_cpu_print_callback(void* host_ptr, int32_t site, const uint64
   host->printed += text;
 }
 
+extern "C" void pb_cpu_access_callback(void* host_ptr, int32_t site, const void* cell, int64_t iteration) {
+  auto* host = static_cast<Host*>(host_ptr);
+  const auto& a = host->info->accesses[static_cast<size_t>(site)];
+  if (!a.write) {
+    host->access.read(cell, a.stmt, iteration);
+  } else if (!host->violation) {
+    if (auto read = host->access.earlier_read(cell)) host->violation = Host::Violation{cell, *read, a.stmt, iteration};
+  }
+}
+
+// element_name for the element at `cell` in the launch's memory.
+std::string element_at(const CpuKernel& ck, const DeviceMemory& m, const void* cell) {
+  const auto* p = static_cast<const char*>(cell);
+  const ir::Kernel& k = ck.kernel();
+  auto in = [&](const void* base, ir::ScalarKind kind, const ir::Shape& shape) -> std::optional<int64_t> {
+    const auto* b = static_cast<const char*>(base);
+    const int64_t bytes = detail::element_bytes(kind);
+    if (!b || p < b || p >= b + bytes * runtime::num_elements(shape)) return std::nullopt;
+    return (p - b) / bytes;
+  };
+  for (const auto& [id, shape] : ck.shapes().fields)
+    if (auto flat = in(m.field_ptrs[static_cast<size_t>(id)], k.field(id).dtype, shape))
+      return runtime::detail::element_name(fmt::format("field '{}'", k.field(id).name), shape, *flat);
+  for (const auto& [index, shape] : ck.shapes().ndarrays)
+    if (auto flat = in(m.ndarray_ptrs[static_cast<size_t>(index)], ck.shapes().ndarray_dtypes.at(index), shape))
+      return runtime::detail::element_name(fmt::format("ndarray argument {}", index), shape, *flat);
+  return "an element";
+}
+
 std::string kernel_label(const ir::Kernel& k) {
   return k.name.empty() ? "kernel" : fmt::format("kernel \"{}\"", k.name);
 }
@@ -63,12 +104,14 @@ int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 CpuKernel::CpuKernel(const ir::Kernel& k, const State& shapes_from, const CpuOptions& o)
     : kernel_(&k), impl_(std::make_unique<Impl>()) {
   impl_->shapes = detail::shapes_of(k, shapes_from);
-  codegen::llvmgen::EmittedModule m = codegen::llvmgen::emit(k, impl_->shapes);
+  codegen::llvmgen::EmittedModule m = codegen::llvmgen::emit(k, impl_->shapes, {o.check_global_access});
   if (o.keep_ir) ir_before_ = codegen::llvmgen::module_text(m);
   codegen::llvmgen::optimize(m, o.opt_level);
   if (o.keep_ir) ir_after_ = codegen::llvmgen::module_text(m);
   impl_->info = m.info;
-  impl_->code = detail::jit_compile(std::move(m), reinterpret_cast<void*>(&pb_cpu_print_callback));
+  impl_->one_thread = o.check_global_access;
+  impl_->code = detail::jit_compile(std::move(m), {reinterpret_cast<void*>(&pb_cpu_print_callback),
+                                                   reinterpret_cast<void*>(&pb_cpu_access_callback)});
 }
 CpuKernel::CpuKernel(CpuKernel&&) noexcept = default;
 CpuKernel::~CpuKernel() = default;
@@ -278,12 +321,7 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
     int64_t stride = 0;
     for (const auto& st : task.stacks) {
       int64_t cap = launch_capacity(*st.alloc, ck, m, [&] { return stack_text(*st.alloc); });
-      if (cap == 0)
-        throw UserError(fmt::format("stack ${} has no size (max_size=0): run determine_ad_stack_size or give a fixed "
-                                    "ad_stack_size (`{}` in {})",
-                                    st.alloc->id, ir::print_stmt(*st.alloc, k), kernel_label(k)),
-                        "run the determine_ad_stack_size pass before running the kernel, or compile with a fixed "
-                        "ad_stack_size");
+      if (cap == 0) throw runtime::detail::unsized_stack_error(*st.alloc, k, kernel_label(k));
       caps[static_cast<size_t>(st.stack_id)] = cap;
       offsets[static_cast<size_t>(st.stack_id)] = stride;
       report.stack_capacity[st.alloc->id] = cap;
@@ -300,7 +338,9 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
       int64_t n = code.code->counts[t](ctx);
       tl.iterations = n;
       if (n > 0 && static_cast<uint64_t>(n) > steps[0]) throw over_budget(task, task.loop);
-      if (n > 0) {
+      if (n > 0 && code.one_thread) {
+        code.code->tasks[t](ctx, 0, n, heap);
+      } else if (n > 0) {
         // Few large chunks: about four per thread.
         int64_t grain = std::max<int64_t>(1, n / (int64_t{4} * impl_->threads));
         auto fn = code.code->tasks[t];
@@ -321,6 +361,12 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
     if (int32_t l = flags[codegen::llvmgen::kFlagStepBudget].load(); l > 0)
       throw over_budget(task, info.loop_sites[static_cast<size_t>(l - 1)]);
     if (max_steps != 0 && steps_used > max_steps) throw over_budget(task, task.loop);
+    if (const auto& v = host.violation)
+      throw UserError(fmt::format("{}\n  in {}",
+                                  runtime::detail::global_access_violation(k, element_at(ck, m, v->cell), v->read,
+                                                                           v->write, v->iteration),
+                                  kernel_label(k)),
+                      runtime::detail::kGlobalAccessRemedy);
     if (int32_t s = flags[codegen::llvmgen::kFlagStackOverflow].load(); s > 0) {
       const auto& st = info.stacks[static_cast<size_t>(s - 1)];
       const ir::AdStackAllocaStmt& a = *st.alloc;
@@ -357,11 +403,11 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
 
 RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options, const CpuOptions& cpu,
                      CpuRuntime* runtime) {
-  if (options.shuffle || options.trace_decisions || options.check_global_access)
+  if (options.shuffle || options.trace_decisions)
     throw UserError(
-        "the cpu backend runs parallel loops in parallel: shuffling, decision tracing and the dynamic "
-        "global-access check are interpreter options",
-        "use --backend=interp for --shuffle, decision traces and --check-global-access");
+        "the cpu backend runs parallel loops in parallel: shuffling and decision tracing are interpreter "
+        "options",
+        "use --backend=interp for --shuffle and decision traces");
   // f64 mode: the kernel with every f32 widened to f64 (the buffers are converted by pack).
   std::unique_ptr<ir::Kernel> wide;
   if (options.f64) {
@@ -372,7 +418,9 @@ RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& option
           "has no f64 meaning",
           "run it in f64 mode on the interpreter (--backend=interp), or without --f64");
   }
-  CpuKernel ck(wide ? *wide : k, state, cpu);
+  CpuOptions compile = cpu;
+  compile.check_global_access = compile.check_global_access || options.check_global_access;
+  CpuKernel ck(wide ? *wide : k, state, compile);
   std::unique_ptr<CpuRuntime> own;
   if (!runtime) runtime = (own = std::make_unique<CpuRuntime>()).get();
   DeviceMemory m = pack(ck, state);

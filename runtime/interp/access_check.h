@@ -1,9 +1,10 @@
 // The global data access rule at run time (`passbench run --check-global-access`): within one
-// launch, an element of a differentiable field (one with a gradient field) or float ndarray that
-// has been read must not be written afterwards. The interpreter reports each read element here and
-// asks before each write; the first violating write is reported with both statements, their
-// iterations of the top-level loop and the element. Exact where the static check
-// (check_global_access) can only say "maybe".
+// launch, an element of a differentiable field or float ndarray (ir/differentiable.h) that has
+// been read must not be written afterwards. A backend reports each read element here and asks
+// before each write (store or atomic); the first violating write is reported with both
+// statements, their iterations of the top-level loop and the element. Exact where the static
+// check (check_global_access) can only say "maybe". Elements are identified by address, so the
+// interpreter and the CPU backend share it.
 #pragma once
 
 #include <cstdint>
@@ -12,29 +13,44 @@
 #include <unordered_map>
 
 #include "ir/kernel.h"
-#include "ir/value.h"
+#include "ir/type.h"
 #include "runtime/interp/state.h"
 
 namespace pb::runtime::detail {
 
+inline constexpr const char* kGlobalAccessRemedy =
+    "write the new values to a second field (or ndarray), or split the kernel in two at the write";
+
 class GlobalAccessTracker {
  public:
-  // Whether accesses through `ptr` (a global ptr or external ptr) are tracked.
-  static bool tracked(const ir::Kernel& k, const ir::Stmt& ptr);
-
-  void read(const ir::Value* cell, const ir::Stmt* load, int64_t iteration) {
+  struct Read {
+    const ir::Stmt* load = nullptr;
+    int64_t iteration = -1;  // of the top-level loop; -1 outside every loop
+  };
+  // The first read of `cell` is kept.
+  void read(const void* cell, const ir::Stmt* load, int64_t iteration) {
     reads_.try_emplace(cell, Read{load, iteration});
   }
-  // The violation message when `cell` was read earlier in the launch, else nullopt.
-  std::optional<std::string> write(const ir::Kernel& k, const State& state, const ir::Value* cell,
-                                   const ir::Stmt* store, int64_t iteration) const;
+  // The read a write to `cell` would follow, or nullopt.
+  std::optional<Read> earlier_read(const void* cell) const {
+    auto it = reads_.find(cell);
+    if (it == reads_.end()) return std::nullopt;
+    return it->second;
+  }
 
  private:
-  struct Read {
-    const ir::Stmt* load;
-    int64_t iteration;  // of the top-level loop; -1 outside every loop
-  };
-  std::unordered_map<const ir::Value*, Read> reads_;
+  std::unordered_map<const void*, Read> reads_;
 };
+
+// "field 'x', element [1, 2]," for the element at row-major position `flat` of an array of
+// `shape` named `array` (`field 'x'`, `ndarray argument 0`); a 0-d array is just `array`.
+std::string element_name(const std::string& array, const ir::Shape& shape, int64_t flat);
+
+// element_name for the interpreter's `cell` in a buffer of `state` ("an element" if none holds it).
+std::string state_element_name(const State& state, const ir::Value* cell);
+
+// The violation message for writing `element` with `store` in `iteration` after `read`.
+std::string global_access_violation(const ir::Kernel& k, const std::string& element,
+                                    const GlobalAccessTracker::Read& read, const ir::Stmt* store, int64_t iteration);
 
 }  // namespace pb::runtime::detail

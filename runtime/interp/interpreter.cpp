@@ -9,11 +9,13 @@
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
+#include "ir/differentiable.h"
 #include "ir/eval.h"
 #include "ir/printer.h"
 #include "ir/type_uses.h"
 #include "ir/visitor.h"
 #include "runtime/interp/access_check.h"
+#include "runtime/interp/ad_stacks.h"
 #include "runtime/interp/decision_trace.h"
 #include "runtime/interp/exec_more.h"
 #include "runtime/interp/exec_tensor.h"
@@ -31,25 +33,22 @@ using ir::Value;
 // How a block was left: run to its end, by `continue`, or by a while control whose mask became 0.
 enum class Flow : uint8_t { next, continue_loop, exit_while };
 
-struct Stack {
-  std::vector<std::pair<Value, Value>> entries;  // (primal, adjoint), top at the back
-  int64_t capacity = 0;                          // set by the alloc; 0: unlimited
-  int alloc_id = -1;                             // the alloc's statement id, once it has run
-  int64_t max_depth = 0;                         // deepest depth in this run
-};
-
 class Interpreter {
  public:
   Interpreter(const ir::Kernel& k, State& st, const RunOptions& o)
-      : k_(k), st_(st), opt_(o), trace_(o.trace_decisions) {}
+      : k_(k),
+        st_(st),
+        opt_(o),
+        label_(k.name.empty() ? "kernel" : fmt::format("kernel \"{}\"", k.name)),
+        trace_(o.trace_decisions) {}
 
   RunResult run() {
-    detail::check_runnable(k_, kernel_label());
+    detail::check_runnable(k_, label_);
     if (opt_.check_global_access)
       if (auto use = ir::first_type_use_outside(k_, [](ir::DataType t) { return !t.is_tensor(); }))
-        throw UserError(fmt::format("the global-access check tracks scalar elements, and {} uses a tensor type: {}",
-                                    kernel_label(), *use),
-                        "run the scalarize pass first (`passbench run --check-global-access` does)");
+        throw UserError(
+            fmt::format("the global-access check tracks scalar elements, and {} uses a tensor type: {}", label_, *use),
+            "run the scalarize pass first (`passbench run --check-global-access` does)");
     prog_ = detail::compile(k_, st_, opt_.f64);
     bind_memory();
     capacities_.bind(k_, st_, field_bufs_);
@@ -57,13 +56,12 @@ class Interpreter {
     defined_.assign(prog_.num_slots, 0);
     ptrs_.assign(prog_.num_slots, nullptr);
     coords_.assign(prog_.num_coords, 0);
-    stacks_.assign(prog_.num_stacks, Stack{});
+    stacks_.reset(prog_.num_stacks);
     tracked_.assign(opt_.check_global_access ? prog_.num_slots : 0, 0);
     rng_.seed(opt_.seed);
     Flow f = exec_block(0);
     PB_ASSERT(f == Flow::next, "continue or while control escaped to the kernel root");
-    for (const Stack& st : stacks_)
-      if (st.alloc_id >= 0) result_.max_stack_depth[st.alloc_id] = st.max_depth;
+    stacks_.report_depths(result_.max_stack_depth);
     result_.decision_hash = trace_.hash();
     result_.decisions = trace_.count();
     return std::move(result_);
@@ -71,8 +69,6 @@ class Interpreter {
 
  private:
   // ---- setup ----
-
-  std::string kernel_label() const { return k_.name.empty() ? "kernel" : fmt::format("kernel \"{}\"", k_.name); }
 
   void bind_memory() {
     field_bufs_.assign(k_.fields().size(), nullptr);
@@ -89,7 +85,7 @@ class Interpreter {
   // ---- errors ----
 
   [[noreturn]] void fail(const Op& op, const std::string& what, const std::string& remedy) const {
-    throw UserError(fmt::format("{} at `{}` in {}", what, ir::print_stmt(*op.stmt, k_), kernel_label()), remedy);
+    throw UserError(fmt::format("{} at `{}` in {}", what, ir::print_stmt(*op.stmt, k_), label_), remedy);
   }
 
   // ---- slots ----
@@ -116,8 +112,7 @@ class Interpreter {
     for (const Op& op : prog_.blocks[static_cast<size_t>(b)]) {
       tick(op);
       if (op.tensor) {
-        std::string label = kernel_label();
-        detail::TensorContext ctx{k_, values_, defined_, ptrs_, label};
+        detail::TensorContext ctx{k_, values_, defined_, ptrs_, label_};
         detail::exec_tensor(op, ctx);
         continue;
       }
@@ -238,7 +233,7 @@ class Interpreter {
            "build the state with make_state, which gives every field with a known shape a buffer");
     ptrs_[op.slot] = &b->data[offset(op, 0, b->shape, [&] { return fmt::format("field '{}'", name); })];
     defined_[op.slot] = 1;
-    if (opt_.check_global_access) tracked_[op.slot] = detail::GlobalAccessTracker::tracked(k_, s);
+    if (opt_.check_global_access) tracked_[op.slot] = ir::is_differentiable_ptr(k_, &s);
     return Flow::next;
   }
   Flow exec(const ir::ExternalPtrStmt& s, const Op& op) {
@@ -261,7 +256,7 @@ class Interpreter {
     };
     ptrs_[op.slot] = &b.data[offset(op, 1, b.shape, what)];
     defined_[op.slot] = 1;
-    if (opt_.check_global_access) tracked_[op.slot] = detail::GlobalAccessTracker::tracked(k_, s);
+    if (opt_.check_global_access) tracked_[op.slot] = ir::is_differentiable_ptr(k_, &s);
     return Flow::next;
   }
   Flow exec(const ir::GlobalLoadStmt&, const Op& op) {
@@ -272,9 +267,12 @@ class Interpreter {
   // With check_global_access: refuses a write to an element read earlier in the launch.
   void check_write(const Op& op) {
     if (!opt_.check_global_access || !tracked_[op.operands[0]]) return;
-    if (auto violation = access_.write(k_, st_, ptr(op, 0), op.stmt, iteration_))
-      throw UserError(fmt::format("{}\n  in {}", *violation, kernel_label()),
-                      "write the new values to a second field (or ndarray), or split the kernel in two at the write");
+    if (auto read = access_.earlier_read(ptr(op, 0)))
+      throw UserError(fmt::format("{}\n  in {}",
+                                  detail::global_access_violation(k_, detail::state_element_name(st_, ptr(op, 0)),
+                                                                  *read, op.stmt, iteration_),
+                                  label_),
+                      detail::kGlobalAccessRemedy);
   }
   Flow exec(const ir::GlobalStoreStmt&, const Op& op) {
     check_write(op);
@@ -378,7 +376,7 @@ class Interpreter {
   }
   Flow exec(const ir::ContinueStmt&, const Op&) { return Flow::continue_loop; }
 
-  // ---- autodiff stacks ----
+  // ---- autodiff stacks (runtime/interp/ad_stacks.h) ----
 
   const ir::AdStackAllocaStmt& alloc_of(const Op& op) const {
     const auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(op.stmt->operand(0));
@@ -386,65 +384,37 @@ class Interpreter {
               fmt::format("`{}` runs before its stack alloc", ir::print_stmt(*op.stmt, k_)));
     return *a;
   }
-  std::string stack_text(const ir::AdStackAllocaStmt& a) const {
-    return fmt::format("stack ${} (`{}`) in {}", a.id, ir::print_stmt(a, k_), kernel_label());
+  detail::AdStacks::Entry& top(const Op& op, const char* what) {
+    return stacks_.top(static_cast<size_t>(op.aux), alloc_of(op), *op.stmt, what);
   }
-  Stack& top_checked(const Op& op, const char* what) {
-    const auto& a = alloc_of(op);
-    Stack& st = stacks_[static_cast<size_t>(op.aux)];
-    if (st.entries.empty())
-      throw UserError(fmt::format("autodiff stack underflow: {} on the empty {} at `{}`", what, stack_text(a),
-                                  ir::print_stmt(*op.stmt, k_)),
-                      "every pop, load top and acc adj needs an earlier matching push after the stack alloc; check "
-                      "the pairing of forward pushes and reverse pops");
-    return st;
-  }
-
   Flow exec(const ir::AdStackAllocaStmt& s, const Op& op) {
-    Stack& st = stacks_[static_cast<size_t>(op.aux)];
-    st.capacity = capacities_.capacity(s, k_, st_, field_bufs_, [&] { return stack_text(s); });
-    if (st.capacity == 0 && !opt_.unsized_stacks_unlimited)
-      throw UserError(
-          fmt::format("stack ${} has no size (max_size=0): run determine_ad_stack_size or give a fixed "
-                      "ad_stack_size (`{}` in {})",
-                      s.id, ir::print_stmt(s, k_), kernel_label()),
-          "run the determine_ad_stack_size pass before running the kernel, or compile with a fixed ad_stack_size");
-    st.entries.clear();
-    st.alloc_id = s.id;
+    int64_t capacity = capacities_.capacity(s, k_, st_, field_bufs_, [&] {
+      return fmt::format("stack ${} (`{}`) in {}", s.id, ir::print_stmt(s, k_), label_);
+    });
+    stacks_.alloc(static_cast<size_t>(op.aux), s, capacity, opt_.unsized_stacks_unlimited);
     int64_t& cap = result_.stack_capacity[s.id];
-    cap = std::max(cap, st.capacity);
+    cap = std::max(cap, capacity);
     set(op, Value::zero(op.kind));
     return Flow::next;
   }
   Flow exec(const ir::AdStackPushStmt&, const Op& op) {
-    const auto& a = alloc_of(op);
-    Stack& st = stacks_[static_cast<size_t>(op.aux)];
-    if (st.capacity > 0 && static_cast<int64_t>(st.entries.size()) >= st.capacity)
-      throw UserError(fmt::format("autodiff stack overflow: {} exceeded {} at `{}`", stack_text(a),
-                                  a.size ? fmt::format("max_size=0, size {} evaluated to {} at the stack alloc",
-                                                       ir::to_string(*a.size), st.capacity)
-                                         : fmt::format("max_size={}", a.max_size),
-                                  ir::print_stmt(*op.stmt, k_)),
-                      "raise ad_stack_size, or leave the stack adaptive (max_size=0) and run determine_ad_stack_size; "
-                      "if the stack was sized by that pass, its bound is wrong");
-    st.entries.emplace_back(in(op, 1), Value::zero(op.kind));
-    st.max_depth = std::max(st.max_depth, static_cast<int64_t>(st.entries.size()));
+    stacks_.push(static_cast<size_t>(op.aux), alloc_of(op), *op.stmt, in(op, 1), op.kind);
     return Flow::next;
   }
   Flow exec(const ir::AdStackPopStmt&, const Op& op) {
-    top_checked(op, "pop").entries.pop_back();
+    stacks_.pop(static_cast<size_t>(op.aux), alloc_of(op), *op.stmt);
     return Flow::next;
   }
   Flow exec(const ir::AdStackLoadTopStmt&, const Op& op) {
-    set(op, top_checked(op, "load top").entries.back().first);
+    set(op, top(op, "load top").first);
     return Flow::next;
   }
   Flow exec(const ir::AdStackLoadTopAdjStmt&, const Op& op) {
-    set(op, top_checked(op, "load top adj").entries.back().second);
+    set(op, top(op, "load top adj").second);
     return Flow::next;
   }
   Flow exec(const ir::AdStackAccAdjointStmt&, const Op& op) {
-    Value& adj = top_checked(op, "acc adj").entries.back().second;
+    Value& adj = top(op, "acc adj").second;
     adj = evaluate(op, [&] { return ir::eval_binary(ir::BinaryOp::add, adj, in(op, 1), op.kind); });
     return Flow::next;
   }
@@ -564,8 +534,7 @@ class Interpreter {
   Flow exec(const T& s, const Op& op) {
     std::vector<Value> inputs(op.operands.size());
     for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = values_[op.operands[i]];
-    std::string label = kernel_label();
-    detail::MoreContext ctx{k_, st_, rng_, label, iteration_};
+    detail::MoreContext ctx{k_, st_, rng_, label_, iteration_};
     if (auto v = detail::exec_more(s, op.kind, inputs, ctx)) set(op, *v);
     return Flow::next;
   }
@@ -592,6 +561,7 @@ class Interpreter {
   const ir::Kernel& k_;
   State& st_;
   RunOptions opt_;
+  const std::string label_;  // `kernel "name"`, for errors
   detail::DecisionTrace trace_;
   detail::Program prog_;
   std::vector<Buffer*> field_bufs_;  // by field id; null when the state has no buffer
@@ -603,7 +573,7 @@ class Interpreter {
   std::vector<char> defined_;           // by slot: computed in this run
   std::vector<Value*> ptrs_;            // by slot: the cell a pointer statement addresses
   std::vector<int64_t> coords_;         // loop coordinates
-  std::vector<Stack> stacks_;
+  detail::AdStacks stacks_{k_, label_};
   std::map<int64_t, Value> temps_;  // global temporaries by byte offset
   std::map<int64_t, Value> tls_;    // thread-local storage by byte offset
   std::mt19937_64 rng_;

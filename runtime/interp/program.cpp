@@ -92,7 +92,7 @@ class Compiler {
     throw UserError(fmt::format("`{}` is a mesh statement: passbench reads, prints and verifies mesh kernels but does "
                                 "not run them (it has no mesh model)",
                                 ir::print_stmt(s, k_)),
-                    "run passes on the mesh kernel and compare its IR; run kernels without a mesh");
+                    ir::kMeshKernelRemedy);
   }
   // Quant integers run (a store keeps the low bits); the other quant types are refused.
   void check_quant(const ir::Stmt& s, ir::DataType t) const {

@@ -174,6 +174,8 @@ bool refused_for_mesh(const ir::Kernel& k) {
     ADD_FAILURE() << "a mesh kernel compiled";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("passbench has no mesh model"), std::string::npos) << e.what();
+    // The interpreter refuses mesh kernels too: the remedy must not send the user there.
+    EXPECT_EQ(e.diagnostic().remedy, ir::kMeshKernelRemedy) << e.what();
   }
   return true;
 }

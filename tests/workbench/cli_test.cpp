@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_helpers.h"
@@ -269,6 +270,26 @@ TEST(CliInput, RunAndGradcheckTakeAFixtureAndRemediesNameTheFile) {
   auto r = run_cli("gradcheck " + k + " --loss y");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("`passbench replay " + k + " --passes='reverse_ad'`"), std::string::npos) << r.err;
+}
+
+// Without --inputs, a fixture runs with its own inputs (it used to run with none: an ndarray
+// kernel stopped at "argument 0 is missing"); --inputs still wins.
+TEST(CliInput, AFixtureRunsWithItsOwnInputs) {
+  auto fx = source_path("fixtures/global_access/ndarray_violation.fixture.json");
+  auto r = run_cli("run " + fx);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0.010000"), std::string::npos) << r.out;  // a[0] = 0.1 * 0.1
+  r = run_cli("replay " + fx + " --passes=dce --run");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0.010000"), std::string::npos) << r.out;
+  r = run_cli("run " + fx + " --check-global-access");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("ndarray argument 0, element [0],"), std::string::npos) << r.err;
+  auto empty = std::filesystem::temp_directory_path() / "passbench_no_args.inputs.json";
+  std::ofstream(empty) << "{}";
+  r = run_cli("run " + fx + " --inputs " + empty.string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("argument 0 is missing"), std::string::npos) << r.err;
 }
 
 }  // namespace

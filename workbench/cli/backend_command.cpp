@@ -26,12 +26,12 @@ int cmd_run_backend(const RunArgs& a) {
   if (a.shuffle || (a.f64 && vulkan))
     throw UserError("--shuffle applies to the interpreter only, --f64 to the interpreter and the cpu",
                     "drop them, or use --backend=interp or cpu");
-  if (a.check_global_access)
+  if (a.check_global_access && vulkan)
     throw UserError(
-        "--check-global-access is the interpreter's dynamic check: it follows the interpreter's order "
-        "of iterations, which a parallel backend does not have",
-        "use --backend=interp (and `passbench replay FILE --passes=check_global_access` for the static "
-        "check)");
+        "--check-global-access runs on the interpreter and the cpu, which can run a launch's iterations in the "
+        "interpreter's order; vulkan cannot",
+        "use --backend=interp or --backend=cpu (and `passbench replay FILE --passes=check_global_access` for the "
+        "static check)");
   if (a.stack_usage)
     throw UserError("--stack-usage reports the interpreter's or the cpu's stack depths",
                     "use --backend=interp or --backend=cpu (without --time)");

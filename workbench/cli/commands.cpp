@@ -81,8 +81,9 @@ std::vector<std::pair<std::string, double>> parse_seeds(const std::vector<std::s
 
 workbench::RunRequest make_run_request(const RunArgs& a) {
   workbench::RunRequest req;
-  if (!a.inputs.empty()) req.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
-  req.inputs_name = a.inputs;
+  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
+  if (inputs.json) req.inputs = std::move(*inputs.json);
+  req.inputs_name = inputs.name;
   req.kernel_name = a.file;
   req.seed_grads = parse_seeds(a.seed_grads, "--seed-grad");
   req.options.shuffle = a.shuffle;

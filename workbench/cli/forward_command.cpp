@@ -28,8 +28,9 @@ int cmd_jvpcheck(const JvpcheckArgs& a) {
   auto k = workbench::load_source(a.file, a.dump).kernel;
   if (!report_verify(*k, a.file)) return 1;
   workbench::JvpcheckOptions o = a.options;
-  if (!a.inputs.empty()) o.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
-  o.inputs_name = a.inputs;
+  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
+  if (inputs.json) o.inputs = std::move(*inputs.json);
+  o.inputs_name = inputs.name;
   o.kernel_name = a.file;
   workbench::JvpcheckResult r;
   try {
@@ -73,8 +74,9 @@ int cmd_adjointcheck(const AdjointcheckArgs& a) {
   auto k = workbench::load_source(a.file, a.dump).kernel;
   if (!report_verify(*k, a.file)) return 1;
   workbench::AdjointcheckOptions o = a.options;
-  if (!a.inputs.empty()) o.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
-  o.inputs_name = a.inputs;
+  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
+  if (inputs.json) o.inputs = std::move(*inputs.json);
+  o.inputs_name = inputs.name;
   o.kernel_name = a.file;
   workbench::AdjointcheckResult r;
   try {

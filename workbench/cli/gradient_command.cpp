@@ -67,8 +67,9 @@ int cmd_gradcheck(const GradcheckArgs& a) {
   if (!backend)
     throw UserError(fmt::format("--backend: unknown backend '{}'", a.backend), "choose interp, cpu or vulkan");
   o.backend = *backend;
-  if (!a.inputs.empty()) o.inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
-  o.inputs_name = a.inputs;
+  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
+  if (inputs.json) o.inputs = std::move(*inputs.json);
+  o.inputs_name = inputs.name;
   o.kernel_name = a.file;
   workbench::GradcheckResult r;
   try {

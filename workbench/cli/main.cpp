@@ -118,10 +118,11 @@ int main(int argc, char** argv) try {
 
   pb::cli::RunArgs run_args;
   auto* run = app.add_subcommand("run", "Run a kernel on the reference interpreter and print the fields as JSON");
-  run->add_option("FILE", run_args.file, "kernel file (- for stdin)")->required();
+  run->add_option("FILE", run_args.file, "kernel file or fixture (- for stdin)")->required();
   add_dump_option(run, run_args.dump);
   run->add_option("--inputs", run_args.inputs,
-                  "inputs JSON: {\"fields\": {NAME: {shape, data, grad}}, \"args\": [...]}");
+                  "inputs JSON: {\"fields\": {NAME: {shape, data, grad}}, \"args\": [...]} (default: a "
+                  "fixture's own inputs)");
   run->add_option("--seed-grad", run_args.seed_grads,
                   "FIELD=VALUE: set every element of FIELD's gradient before running");
   run->add_flag("--shuffle", run_args.shuffle, "run the parallel loop's iterations in a shuffled order");
@@ -169,7 +170,7 @@ int main(int argc, char** argv) try {
   jvpcheck->add_option("--wrt", jvp_args.options.wrt,
                        "an input array (repeatable; default: every differentiable array)");
   jvpcheck->add_option("--out", jvp_args.options.out, "an output array (repeatable; default: every other one)");
-  jvpcheck->add_option("--inputs", jvp_args.inputs, "inputs JSON, as for run");
+  jvpcheck->add_option("--inputs", jvp_args.inputs, "inputs JSON, as for run (default: a fixture's own)");
   jvpcheck->add_option("--eps", jvp_args.options.eps, "finite-difference step, relative: h = eps * max(1, |x|)")
       ->capture_default_str();
   jvpcheck->add_option("--rel", jvp_args.options.rel, "relative tolerance")->capture_default_str();
@@ -186,7 +187,7 @@ int main(int argc, char** argv) try {
       app.add_subcommand("adjointcheck", "Cross-check forward and reverse mode: w . (J v) == (J^T w) . v");
   adjointcheck->add_option("FILE", adj_args.file, "kernel file (- for stdin)")->required();
   add_dump_option(adjointcheck, adj_args.dump);
-  adjointcheck->add_option("--inputs", adj_args.inputs, "inputs JSON, as for run");
+  adjointcheck->add_option("--inputs", adj_args.inputs, "inputs JSON, as for run (default: a fixture's own)");
   adjointcheck->add_option("--seed", adj_args.options.seed, "seed of the random directions")->capture_default_str();
   adjointcheck->add_option("--trials", adj_args.options.trials, "random (v, w) pairs")->capture_default_str();
   adjointcheck->add_option("--rel", adj_args.options.rel, "relative tolerance")->capture_default_str();
@@ -211,7 +212,7 @@ int main(int argc, char** argv) try {
   gradcheck->add_option(
       "--wrt", gc_args.options.wrt,
       "a field to differentiate by (repeatable; default: every field with a gradient field but the loss)");
-  gradcheck->add_option("--inputs", gc_args.inputs, "inputs JSON, as for run");
+  gradcheck->add_option("--inputs", gc_args.inputs, "inputs JSON, as for run (default: a fixture's own)");
   gradcheck->add_option("--eps", gc_args.options.eps, "finite-difference step, relative: h = eps * max(1, |x|)")
       ->capture_default_str();
   gradcheck->add_option("--rel", gc_args.options.rel, "relative tolerance")->capture_default_str();
@@ -256,7 +257,8 @@ int main(int argc, char** argv) try {
   replay->add_flag("--no-verify-each", no_verify_each, "do not verify after every pass");
   replay->add_option("--emit", replay_args.emit, "form of the resulting IR")->check(CLI::IsMember({"text", "json"}));
   replay->add_option("-o,--output", replay_args.output, "write the resulting IR here instead of stdout");
-  replay->add_option("--inputs", replay_args.inputs, "inputs JSON; with --run, run the result on the interpreter");
+  replay->add_option("--inputs", replay_args.inputs,
+                     "inputs JSON: run the result on the interpreter with them (--run alone: a fixture's own)");
   replay->add_flag("--run", replay_args.run,
                    "run the resulting kernel on the interpreter and print the fields as JSON");
   replay->add_option("--stop-after", replay_args.stop_after, "stop after the first run of PASS");

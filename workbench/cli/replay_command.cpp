@@ -167,7 +167,8 @@ int cmd_replay(const ReplayArgs& a) {
     throw UserError("no pipeline: give --passes=PIPELINE",
                     "for example --passes='simplify,dce'; `passbench passes` lists the passes");
   std::optional<nlohmann::json> inputs;
-  if (!a.inputs.empty()) inputs = workbench::parse_json_text(workbench::read_file(a.inputs), a.inputs);
+  // --inputs runs the result; --run runs it with the fixture's inputs, if FILE is a fixture.
+  if (a.run || !a.inputs.empty()) inputs = workbench::command_inputs(a.inputs, a.file).json;
   if (a.run && !inputs) inputs = nlohmann::json::object();
 
   passes::RunOptions opts;

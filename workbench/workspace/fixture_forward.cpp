@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ir/type_uses.h"
+#include "workbench/workspace/backend.h"
 #include "workbench/workspace/fixture_replay.h"
 #include "workbench/workspace/forward.h"
 #include "workbench/workspace/replay.h"
@@ -118,6 +119,7 @@ void global_access_checks(const ir::Kernel& k, const ordered_json& fx, const fs:
     req.options.seed = fx["run"].value("seed", uint64_t{0});
   }
   out["dynamic"] = "fine";
+  std::string full_message;
   try {
     run_on_interpreter(k, req);
   } catch (const UserError& e) {
@@ -125,6 +127,24 @@ void global_access_checks(const ir::Kernel& k, const ordered_json& fx, const fs:
     if (msg.find("global data access rule") == std::string::npos) throw;
     out["dynamic"] = "violation";
     out["dynamic_message"] = msg.substr(0, msg.find('\n'));
+    full_message = msg;
+  }
+  // The cpu's check (tasks on one thread, in the interpreter's order) must report the same first
+  // violation, word for word, or none. A shuffled order exists on the interpreter only.
+  if (!req.options.shuffle) {
+    std::string interp = out["dynamic"] == "violation" ? "on cpu: " + full_message : "no violation";
+    std::string cpu = "no violation";
+    BackendOptions bo;
+    bo.interp = req.options;
+    try {
+      run_on_backend(Backend::cpu, k, req, nullptr, bo);
+    } catch (const UserError& e) {
+      cpu = e.diagnostic().message;
+    }
+    if (cpu != interp)
+      r.gradcheck_failures.push_back(fmt::format(
+          "global access: the cpu's dynamic check disagrees with the interpreter's\n  interp: {}\n  cpu:    {}", interp,
+          cpu));
   }
   if (out["dynamic"] == "violation" && out["static"] == "fine")
     r.gradcheck_failures.push_back("global access: the run breaks the rule, but the static check says fine");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -112,6 +113,22 @@ std::vector<ir::DumpInfo> list_dumps(const std::string& path) {
     return {json};
   }
   return ir::find_dumps(text);
+}
+
+CommandInputs command_inputs(const std::string& inputs_flag, const std::string& kernel_path) {
+  if (!inputs_flag.empty()) return {parse_json_text(read_file(inputs_flag), inputs_flag), inputs_flag};
+  if (kernel_path == "-" || !kernel_path.ends_with(".json")) return {};  // stdin is read once, by the kernel
+  std::string text = read_file(kernel_path);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos || text[text.find_first_not_of(" \t\r\n")] != '{')
+    return {};
+  nlohmann::json j = parse_json_text(text, kernel_path);
+  if (!j.is_object() || j.contains("format") || !(j.contains("kernel") || j.contains("kernel_text"))) return {};
+  if (j.contains("inputs_file") && j["inputs_file"].is_string()) {
+    std::string p = (std::filesystem::path(kernel_path).parent_path() / j["inputs_file"].get<std::string>()).string();
+    return {parse_json_text(read_file(p), p), p};
+  }
+  if (j.contains("inputs")) return {j["inputs"], kernel_path + ": inputs"};
+  return {};
 }
 
 }  // namespace pb::workbench

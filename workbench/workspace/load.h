@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,14 @@ std::unique_ptr<ir::Kernel> load_kernel(const std::string& path, const std::stri
 std::vector<ir::DumpInfo> list_dumps(const std::string& path);
 // Parses JSON text, turning syntax errors into located UserErrors.
 nlohmann::json parse_json_text(const std::string& text, const std::string& name);
+
+// The inputs a command runs `kernel_path` with: the file given with --inputs (`inputs_flag`),
+// else the inputs a fixture file carries ("inputs", or "inputs_file" beside it), else none.
+// `name` is what errors about them cite (the file, or `FIXTURE: inputs`).
+struct CommandInputs {
+  std::optional<nlohmann::json> json;
+  std::string name;
+};
+CommandInputs command_inputs(const std::string& inputs_flag, const std::string& kernel_path);
 
 }  // namespace pb::workbench
