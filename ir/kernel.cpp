@@ -21,11 +21,6 @@ std::vector<Stmt*> collect_preorder(const Block& b) {
   return out;
 }
 
-uint32_t number_preorder(const Block& b, uint32_t first) {
-  walk(b, [&](Stmt& s) { s.position = first++; });
-  return first;
-}
-
 Kernel::Kernel() : root_(std::make_unique<Block>()) {}
 Kernel::~Kernel() = default;
 Kernel::Kernel(Kernel&&) noexcept = default;

@@ -90,7 +90,7 @@ Stmt::Stmt(const Stmt& other) : id(other.id), type(other.type), kind_(other.kind
 Stmt::Stmt(Stmt&& other) noexcept
     : id(other.id),
       type(other.type),
-      position(other.position),
+      position_(other.position_),
       kind_(other.kind_),
       parent_(std::exchange(other.parent_, nullptr)),
       prev_(std::exchange(other.prev_, nullptr)),

@@ -60,10 +60,6 @@ class Stmt {
   StmtKind kind() const { return kind_; }
   int id = -1;  // the `$N` name; unique within a kernel
   DataType type;
-  // Scratch pre-order number a pass may assign with number_preorder() and read while it runs;
-  // kNoPosition on statements made since. Meaningless between passes; never copied.
-  static constexpr uint32_t kNoPosition = UINT32_MAX;
-  uint32_t position = kNoPosition;
 
   Block* parent() const { return parent_; }
   Stmt* prev() const { return prev_; }
@@ -131,9 +127,11 @@ class Stmt {
  private:
   friend class Block;
   friend class Relocator;
+  friend class Numbering;
   void link_use(size_t slot);
   void unlink_use(size_t slot);
 
+  uint32_t position_ = UINT32_MAX;  // ir/numbering.h: read only through the Numbering that set it
   StmtKind kind_;
   Block* parent_ = nullptr;
   Stmt* prev_ = nullptr;

@@ -57,8 +57,4 @@ void walk(const Block& b, F&& f) {
 // Pre-order snapshot of every statement under `b`.
 std::vector<Stmt*> collect_preorder(const Block& b);
 
-// Numbers every statement under `b` in pre-order (containers before their bodies) into
-// Stmt::position, starting at `first`; returns the next free number.
-uint32_t number_preorder(const Block& b, uint32_t first = 0);
-
 }  // namespace pb::ir

@@ -4,6 +4,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ir/numbering.h"
 #include "ir/visitor.h"
 
 namespace pb::passes {
@@ -112,20 +113,21 @@ class Dce {
   // reads. Their writes go here; the worklist then removes what only they used, and the
   // if/for left empty.
   void remove_dead_variables() {
-    // Statements are numbered here (Stmt::position is each pass's own scratch) so that the
-    // live marks are a vector, not a hash set.
+    // Statements are numbered so that the live marks are a vector, not a hash set.
     std::vector<Stmt*> effects, allocas;
-    uint32_t count = 0;
+    Numbering num;
+    num.reserve(k_.root().total_size());
     walk(k_.root(), [&](Stmt& s) {
-      s.position = count++;
+      num.add(s);
       if (is_effect(s)) effects.push_back(&s);
       if (isa<AllocaStmt>(&s)) allocas.push_back(&s);
     });
-    std::vector<uint8_t> live(count, 0);
+    std::vector<uint8_t> live(num.size(), 0);
     std::vector<const Stmt*> stack;
     auto mark = [&](const Stmt* s) {
-      if (s && !live[s->position]) {
-        live[s->position] = 1;
+      if (!s) return;
+      if (uint8_t& seen = live[num[*s]]; !seen) {
+        seen = 1;
         stack.push_back(s);
       }
     };
@@ -140,7 +142,7 @@ class Dce {
           if (u.slot() == 0 && writes_local(*u.user())) mark(u.user());
     }
     for (Stmt* a : allocas) {
-      if (live[a->position] || !a->parent()) continue;
+      if (live[num[*a]] || !a->parent()) continue;
       std::vector<Stmt*> writes;
       for (const auto& u : a->uses())
         if (u.slot() == 0 && writes_local(*u.user())) writes.push_back(u.user());

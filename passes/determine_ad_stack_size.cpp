@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/diagnostic.h"
+#include "ir/numbering.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 #include "passes/ad_stack_bounds.h"
@@ -54,12 +55,13 @@ const Block* body_of(const Stmt& loop) { return loop.blocks()[0]; }
 struct KernelIndex {
   std::unordered_map<const Block*, std::vector<const Stmt*>> controls;
   std::vector<AdStackAllocaStmt*> stacks;  // in pre-order
+  Numbering preorder;
 
   // One walk for the index and for what `bounds` must see.
   KernelIndex(Kernel& k, BoundBuilder& bounds) {
-    uint32_t i = 0;
+    preorder.reserve(k.root().total_size());
     walk(k.root(), [&](Stmt& s) {
-      s.position = i++;
+      preorder.add(s);
       bounds.note(s);
       if (auto* a = dyn_cast<AdStackAllocaStmt>(&s)) stacks.push_back(a);
       // A continue ends paths of its innermost loop's body; a while control, of its while. The
@@ -86,7 +88,7 @@ bool sizing_key(const AdStackAllocaStmt& stack, const KernelIndex& index,
   events.clear();
   for (const Stmt::Use& use : stack.uses())
     if (isa<AdStackPushStmt>(use.user()) || isa<AdStackPopStmt>(use.user()))
-      events.emplace_back(use.user()->position, use.user());
+      events.emplace_back(index.preorder[*use.user()], use.user());
   std::sort(events.begin(), events.end());
   key.clear();
   auto append = [&](const void* p) {
@@ -122,14 +124,15 @@ class StackSizer {
     for (auto& [block, kids] : children_) {
       if (auto it = index_.controls.find(block); it != index_.controls.end())
         kids.insert(kids.end(), it->second.begin(), it->second.end());
-      std::sort(kids.begin(), kids.end(), [](const Stmt* a, const Stmt* b) { return a->position < b->position; });
+      const Numbering& order = index_.preorder;
+      std::sort(kids.begin(), kids.end(), [&](const Stmt* a, const Stmt* b) { return order[*a] < order[*b]; });
       kids.erase(std::unique(kids.begin(), kids.end()), kids.end());
     }
   }
 
   SizeExprPtr run() {
     Exits outside;  // leaving the alloc's own block ends the stack's life
-    Depth peak = walk(stack_.parent(), stack_.position, Depth{}, outside).peak.value_or(Depth{});
+    Depth peak = walk(stack_.parent(), index_.preorder[stack_], Depth{}, outside).peak.value_or(Depth{});
     for (const Stmt* p = stack_.parent_stmt(); p; p = p->parent_stmt())
       if (is_counted_loop(p)) peak = bind_loop_vars(peak, *p);
     return detail::to_expr(peak);
@@ -158,7 +161,7 @@ class StackSizer {
     if (!kids) return {d, peak};
     for (const Stmt* s : *kids) {
       if (!d) break;
-      if (after && s->position <= after) continue;
+      if (after && index_.preorder[*s] <= after) continue;
       if (auto* push = dyn_cast<AdStackPushStmt>(s); push && push->stack() == &stack_) {
         d->offset += 1;
         peak = join(peak, d);

@@ -121,15 +121,14 @@ Place TaskEmitter::group_count_place(uint32_t group) {
   return Place{ptr, ScalarKind::u32, t_u32(), spv::StorageClassFunction};
 }
 
-void TaskEmitter::touch(StackSlot& s) {
-  if (s.in_segment) return;
-  s.in_segment = true;
-  segment_slots_.push_back(static_cast<size_t>(&s - stacks_.data()));
+Segment::StackUse& TaskEmitter::use(StackSlot& s) {
+  if (!segment_) segment_.emplace();
+  return segment_->stacks[static_cast<size_t>(&s - stacks_.data())];
 }
 
 PendingCount& TaskEmitter::pending(StackSlot& s) {
-  touch(s);
-  PendingCount& p = pending_[s.group];
+  use(s);
+  PendingCount& p = segment_->pending[s.group];
   p.dead_after |= group_last_use_[s.group] == current_;
   return p;
 }
@@ -138,7 +137,7 @@ PendingCount& TaskEmitter::pending(StackSlot& s) {
 // in this segment).
 std::optional<int64_t> TaskEmitter::known_count(StackSlot& s, int64_t plus) {
   if (o_.count == StackCount::per_stack || !pending(s).allocated) return std::nullopt;
-  return s.offset + plus;
+  return use(s).offset + plus;
 }
 
 // The count plus `plus`, as a u32 value.
@@ -151,7 +150,7 @@ Id TaskEmitter::count_value(StackSlot& s, int64_t plus) {
     PendingCount& p = pending(s);
     if (!p.start) p.start = load(group_count_place(s.group));
     base = p.start;
-    plus += s.bias + s.offset;
+    plus += s.bias + use(s).offset;
   }
   if (plus == 0) return base;
   if (plus < 0) return b_.op(spv::OpISub, t_u32(), {base, c_u32(wrap(-plus))});
@@ -169,20 +168,20 @@ Id TaskEmitter::clamped_index(StackSlot& s, int64_t plus) {
 // The segment ends: shared-array counts make the overflow checks of its select pushes and store
 // each group's count, once.
 void TaskEmitter::end_segment() {
-  if (segment_slots_.empty()) return;
+  if (!segment_) return;
   PB_ASSERT(b_.block_open(), "a stack segment ends in a closed block");
   if (o_.count == StackCount::shared_array) {
     check_pushes();
     std::map<uint32_t, int64_t> end;  // per group: the stored count's change, or the stored count once allocated
-    for (size_t i : segment_slots_) {
+    for (const auto& [i, u] : segment_->stacks) {
       const StackSlot& s = stacks_[i];
-      const PendingCount& p = pending_.at(s.group);
-      int64_t e = p.allocated ? s.offset - s.bias : s.offset;
+      const PendingCount& p = segment_->pending.at(s.group);
+      int64_t e = p.allocated ? u.offset - s.bias : u.offset;
       auto [it, fresh] = end.try_emplace(s.group, e);
       PB_ASSERT(p.dead_after || it->second == e,
                 fmt::format("stacks sharing count {} disagree at a segment end", s.group));
     }
-    for (const auto& [group, p] : pending_) {
+    for (const auto& [group, p] : segment_->pending) {
       int64_t e = end.at(group);
       if (p.dead_after) {
         continue;
@@ -195,14 +194,8 @@ void TaskEmitter::end_segment() {
         store(group_count_place(group), v);
       }
     }
-    pending_.clear();
   }
-  for (size_t i : segment_slots_) {
-    StackSlot& s = stacks_[i];
-    s.in_segment = false;
-    s.offset = 0;
-  }
-  segment_slots_.clear();
+  segment_.reset();
 }
 
 // A run of pushes at offsets lo..hi of one stack overflows when the count at lo is at least
@@ -210,11 +203,10 @@ void TaskEmitter::end_segment() {
 // and runs with the same condition share it (their signal is the largest stack id + 1).
 void TaskEmitter::check_pushes() {
   std::map<std::tuple<uint32_t, int64_t, uint32_t>, uint32_t> checks;  // (group, lo, threshold) -> signal
-  uint32_t always = segment_overflow_;
-  segment_overflow_ = 0;
-  for (size_t i : segment_slots_) {
-    StackSlot& s = stacks_[i];
-    std::vector<int64_t>& at = s.unchecked_pushes;
+  uint32_t always = segment_->overflow;
+  for (auto& [i, u] : segment_->stacks) {
+    const StackSlot& s = stacks_[i];
+    std::vector<int64_t>& at = u.unchecked_pushes;
     std::sort(at.begin(), at.end());
     at.erase(std::unique(at.begin(), at.end()), at.end());
     uint32_t signal = static_cast<uint32_t>(s.layout.stack_id) + 1;
@@ -237,7 +229,7 @@ void TaskEmitter::check_pushes() {
   if (always) any = glsl(GLSLstd450UMax, ScalarKind::u32, {any, c_u32(always)});
   for (const auto& [key, signal] : checks) {
     const auto& [group, lo, threshold] = key;
-    Id count = pending_.at(group).start;
+    Id count = segment_->pending.at(group).start;
     if (lo != 0)
       count = lo > 0 ? b_.op(spv::OpIAdd, t_u32(), {count, c_u32(wrap(lo))})
                      : b_.op(spv::OpISub, t_u32(), {count, c_u32(wrap(-lo))});
@@ -341,7 +333,7 @@ void TaskEmitter::operator()(const ir::AdStackAllocaStmt& s) {
     return;
   }
   pending(slot).allocated = true;
-  slot.offset = 0;
+  use(slot).offset = 0;
 }
 
 void TaskEmitter::operator()(const ir::AdStackPushStmt& s) {
@@ -355,9 +347,9 @@ void TaskEmitter::operator()(const ir::AdStackPushStmt& s) {
     push_entry(slot, index, value(s.val()));
     if (o_.bounds_check) {
       if (known) {
-        if (wrap(*known) >= cap) segment_overflow_ = std::max(segment_overflow_, signal);
+        if (wrap(*known) >= cap) segment_->overflow = std::max(segment_->overflow, signal);
       } else if (o_.count == StackCount::shared_array) {
-        slot.unchecked_pushes.push_back(slot.bias + slot.offset);
+        use(slot).unchecked_pushes.push_back(slot.bias + use(slot).offset);
       } else {
         Id over = b_.op(spv::OpUGreaterThanEqual, t_bool(), {c, c_u32(cap)});
         Id sig = b_.op(spv::OpSelect, t_u32(), {over, c_u32(signal), c_u32(0)});
@@ -387,14 +379,14 @@ void TaskEmitter::operator()(const ir::AdStackPushStmt& s) {
     store(Place{slot.count_var, ScalarKind::u32, t_u32(), spv::StorageClassFunction},
           b_.op(spv::OpIAdd, t_u32(), {c, c_u32(1)}));
   else
-    slot.offset += 1;
+    use(slot).offset += 1;
 }
 
 void TaskEmitter::operator()(const ir::AdStackPopStmt& s) {
   StackSlot& slot = slot_of(s.stack());
   if (o_.count == StackCount::shared_array) {
     pending(slot);
-    slot.offset -= 1;
+    use(slot).offset -= 1;
     return;
   }
   Place count{slot.count_var, ScalarKind::u32, t_u32(), spv::StorageClassFunction};

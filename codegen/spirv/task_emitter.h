@@ -42,10 +42,6 @@ struct StackSlot {
   // the bias: count = stored count + bias at segment ends.
   uint32_t group = 0;
   int64_t bias = 0;
-  // Within the current segment (emit_adstack.cpp):
-  bool in_segment = false;
-  int64_t offset = 0;                     // count - stored count - bias (the count itself, once allocated)
-  std::vector<int64_t> unchecked_pushes;  // select pushes with bounds checks: count - stored count at each
 };
 
 // Heap storage: the stacks of one element type and capacity, a member of an invocation's slice.
@@ -60,6 +56,20 @@ struct PendingCount {
   Id start = 0;             // the group's stored count, loaded on first use in the segment
   bool allocated = false;   // a member was allocated in this segment: member counts are constants
   bool dead_after = false;  // the count is not read after this segment: it is not stored
+};
+
+// Shared-array counts: what one segment (the statements between two segment boundaries,
+// stack_counts.h) knows of its stacks. Made at the segment's first stack access and dropped by
+// end_segment once it has stored the counts and checked the pushes, so none of it can outlive its
+// segment.
+struct Segment {
+  struct StackUse {
+    int64_t offset = 0;                     // count - stored count - bias (the count itself, once allocated)
+    std::vector<int64_t> unchecked_pushes;  // select pushes with bounds checks: count - stored count at each
+  };
+  std::map<size_t, StackUse> stacks;         // by slot index: the stacks used
+  std::map<uint32_t, PendingCount> pending;  // by count group
+  uint32_t overflow = 0;                     // the signal of pushes known to overflow
 };
 
 class TaskEmitter {
@@ -196,7 +206,7 @@ class TaskEmitter {
   void publish_overflow();
   StackSlot& slot_of(const ir::Stmt* stack_operand);
   Place group_count_place(uint32_t group);
-  void touch(StackSlot& s);
+  Segment::StackUse& use(StackSlot& s);  // the stack's state in the current segment (begun if none)
   PendingCount& pending(StackSlot& s);
   std::optional<int64_t> known_count(StackSlot& s, int64_t plus);
   Id count_value(StackSlot& s, int64_t plus);
@@ -268,9 +278,7 @@ class TaskEmitter {
   Id heap_slice_ = 0;  // heap storage: the type of one invocation's slice
   uint32_t heap_slice_words_ = 0;
   Id overflow_any_ = 0;                          // select push with bounds check: max signal of this invocation
-  std::vector<size_t> segment_slots_;            // stacks used in the current segment
-  std::map<uint32_t, PendingCount> pending_;     // shared-array counts: their groups
-  uint32_t segment_overflow_ = 0;                // shared-array counts: the signal of pushes known to overflow
+  std::optional<Segment> segment_;               // shared-array counts: the current segment, if it used a stack
   std::vector<const ir::Stmt*> group_last_use_;  // shared-array counts: CountGroups::last_use
   bool emitting_import_ = false;                 // set by emit_imports for its duration only
 };

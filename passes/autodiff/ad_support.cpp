@@ -77,11 +77,11 @@ bool inside(const Stmt* s, const Stmt* container) {
 }
 }  // namespace
 
-bool stack_clobbered_between(const AdStackLoadTopStmt& def, const Stmt& user,
+bool stack_clobbered_between(const Numbering& preorder, const AdStackLoadTopStmt& def, const Stmt& user,
                              const std::vector<const Stmt*>& stack_writes) {
-  uint32_t from = def.position, to = user.position;
+  uint32_t from = preorder[def], to = preorder[user];
   for (const Stmt* w : stack_writes) {
-    uint32_t at = w->position;
+    uint32_t at = preorder[*w];
     if (at > from && at < to) return true;
     if (inside(w, &user)) return true;
     // Another iteration of a loop around `user` (but not around `def`) runs `w` in between.

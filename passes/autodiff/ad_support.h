@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/kernel.h"
+#include "ir/numbering.h"
 #include "ir/statements.h"
 
 namespace pb::passes::ad {
@@ -80,8 +81,8 @@ const ir::Stmt* enclosing_loop_in(const ir::Stmt& s, const ir::Block& ib);
 // A stack's push or pop between `def` and the point where `user` has finished executing, in
 // any iteration: pre-order between them, inside `user`, or inside a loop that encloses `user`
 // but not `def`. Reading `def`'s stack again at the reverse of `user` would then see another
-// top. Needs Stmt::position numbered (ir::number_preorder) over the block holding them all.
-bool stack_clobbered_between(const ir::AdStackLoadTopStmt& def, const ir::Stmt& user,
+// top. `preorder` numbers them all in pre-order (the block holding them).
+bool stack_clobbered_between(const ir::Numbering& preorder, const ir::AdStackLoadTopStmt& def, const ir::Stmt& user,
                              const std::vector<const ir::Stmt*>& stack_writes);
 
 }  // namespace pb::passes::ad

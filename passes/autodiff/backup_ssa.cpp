@@ -7,6 +7,7 @@
 
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
+#include "ir/numbering.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 #include "passes/autodiff/ad_support.h"
@@ -18,9 +19,9 @@ using namespace ir;
 
 namespace {
 
-// Computed once per kernel, before any rewrite, in one walk: pre-order positions (Stmt::position;
-// statements made since have none), range-for bounds, and for each independent block its
-// statements in pre-order and the fields it writes.
+// Computed once per kernel, before any rewrite, in one walk: pre-order numbers (statements made
+// since have none), range-for bounds, and for each independent block its statements in pre-order
+// and the fields it writes.
 struct KernelFacts {
   struct BlockFacts {
     Block* ib = nullptr;
@@ -29,9 +30,11 @@ struct KernelFacts {
   };
   std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>> bounds;
   std::vector<BlockFacts> ibs;
+  Numbering preorder;
 
   KernelFacts(Kernel& k, const std::vector<Block*>& blocks) {
     ibs.reserve(blocks.size());  // visit holds pointers into it
+    preorder.reserve(k.root().total_size());
     for (Block* b : blocks) {
       index_.emplace(b, ibs.size());
       ibs.push_back({b, {}, {}});
@@ -46,7 +49,7 @@ struct KernelFacts {
   void visit(Block& b, BlockFacts* in) {
     if (auto it = index_.find(&b); it != index_.end()) in = &ibs[it->second];
     for (Stmt* s : b) {
-      s->position = next_++;
+      preorder.add(*s);
       if (auto* f = dyn_cast<RangeForStmt>(s)) bounds[f] = {f->begin(), f->end()};
       if (in) {
         in->statements.push_back(s);
@@ -61,7 +64,6 @@ struct KernelFacts {
     }
   }
   std::unordered_map<const Block*, size_t> index_;
-  uint32_t next_ = 0;
 };
 
 class Backup {
@@ -72,6 +74,7 @@ class Backup {
         ib_(*ib.ib),
         r_(r),
         bounds_(facts.bounds),
+        preorder_(facts.preorder),
         written_(std::move(ib.written)),
         users_(std::move(ib.statements)) {}
 
@@ -90,8 +93,9 @@ class Backup {
 
  private:
   bool dominates(const Stmt* op, const Stmt* anchor) const {
-    if (op->position == Stmt::kNoPosition || anchor->position == Stmt::kNoPosition) return false;
-    return op->position < anchor->position && block_encloses(op->parent(), anchor->parent());
+    int64_t at = preorder_.find(*op), anchor_at = preorder_.find(*anchor);
+    if (at < 0 || anchor_at < 0) return false;  // made since
+    return at < anchor_at && block_encloses(op->parent(), anchor->parent());
   }
 
   bool recomputable(const Stmt* s) const {
@@ -216,6 +220,7 @@ class Backup {
   Block& ib_;
   BackupSsaResult& r_;
   const std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>>& bounds_;
+  const Numbering& preorder_;
   std::unordered_set<FieldId> written_;
   std::vector<Stmt*> users_;  // the IB in pre-order, before any rewrite
   std::unordered_map<const Stmt*, Stmt*> spills_;

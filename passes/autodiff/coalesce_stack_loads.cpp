@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "ir/numbering.h"
 #include "ir/visitor.h"
 
 namespace pb::passes {
@@ -36,7 +37,7 @@ class Coalescer {
 
   void visit(Block& b, Stmt* s) {
     if (auto* alloc = dyn_cast<AdStackAllocaStmt>(s)) {
-      alloc->position = static_cast<uint32_t>(slots_.size());
+      stacks_.add(*alloc);
       slots_.emplace_back();
       return;
     }
@@ -49,7 +50,7 @@ class Coalescer {
     bool top = isa<AdStackLoadTopStmt>(s), adj = isa<AdStackLoadTopAdjStmt>(s);
     bool write = isa<AdStackPushStmt>(s) || isa<AdStackPopStmt>(s), acc = isa<AdStackAccAdjointStmt>(s);
     if (!top && !adj && !write && !acc) return;
-    Slot& slot = slots_.at(s->operand(0)->position);
+    Slot& slot = slots_.at(stacks_[*s->operand(0)]);
     if (top || adj) {
       uint64_t& e = top ? slot.top_epoch : slot.adj_epoch;
       Stmt*& seen = top ? slot.top : slot.adj;
@@ -67,6 +68,7 @@ class Coalescer {
     if (write) slot.top_epoch = 0;  // push and pop change the top
   }
 
+  Numbering stacks_;  // the stack allocs seen, numbered as their slots
   std::vector<Slot> slots_;
   uint64_t epoch_ = 0;
 };

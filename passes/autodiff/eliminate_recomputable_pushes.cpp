@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/numbering.h"
 #include "ir/visitor.h"
 #include "passes/autodiff/ad_support.h"
 
@@ -13,15 +14,16 @@ using namespace ir;
 
 namespace {
 
-// One walk: pre-order positions, the stacks in order, and the fields the kernel writes.
+// One walk: pre-order numbers, the stacks in order, and the fields the kernel writes.
 struct KernelScan {
   std::vector<AdStackAllocaStmt*> stacks;
   std::unordered_set<FieldId> written;
+  Numbering preorder;
 
   explicit KernelScan(Kernel& k) {
-    uint32_t position = 0;
+    preorder.reserve(k.root().total_size());
     walk(k.root(), [&](Stmt& s) {
-      s.position = position++;
+      preorder.add(s);
       if (auto* a = dyn_cast<AdStackAllocaStmt>(&s)) stacks.push_back(a);
       const Stmt* ptr = nullptr;
       if (auto* gs = dyn_cast<GlobalStoreStmt>(&s)) ptr = gs->dest();
@@ -87,13 +89,12 @@ struct Candidate {
   AdStackPushStmt* bootstrap;  // null when there is none
 };
 
-std::optional<Candidate> candidate(AdStackAllocaStmt& stack) {
+std::optional<Candidate> candidate(AdStackAllocaStmt& stack, const Numbering& order) {
   // The bootstrap push: the first push after the alloc in its own block.
   AdStackPushStmt* bootstrap = nullptr;
   for (const Stmt::Use& use : stack.uses())
-    if (auto* p = dyn_cast<AdStackPushStmt>(use.user()); p && p->parent() == stack.parent() &&
-                                                         p->position > stack.position &&
-                                                         (!bootstrap || p->position < bootstrap->position))
+    if (auto* p = dyn_cast<AdStackPushStmt>(use.user());
+        p && p->parent() == stack.parent() && order[*p] > order[stack] && (!bootstrap || order[*p] < order[*bootstrap]))
       bootstrap = p;
   AdStackPushStmt* push = nullptr;
   for (const Stmt::Use& use : stack.uses()) {
@@ -109,7 +110,7 @@ std::optional<Candidate> candidate(AdStackAllocaStmt& stack) {
   if (!push) return std::nullopt;
   for (const Stmt::Use& use : stack.uses())
     if (isa<AdStackLoadTopStmt>(use.user()) &&
-        (!under(use.user(), push->parent()) || use.user()->position < push->position))
+        (!under(use.user(), push->parent()) || order[*use.user()] < order[*push]))
       return std::nullopt;
   return Candidate{&stack, push, bootstrap};
 }
@@ -131,12 +132,12 @@ void eliminate(const Candidate& c) {
 
 int64_t eliminate_recomputable_pushes(Kernel& k) {
   // Dropping a stack turns its loads into the pushed value, which can make another stack's
-  // pushed value recomputable: repeat over the candidates left. Positions stay valid (only
-  // erasures).
+  // pushed value recomputable: repeat over the candidates left (candidates are found before any
+  // erasure, while the numbering is whole).
   KernelScan scan(k);
   std::vector<Candidate> left;
   for (AdStackAllocaStmt* stack : scan.stacks)
-    if (auto c = candidate(*stack)) left.push_back(*c);
+    if (auto c = candidate(*stack, scan.preorder)) left.push_back(*c);
   int64_t dropped = 0;
   for (bool changed = true; changed;) {
     changed = false;

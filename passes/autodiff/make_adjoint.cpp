@@ -8,6 +8,7 @@
 #include "ir/assert.h"
 #include "ir/builder.h"
 #include "ir/diagnostic.h"
+#include "ir/numbering.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 #include "passes/autodiff/ad_support.h"
@@ -67,8 +68,7 @@ class Adjointer {
     top_level_.clear();
     top_level_.reserve(ib_.size());
     walk(ib_, [&](Stmt& s) {
-      s.position = static_cast<uint32_t>(forward_.size());
-      forward_.push_back(&s);
+      forward_.add(s);
       if (s.parent() == &ib_) top_level_.push_back(&s);  // the same cache line: no second walk
     });
   }
@@ -76,18 +76,15 @@ class Adjointer {
   void mark_value_mode() {
     value_mode_.assign(forward_.size(), 0);
     adj_value_.assign(forward_.size(), nullptr);
-    for (Stmt* s : forward_) {
+    for (Stmt* s : forward_.order()) {
       bool local = true;
       for (const Stmt::Use& u : s->uses()) local = local && u.user()->parent() == s->parent();
-      value_mode_[s->position] = local && !isa<AllocaStmt>(s);
+      value_mode_[forward_[*s]] = local && !isa<AllocaStmt>(s);
     }
   }
 
   // Position of a forward statement of this IB, or -1 (values from outside the IB, new code).
-  int64_t forward_index(const Stmt* s) const {
-    uint32_t p = s->position;
-    return p < forward_.size() && forward_[p] == s ? static_cast<int64_t>(p) : -1;
-  }
+  int64_t forward_index(const Stmt* s) const { return forward_.find(*s); }
 
   Stmt* adjoint_alloca(const Stmt* primal) {
     if (auto it = adj_.find(primal); it != adj_.end()) return it->second;
@@ -468,20 +465,21 @@ class Adjointer {
   // Returns how many operands now read a snapshot. Needs index_forward_code's positions.
   int64_t snapshot_clobbered_stack_reads() {
     std::unordered_map<const Stmt*, std::vector<const Stmt*>> writes;
-    for (Stmt* s : forward_)
+    for (Stmt* s : forward_.order())
       if (isa<AdStackPushStmt>(s) || isa<AdStackPopStmt>(s)) writes[s->operand(0)].push_back(s);
     int64_t made = 0;
     std::unordered_map<Stmt*, Stmt*> snapshot_of;
-    for (Stmt* s : std::vector<Stmt*>(forward_)) {
+    for (Stmt* s : std::vector<Stmt*>(forward_.order())) {
       for (size_t slot : ad::required_operand_slots(*s)) {
         auto* top = dyn_cast<AdStackLoadTopStmt>(s->operand(slot));
         if (!top || ad::loop_depth_in(*top, ib_) == 0) continue;
         const auto& w = writes[top->stack()];
         bool clobbered = false;
         if (isa<GlobalPtrStmt>(s) || isa<ExternalPtrStmt>(s)) {
-          for (const Stmt::Use& u : s->uses()) clobbered = clobbered || ad::stack_clobbered_between(*top, *u.user(), w);
+          for (const Stmt::Use& u : s->uses())
+            clobbered = clobbered || ad::stack_clobbered_between(forward_, *top, *u.user(), w);
         } else {
-          clobbered = ad::stack_clobbered_between(*top, *s, w);
+          clobbered = ad::stack_clobbered_between(forward_, *top, *s, w);
         }
         if (!clobbered) continue;
         auto [it, fresh] = snapshot_of.emplace(top, nullptr);
@@ -509,7 +507,7 @@ class Adjointer {
   Builder b_;
   Block& ib_;
   MakeAdjointResult& r_;
-  std::vector<Stmt*> forward_;                           // the IB's forward code, by position
+  Numbering forward_;                                    // the IB's forward code, in pre-order
   std::vector<Stmt*> top_level_;                         // the statements directly in the IB
   std::vector<uint8_t> value_mode_;                      // by position: adjoint is an SSA value
   std::vector<Stmt*> adj_value_;                         // by position: its current value
