@@ -4,6 +4,8 @@
 // keeps the rule runs to the interpreter's values.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "ir/diagnostic.h"
@@ -40,32 +42,19 @@ Outcome run_both(const std::string& text, const nlohmann::json& inputs) {
   return out;
 }
 
-// A later top-level loop adds to x[3 - j], which the first loop read in iteration 3 - j.
-const char* kLaterLoop = R"(field x : f32[8] grad x_grad
-field y : f32[8] grad y_grad
-kernel "two_loops" {
-  <i32> $0 = const 0
-  <i32> $1 = const 4
-  <f32> $2 = const 0.5
-  <i32> $3 = const 3
-  $4 : for in range($0, $1) block_dim=adaptive {
-    <i32> $5 = loop $4 index 0
-    <*f32> $6 = global ptr [x], index [$5]
-    <f32> $7 = global load $6
-    <*f32> $8 = global ptr [y], index [$5]
-    $9 : global store [$8 <- $7]
-  }
-  $10 : for in range($0, $1) block_dim=adaptive {
-    <i32> $11 = loop $10 index 0
-    <i32> $12 = sub $3 $11
-    <*f32> $13 = global ptr [x], index [$12]
-    <f32> $14 = atomic add($13, $2)
-  }
+// The rule fixture whose later top-level loop adds to x[3 - j], which the first loop read in
+// iteration 3 - j.
+std::string later_loop_kernel() {
+  std::ifstream in(std::string(PASSBENCH_SOURCE_DIR) +
+                   "/fixtures/global_access/two_loops_read_then_write_violation.chi");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_FALSE(text.str().empty());
+  return text.str();
 }
-)";
 
 TEST(CpuAccessCheck, ReportsTheInterpretersFirstViolation) {
-  Outcome r = run_both(kLaterLoop, nlohmann::json::object());
+  Outcome r = run_both(later_loop_kernel(), nlohmann::json::object());
   EXPECT_NE(r.interp.find("global data access rule: field 'x', element [3],"), std::string::npos) << r.interp;
   EXPECT_NE(r.interp.find("in iteration 3 of the top-level loop\n  write: `<f32> $14 = atomic add($13, $2)` in "
                           "iteration 0"),
