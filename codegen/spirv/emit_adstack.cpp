@@ -121,14 +121,16 @@ Place TaskEmitter::group_count_place(uint32_t group) {
   return Place{ptr, ScalarKind::u32, t_u32(), spv::StorageClassFunction};
 }
 
-Segment::StackUse& TaskEmitter::use(StackSlot& s) {
+Segment& TaskEmitter::segment() {
   if (!segment_) segment_.emplace();
-  return segment_->stacks[static_cast<size_t>(&s - stacks_.data())];
+  return *segment_;
 }
+
+Segment::StackUse& TaskEmitter::use(StackSlot& s) { return segment().stacks[static_cast<size_t>(&s - stacks_.data())]; }
 
 PendingCount& TaskEmitter::pending(StackSlot& s) {
   use(s);
-  PendingCount& p = segment_->pending[s.group];
+  PendingCount& p = segment().pending[s.group];
   p.dead_after |= group_last_use_[s.group] == current_;
   return p;
 }
@@ -169,19 +171,20 @@ Id TaskEmitter::clamped_index(StackSlot& s, int64_t plus) {
 // each group's count, once.
 void TaskEmitter::end_segment() {
   if (!segment_) return;
+  Segment& seg = *segment_;
   PB_ASSERT(b_.block_open(), "a stack segment ends in a closed block");
   if (o_.count == StackCount::shared_array) {
-    check_pushes();
+    check_pushes(seg);
     std::map<uint32_t, int64_t> end;  // per group: the stored count's change, or the stored count once allocated
-    for (const auto& [i, u] : segment_->stacks) {
+    for (const auto& [i, u] : seg.stacks) {
       const StackSlot& s = stacks_[i];
-      const PendingCount& p = segment_->pending.at(s.group);
+      const PendingCount& p = seg.pending.at(s.group);
       int64_t e = p.allocated ? u.offset - s.bias : u.offset;
       auto [it, fresh] = end.try_emplace(s.group, e);
       PB_ASSERT(p.dead_after || it->second == e,
                 fmt::format("stacks sharing count {} disagree at a segment end", s.group));
     }
-    for (const auto& [group, p] : segment_->pending) {
+    for (const auto& [group, p] : seg.pending) {
       int64_t e = end.at(group);
       if (p.dead_after) {
         continue;
@@ -201,10 +204,10 @@ void TaskEmitter::end_segment() {
 // A run of pushes at offsets lo..hi of one stack overflows when the count at lo is at least
 // capacity - (hi - lo) (the counts in between do not wrap: capacity <= 2^24); one check per run,
 // and runs with the same condition share it (their signal is the largest stack id + 1).
-void TaskEmitter::check_pushes() {
+void TaskEmitter::check_pushes(Segment& seg) {
   std::map<std::tuple<uint32_t, int64_t, uint32_t>, uint32_t> checks;  // (group, lo, threshold) -> signal
-  uint32_t always = segment_->overflow;
-  for (auto& [i, u] : segment_->stacks) {
+  uint32_t always = seg.overflow;
+  for (auto& [i, u] : seg.stacks) {
     const StackSlot& s = stacks_[i];
     std::vector<int64_t>& at = u.unchecked_pushes;
     std::sort(at.begin(), at.end());
@@ -229,7 +232,7 @@ void TaskEmitter::check_pushes() {
   if (always) any = glsl(GLSLstd450UMax, ScalarKind::u32, {any, c_u32(always)});
   for (const auto& [key, signal] : checks) {
     const auto& [group, lo, threshold] = key;
-    Id count = segment_->pending.at(group).start;
+    Id count = seg.pending.at(group).start;
     if (lo != 0)
       count = lo > 0 ? b_.op(spv::OpIAdd, t_u32(), {count, c_u32(wrap(lo))})
                      : b_.op(spv::OpISub, t_u32(), {count, c_u32(wrap(-lo))});
@@ -347,7 +350,7 @@ void TaskEmitter::operator()(const ir::AdStackPushStmt& s) {
     push_entry(slot, index, value(s.val()));
     if (o_.bounds_check) {
       if (known) {
-        if (wrap(*known) >= cap) segment_->overflow = std::max(segment_->overflow, signal);
+        if (wrap(*known) >= cap) segment().overflow = std::max(segment().overflow, signal);
       } else if (o_.count == StackCount::shared_array) {
         use(slot).unchecked_pushes.push_back(slot.bias + use(slot).offset);
       } else {

@@ -206,12 +206,13 @@ class TaskEmitter {
   void publish_overflow();
   StackSlot& slot_of(const ir::Stmt* stack_operand);
   Place group_count_place(uint32_t group);
-  Segment::StackUse& use(StackSlot& s);  // the stack's state in the current segment (begun if none)
+  Segment& segment();                    // the current segment (begun if none)
+  Segment::StackUse& use(StackSlot& s);  // the stack's state in the current segment
   PendingCount& pending(StackSlot& s);
   std::optional<int64_t> known_count(StackSlot& s, int64_t plus);
   Id count_value(StackSlot& s, int64_t plus);
   void end_segment();
-  void check_pushes();
+  void check_pushes(Segment& seg);
   Id clamped_index(StackSlot& s, int64_t plus);
   Id entry_type(ir::ScalarKind k) { return b_.type_vector(storage_type(k), 2); }            // heap: (primal, adjoint)
   static uint32_t entry_words(ir::ScalarKind k) { return ir::bit_width(k) == 64 ? 4 : 2; }  // heap: per entry
