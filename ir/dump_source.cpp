@@ -85,17 +85,22 @@ bool starts_statement(std::string_view t) {
     return trim(t.substr(i)).starts_with(":");
   }
   static constexpr std::string_view kWords[] = {
-      "kernel",   "body",  "tls",   "bls",      "bls_epilogue", "tls_epilogue", "print",
-      "decorate", "field", "dense", "arg",      "if",           "while",        "for",
-      "function", "func",  "break", "continue", "else",         "prologue",     "epilogue"};
+      "kernel", "body",     "tls",  "bls",      "bls_epilogue", "tls_epilogue", "print",     "decorate",
+      "field",  "dense",    "arg",  "if",       "while",        "for",          "function",  "func",
+      "break",  "continue", "else", "prologue", "epilogue",     "pointer",      "bitmasked", "dynamic"};
   for (std::string_view w : kWords)
     if (starts_with_word(t, w)) return true;
   return false;
 }
 
+bool is_header_line(std::string_view t) {
+  for (std::string_view header : {"field", "dense", "pointer", "bitmasked", "dynamic", "arg"})
+    if (starts_with_word(t, header)) return true;
+  return false;
+}
+
 bool looks_like_bare_list(std::string_view t) {
-  return starts_statement(t) && !starts_with_word(t, "field") && !starts_with_word(t, "dense") &&
-         !starts_with_word(t, "arg") && !t.starts_with('#') && !t.starts_with('}');
+  return starts_statement(t) && !is_header_line(t) && !t.starts_with('#') && !t.starts_with('}');
 }
 
 bool opens_block(std::string_view t) { return t.ends_with('{'); }
@@ -147,6 +152,7 @@ struct Scan {
   struct Found {
     DumpInfo info;
     std::vector<Logical> body;
+    size_t headers = 0;  // leading header lines (`field`, `dense`, ...): a bare list is wrapped after them
   };
   std::vector<Found> dumps;
 };
@@ -236,7 +242,8 @@ Scan scan(std::string_view text) {
       open->body.back().last = line_no;
     } else {
       bool is_kernel = !in_string && starts_with_word(t, "kernel");
-      if (open && depth == 0 && (kernel_done || (is_kernel && open->info.bare))) close();
+      bool listed = open && open->info.bare && open->body.size() > open->headers;  // a bare list's statements
+      if (open && depth == 0 && (kernel_done || (is_kernel && listed))) close();
       if (!open) {
         s.dumps.push_back({});
         open = &s.dumps.back();
@@ -247,9 +254,13 @@ Scan scan(std::string_view text) {
         pending_title.clear();
       }
       if (is_kernel) open->info.bare = false;
-      // Only a list that starts with a statement is wrapped; anything else goes to the parser as
-      // written, so that it says what it expected.
-      if (open->body.empty() && !is_kernel && !looks_like_bare_list(t)) open->info.bare = false;
+      // Only a list that starts with a statement (after header lines, if any) is wrapped; anything
+      // else goes to the parser as written, so that it says what it expected.
+      bool leading = open->headers == open->body.size();
+      if (leading && (is_header_line(t) || t.starts_with('#')))
+        ++open->headers;
+      else if (leading && !is_kernel && !looks_like_bare_list(t))
+        open->info.bare = false;
       open->body.push_back({line_no, line_no, 0});
     }
     open->info.last_line = line_no;
@@ -267,6 +278,8 @@ Scan scan(std::string_view text) {
     l.counted = delta;
     if (!open->info.bare && depth <= 0 && closes) kernel_done = true;
   }
+  for (Scan::Found& d : s.dumps)  // header lines and nothing else: no list to wrap
+    if (d.headers == d.body.size()) d.info.bare = false;
   return s;
 }
 
@@ -421,18 +434,22 @@ PreparedDump prepare_dump(std::string_view text, std::string_view selection, con
   };
   // Each line keeps its original number where it can: dropped lines (titles, logs, other dumps,
   // the tails of joined lines) become blank lines.
-  int shift = 0;  // 1 when a bare list starting on line 1 needs its `kernel {` line on top
+  int shift = 0;  // 1 once a bare list's `kernel {` line has taken a line of its own
   auto pad_to = [&](int line) {
     while (static_cast<int>(out.line_origin.size()) + 1 < line + shift)
       emit("", static_cast<int>(out.line_origin.size()) + 1 - shift);
   };
-  if (d.info.bare) {
-    if (d.info.first_line == 1) shift = 1;
-    pad_to(d.info.first_line - 1);
-    emit("kernel {", d.info.first_line);
-  }
+  // A bare list's `kernel {` goes on the line before its first statement (after any header
+  // lines), or, when that line is taken, on a line of its own that shifts the rest down by one.
+  auto open_kernel = [&](int first) {
+    if (static_cast<int>(out.line_origin.size()) + 1 >= first + shift) ++shift;
+    pad_to(first - 1);
+    emit("kernel {", first);
+  };
   std::string joined_text;
-  for (const Logical& l : d.body) {
+  for (size_t i = 0; i < d.body.size(); ++i) {
+    const Logical& l = d.body[i];
+    if (d.info.bare && i == d.headers && !out.unchanged) open_kernel(l.line);
     std::vector<PreparedDump::Piece> pieces{{0, l.line, 0}};
     std::string_view line = s.lines[l.line - 1];
     if (l.last != l.line) {

@@ -523,8 +523,18 @@ std::unique_ptr<Kernel> from_json(const json& j) {
     return shape;
   };
   try {
-    for (const json& s : j.at("spaces"))
-      k->spaces.push_back({s.at("name").get<std::string>(), shape_of(s.at("shape")), s.value("declared", false)});
+    for (const json& s : j.at("spaces")) {
+      IndexSpace sp;
+      sp.name = s.at("name").get<std::string>();
+      sp.shape = shape_of(s.at("shape"));
+      sp.declared = s.value("declared", false);
+      std::string kind = s.value("kind", "dense");
+      auto known = snode_kind_from_name(kind);
+      if (!known) bad("$.spaces", fmt::format("index space '{}' has the unknown kind '{}'", sp.name, kind));
+      sp.kind = *known;
+      sp.parent = s.value("parent", "");
+      k->spaces.push_back(std::move(sp));
+    }
     const json& fields = j.at("fields");
     for (const json& f : fields) {
       Field fd;

@@ -239,8 +239,12 @@ json to_json(const Kernel& k) {
   }
   j["fields"] = fields;
   json spaces = json::array();
-  for (const IndexSpace& s : k.spaces)
-    spaces.push_back({{"name", s.name}, {"shape", shape_json(s.shape)}, {"declared", s.declared}});
+  for (const IndexSpace& s : k.spaces) {
+    json sp = {{"name", s.name}, {"shape", shape_json(s.shape)}, {"declared", s.declared}};
+    if (s.kind != SNodeKind::dense) sp["kind"] = snode_kind_name(s.kind);
+    if (!s.parent.empty()) sp["parent"] = s.parent;
+    spaces.push_back(std::move(sp));
+  }
   j["spaces"] = spaces;
   json args = json::array();
   for (const ArgDecl& a : k.args)

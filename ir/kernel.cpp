@@ -220,7 +220,13 @@ std::optional<std::string> header_problem(const Kernel& k) {
     if (!sp.declared && sp.shape)
       return fmt::format("index space '{}' is not declared but has a shape (the header prints only declared ones)",
                          sp.name);
+    if (!sp.declared && (sp.kind != SNodeKind::dense || !sp.parent.empty()))
+      return fmt::format(
+          "index space '{}' is not declared but has a kind or a parent (the header prints only "
+          "declared ones)",
+          sp.name);
   }
+  if (auto p = nesting_problem(k)) return p;
   const auto& fields = k.fields();
   for (size_t i = 0; i < fields.size(); ++i) {
     const Field& f = fields[i];

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/snode.h"
 #include "ir/statements.h"
 
 namespace pb::ir {
@@ -29,8 +30,10 @@ struct Field {
 
 struct IndexSpace {
   std::string name;
-  std::optional<Shape> shape;
+  std::optional<Shape> shape;  // the full shape (every cell of the space), not the cells per parent cell
   bool declared = false;
+  SNodeKind kind = SNodeKind::dense;
+  std::string parent;  // the space it is nested in (each parent cell holds shape / parent's shape cells); empty: root
 };
 
 struct ArgDecl {

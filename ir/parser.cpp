@@ -175,8 +175,12 @@ void Parser::parse_field_decl() {
 void Parser::parse_header_line() {
   size_t pos = cur_.pos();
   if (cur_.try_keyword("field")) return parse_field_decl();
-  if (cur_.try_keyword("dense")) {
+  std::optional<SNodeKind> snode_kind;
+  for (size_t i = 0; i < std::size(kSNodeKindNames) && !snode_kind; ++i)
+    if (cur_.try_keyword(kSNodeKindNames[i])) snode_kind = static_cast<SNodeKind>(i);
+  if (snode_kind) {
     IndexSpace sp;
+    sp.kind = *snode_kind;
     cur_.skip_blanks();
     size_t name_pos = cur_.pos();
     sp.name = cur_.read_until(" \t:", "an index space name");
@@ -185,6 +189,15 @@ void Parser::parse_header_line() {
     cur_.expect(":", "after the index space name");
     sp.shape = parse_shape();
     sp.declared = true;
+    if (cur_.try_keyword("in")) {
+      cur_.skip_blanks();
+      size_t parent_pos = cur_.pos();
+      sp.parent = cur_.read_until(" \t", "the parent index space's name");
+      k_.spaces.push_back(sp);
+      if (auto problem = nesting_problem(k_))
+        cur_.fail_at(parent_pos, *problem, "declare the parent first, with a shape that divides this one's");
+      k_.spaces.pop_back();
+    }
     cur_.expect_line_end();
     k_.spaces.push_back(std::move(sp));
     return;
@@ -218,9 +231,9 @@ void Parser::parse_header_line() {
   }
   std::string word = cur_.read_word();
   cur_.fail_at(pos,
-               word.empty() ? "expected `kernel {` or a header line (field, dense, arg)"
+               word.empty() ? "expected `kernel {` or a header line (field, dense, pointer, bitmasked, dynamic, arg)"
                             : fmt::format("unknown header line '{}'", word),
-               "a file is optional `field`/`dense`/`arg` lines followed by `kernel {`");
+               "a file is optional `field`/`dense`/`pointer`/`bitmasked`/`dynamic`/`arg` lines followed by `kernel {`");
 }
 
 void Parser::parse_block(Block& b) {

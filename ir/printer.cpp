@@ -354,7 +354,9 @@ std::string shape_to_string(const Shape& s) {
 std::string print_header(const Kernel& k) {
   std::string out;
   for (const IndexSpace& sp : k.spaces)
-    if (sp.declared && sp.shape) out += fmt::format("dense {} : {}\n", sp.name, shape_to_string(*sp.shape));
+    if (sp.declared && sp.shape)
+      out += fmt::format("{} {} : {}{}\n", snode_kind_name(sp.kind), sp.name, shape_to_string(*sp.shape),
+                         sp.parent.empty() ? "" : " in " + sp.parent);
   for (const Field& f : k.fields()) {
     if (!f.declared || f.primal) continue;
     out +=

@@ -57,6 +57,9 @@ class AccessLowerer {
   std::optional<Shape> shape_of(const GlobalPtrStmt& ptr) const {
     const Field& f = k_.field(ptr.field);
     if (f.tensor != 0) return std::nullopt;  // tensor cells: scalarize first
+    // A field of a sparse or nested space: its chain has several levels, which this pass does not build.
+    if (const IndexSpace* sp = k_.find_space(f.space); sp && (sp->kind != SNodeKind::dense || !sp->parent.empty()))
+      return std::nullopt;
     if (!f.shape) return ptr.indices().empty() ? std::optional<Shape>(Shape{}) : std::nullopt;
     for (int64_t d : *f.shape)
       if (d < 1) return std::nullopt;

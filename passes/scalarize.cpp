@@ -108,7 +108,11 @@ class Scalarizer {
     auto [made, fresh] = cell_spaces_.try_emplace(c.loop->space, c.loop->space + ".cells");
     if (fresh) {
       while (k_.find_space(made->second) || k_.find_field(made->second)) made->second += "_";
-      k_.spaces.push_back({made->second, c.cells, true});
+      IndexSpace cells;
+      cells.name = made->second;
+      cells.shape = c.cells;
+      cells.declared = true;
+      k_.spaces.push_back(std::move(cells));
     }
     c.loop->space = made->second;
   }

@@ -17,6 +17,7 @@
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/snode.h"
 #include "ir/type_uses.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
@@ -51,6 +52,9 @@ EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes, const Emi
   if (auto use = ir::first_type_use_outside(kernel, compiles_type))
     throw UserError(fmt::format("the LLVM CPU backend does not compile quant types yet: {}", *use),
                     "run the kernel on the interpreter (--backend=interp), which runs quant integers");
+  if (auto use = ir::first_sparse_use(kernel))
+    throw UserError(fmt::format("the LLVM CPU backend compiles dense SNodes only: {}", *use),
+                    "run the kernel on the interpreter (--backend=interp), which runs sparse SNodes");
   detail::KernelPlan plan = detail::plan_tasks(kernel);
   EmittedModule out;
   out.module = std::make_unique<ModuleHandle>();

@@ -9,6 +9,7 @@
 #include "codegen/spirv/validate.h"
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
+#include "ir/snode.h"
 #include "ir/type_uses.h"
 #include "ir/verifier.h"
 
@@ -99,6 +100,9 @@ CompiledKernel compile(const ir::Kernel& source, const LoweringOptions& options)
   if (auto use = ir::first_type_use_outside(source, compiles_type))
     throw UserError(fmt::format("the SPIR-V backend does not compile quant types yet: {}", *use),
                     "run the kernel on the interpreter (--backend=interp), which runs quant integers");
+  if (auto use = ir::first_sparse_use(source))
+    throw UserError(fmt::format("the SPIR-V backend compiles dense SNodes only: {}", *use),
+                    "run the kernel on the interpreter (--backend=interp), which runs sparse SNodes");
   std::unique_ptr<ir::Kernel> lowered = lower_narrow_integers(source);
   const ir::Kernel& kernel = lowered ? *lowered : source;
   CompiledKernel out;

@@ -9,6 +9,7 @@
 #include "ir/diagnostic.h"
 #include "ir/iteration_private.h"
 #include "ir/printer.h"
+#include "ir/snode.h"
 #include "ir/visitor.h"
 
 namespace pb::codegen::spirv::detail {
@@ -60,13 +61,6 @@ bool recomputable_kind(const Stmt* s) {
     default:
       return false;
   }
-}
-
-// Dense containers: spaces declared in the header, fields, and reference SNodes named
-// `S<id>dense` or `S<id>root`. Pointer, bitmasked, dynamic and hash ones are not.
-bool is_dense_snode(const ir::Kernel& k, const std::string& snode) {
-  if (const ir::IndexSpace* sp = k.find_space(snode); (sp && sp->declared) || k.find_field(snode)) return true;
-  return snode.ends_with("dense") || snode.ends_with("root");
 }
 
 class Planner {
@@ -160,13 +154,11 @@ class Planner {
 
   // listgen, gc and clear_list keep the cell lists of sparse SNodes; every cell of a dense one is
   // active, so they do nothing there (as in the interpreter), and a struct_for visits every cell.
+  // compile() refuses kernels with sparse SNodes before planning (ir::first_sparse_use).
   void check_dense(const ir::OffloadedStmt& o) const {
     for (const std::string* sn : {&o.snode, &o.parent_snode})
-      if (!sn->empty() && !is_dense_snode(k_, *sn))
-        throw UserError(fmt::format("cannot lower `{}` to SPIR-V: SNode '{}' is not dense, and sparse SNodes "
-                                    "(pointer, bitmasked, dynamic, hash) are not compiled",
-                                    ir::print_stmt(o, k_), *sn),
-                        "use dense SNodes, or run the kernel on the reference runtime");
+      PB_ASSERT(sn->empty() || !ir::is_sparse_snode(k_, *sn),
+                fmt::format("`{}` reached the planner with a sparse SNode", ir::print_stmt(o, k_)));
   }
 
   // A serial task of constants, argument loads, arithmetic and global reads that no other task

@@ -18,13 +18,6 @@ namespace {
 using ir::ScalarKind;
 using ir::Value;
 
-// Containers of passbench's own kernels (declared `dense` spaces, fields) and reference SNodes
-// named `S<id>dense` / `S<id>root` are dense; the rest (pointer, bitmasked, dynamic, hash) are not.
-bool is_dense(const ir::Kernel& k, const std::string& snode) {
-  if (k.find_space(snode) || k.find_field(snode)) return true;
-  return snode.ends_with("dense") || snode.ends_with("root");
-}
-
 struct More {
   ScalarKind kind;
   std::span<const Value> in;
@@ -87,16 +80,27 @@ struct More {
            "give the ndarray as many dimensions as the kernel reads");
     return Value::from_int(kind, shape[static_cast<size_t>(s.axis)]);
   }
-  std::optional<Value> operator()(const ir::SNodeOpStmt& s) const {
-    if (!is_dense(ctx.kernel, s.snode))
+  std::optional<Value> operator()(const ir::ArgLoadStmt& s) const {
+    const auto& args = ctx.state.args;
+    if (s.arg_index < 0 || static_cast<size_t>(s.arg_index) >= args.size())
+      fail(s, fmt::format("argument {} is not given", s.arg_index), "add it to the inputs' \"args\"");
+    const ArgValue& a = args[static_cast<size_t>(s.arg_index)];
+    if (s.type.pointer) {  // an ndarray's base: external_ptr addresses its elements
+      if (!a.is_ndarray)
+        fail(s, fmt::format("argument {} is a scalar, but the kernel loads an ndarray", s.arg_index),
+             "give an ndarray object for it");
+      return Value{};
+    }
+    if (a.is_ndarray)
+      fail(s, fmt::format("argument {} is an ndarray, but the kernel loads a scalar", s.arg_index),
+           "give a number for it");
+    if (a.scalar.kind() == kind) return a.scalar;
+    if (!ir::is_float(a.scalar.kind()) || !ir::is_float(kind))
       fail(s,
-           fmt::format("SNode '{}' is not dense: sparse SNodes (pointer, bitmasked, dynamic, hash) are not run yet",
-                       s.snode),
-           "run the kernel on a build with dense SNodes only, or on the reference runtime");
-    if (s.op == "is_active") return Value::from_int(kind, 1);  // every cell of a dense SNode is active
-    if (s.op == "activate" || s.op == "deactivate") return Value::from_int(kind, 0);  // no effect on dense
-    fail(s, fmt::format("SNode op '{}' is not run yet (it has meaning on dynamic or pointer SNodes only)", s.op),
-         "run the kernel on the reference runtime");
+           fmt::format("argument {} holds {} but the kernel loads {}", s.arg_index, ir::scalar_name(a.scalar.kind()),
+                       ir::scalar_name(kind)),
+           "give the argument its declared type");
+    return a.scalar.cast_to(kind);
   }
   std::optional<Value> operator()(const ir::RandStmt&) const {
     // Deterministic: drawn from the run's generator, seeded by the run options' seed.

@@ -1,6 +1,7 @@
 // Internal to runtime/interp: what the interpreter does for the kinds no backend compiles
-// (ir::has_no_backend) and for the access chain's index arithmetic (linearized, offset,
-// bit_extract): values computed from operands alone, kept apart from interpreter.cpp's state.
+// (ir::has_no_backend), for argument loads and for the access chain's index arithmetic
+// (linearized, offset, bit_extract): values computed from operands and arguments alone, kept
+// apart from interpreter.cpp's state.
 #pragma once
 
 #include <optional>

@@ -21,6 +21,7 @@
 #include "runtime/interp/exec_tensor.h"
 #include "runtime/interp/interp_ops.h"
 #include "runtime/interp/program.h"
+#include "runtime/interp/sparse.h"
 #include "runtime/interp/stack_capacity.h"
 
 namespace pb::runtime {
@@ -49,8 +50,9 @@ class Interpreter {
         throw UserError(
             fmt::format("the global-access check tracks scalar elements, and {} uses a tensor type: {}", label_, *use),
             "run the scalarize pass first (`passbench run --check-global-access` does)");
-    prog_ = detail::compile(k_, st_, opt_.f64);
     bind_memory();
+    sparse_.bind(k_, st_, field_bufs_);  // first: it names an undeclared sparse SNode
+    prog_ = detail::compile(k_, st_, opt_.f64);
     capacities_.bind(k_, st_, field_bufs_);
     values_.assign(prog_.num_slots, Value{});
     defined_.assign(prog_.num_slots, 0);
@@ -160,32 +162,6 @@ class Interpreter {
     set(op, op.imm);
     return Flow::next;
   }
-  Flow exec(const ir::ArgLoadStmt& s, const Op& op) {
-    if (s.arg_index < 0 || static_cast<size_t>(s.arg_index) >= st_.args.size())
-      fail(op, fmt::format("argument {} is not given", s.arg_index), "add it to the inputs' \"args\"");
-    const ArgValue& a = st_.args[static_cast<size_t>(s.arg_index)];
-    if (s.type.pointer) {
-      if (!a.is_ndarray)
-        fail(op, fmt::format("argument {} is a scalar, but the kernel loads an ndarray", s.arg_index),
-             "give an ndarray object for it");
-      set(op, Value{});
-      return Flow::next;
-    }
-    if (a.is_ndarray)
-      fail(op, fmt::format("argument {} is an ndarray, but the kernel loads a scalar", s.arg_index),
-           "give a number for it");
-    Value v = a.scalar;
-    if (v.kind() != op.kind) {
-      if (!ir::is_float(v.kind()) || !ir::is_float(op.kind))
-        fail(op,
-             fmt::format("argument {} holds {} but the kernel loads {}", s.arg_index, ir::scalar_name(v.kind()),
-                         ir::scalar_name(op.kind)),
-             "give the argument its declared type");
-      v = v.cast_to(op.kind);
-    }
-    set(op, v);
-    return Flow::next;
-  }
   Flow exec(const ir::AllocaStmt&, const Op& op) {
     set(op, Value::zero(op.kind));
     ptrs_[op.slot] = &values_[op.slot];
@@ -231,7 +207,9 @@ class Interpreter {
     if (!b)
       fail(op, fmt::format("field '{}' has no data in the state", name),
            "build the state with make_state, which gives every field with a known shape a buffer");
-    ptrs_[op.slot] = &b->data[offset(op, 0, b->shape, [&] { return fmt::format("field '{}'", name); })];
+    size_t at = offset(op, 0, b->shape, [&] { return fmt::format("field '{}'", name); });
+    bool live = !sparse_.sparse_field(s.field) || sparse_.reach(s.field, static_cast<int64_t>(at), s.activate);
+    ptrs_[op.slot] = live ? &b->data[at] : ambient(op);
     defined_[op.slot] = 1;
     if (opt_.check_global_access) tracked_[op.slot] = ir::is_differentiable_ptr(k_, &s);
     return Flow::next;
@@ -276,6 +254,7 @@ class Interpreter {
   }
   Flow exec(const ir::GlobalStoreStmt&, const Op& op) {
     check_write(op);
+    if (ptr(op, 0) == &ambient_) return Flow::next;  // through an inactive sparse cell: dropped
     capacities_.note_write(ptr(op, 0));
     *ptr(op, 0) = op.quant_bits != 0 ? ir::quant_wrap(in(op, 1), op.quant_bits) : in(op, 1);
     return Flow::next;
@@ -286,8 +265,9 @@ class Interpreter {
     Value* cell = ptr(op, 0);
     capacities_.note_write(cell);
     Value old = *cell;
-    *cell = evaluate(op, [&] { return ir::eval_atomic(s.op, old, in(op, 1)); });
-    if (op.quant_bits != 0) *cell = ir::quant_wrap(*cell, op.quant_bits);
+    Value updated = evaluate(op, [&] { return ir::eval_atomic(s.op, old, in(op, 1)); });
+    if (cell != &ambient_)  // else through an inactive sparse cell: dropped
+      *cell = op.quant_bits != 0 ? ir::quant_wrap(updated, op.quant_bits) : updated;
     trace_.atomic(op.slot, s.op, old, in(op, 1));
     set(op, old);
     return Flow::next;
@@ -346,9 +326,14 @@ class Interpreter {
     return loop(op, count, s.parent() == &k_.root(), [&](int64_t t) { index = s.reversed ? end - 1 - t : begin + t; });
   }
   Flow exec(const ir::StructForStmt&, const Op& op) { return exec_struct_for(op); }
+  // Over the live cells of a sparse space (listed when the loop starts), else over every cell.
   Flow exec_struct_for(const Op& op) {
     const ir::Shape& shape = op.shape;
-    return loop(op, num_elements(shape), true, [&](int64_t cell) {
+    const auto* f = ir::dyn_cast<ir::StructForStmt>(op.stmt);
+    auto cells = sparse_.visited_cells(f ? f->space : ir::dyn_cast<ir::OffloadedStmt>(op.stmt)->snode);
+    int64_t count = cells ? static_cast<int64_t>(cells->size()) : num_elements(shape);
+    return loop(op, count, true, [&](int64_t t) {
+      int64_t cell = cells ? (*cells)[static_cast<size_t>(t)] : t;
       for (size_t d = shape.size(); d-- > 0;) {
         coords_[static_cast<size_t>(op.aux) + d] = cell % shape[d];
         cell /= shape[d];
@@ -491,8 +476,25 @@ class Interpreter {
            fmt::format("cell {} is out of bounds for SNode '{}' of {} cell(s) {}", i, s.snode, cells,
                        ir::shape_to_string(op.shape)),
            "check the linearized index against the SNode's shape (header or inputs)");
-    set(op, Value::from_int(ScalarKind::i64, in(op, 0).as_i64() * cells + i));
+    // -1: a cell under an inactive one (reached without activating it).
+    int64_t parent = in(op, 0).as_i64();
+    int64_t cell = parent < 0    ? -1
+                   : op.aux >= 0 ? sparse_.child_cell(static_cast<int>(op.aux), parent, i)
+                                 : parent * cells + i;
+    if (cell >= 0 && op.aux >= 0 && !sparse_.reach_cell(static_cast<int>(op.aux), cell, s.activate)) cell = -1;
+    set(op, Value::from_int(ScalarKind::i64, cell));
     return Flow::next;
+  }
+  Flow exec(const ir::SNodeOpStmt& s, const Op& op) {
+    std::vector<Value> inputs(op.operands.size());
+    for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = in(op, i);
+    if (auto v = detail::snode_op(sparse_, s, static_cast<int>(op.aux), op.kind, inputs, k_, label_)) set(op, *v);
+    return Flow::next;
+  }
+  // What a pointer to no element reaches: reads give 0, writes are dropped.
+  Value* ambient(const Op& op) {
+    ambient_ = Value::zero(op.kind);
+    return &ambient_;
   }
   Flow exec(const ir::GetChStmt& s, const Op& op) {
     int64_t cell = in(op, 0).as_i64();
@@ -503,6 +505,11 @@ class Interpreter {
     Buffer* b = field_bufs_[static_cast<size_t>(op.aux)];
     if (!b)
       fail(op, fmt::format("field '{}' has no data in the state", s.to), "give its shape in the header or the inputs");
+    if (cell < 0) {
+      ptrs_[op.slot] = ambient(op);
+      defined_[op.slot] = 1;
+      return Flow::next;
+    }
     if (cell < 0 || cell >= static_cast<int64_t>(b->data.size()))
       fail(op, fmt::format("cell {} is out of bounds for field '{}' of {} element(s)", cell, s.to, b->data.size()),
            "give the field the shape of the SNodes above it (header or inputs)");
@@ -526,10 +533,10 @@ class Interpreter {
     return Flow::next;
   }
 
-  // Kinds no backend compiles, and the access chain's index arithmetic: runtime/interp/exec_more.cpp
-  // (pointer operands pass as empty values).
+  // Kinds no backend compiles, argument loads and the access chain's index arithmetic:
+  // runtime/interp/exec_more.cpp (pointer operands pass as empty values).
   template <class T>
-    requires(ir::has_no_backend(T::kKind) || std::same_as<T, ir::LinearizeStmt> ||
+    requires(ir::has_no_backend(T::kKind) || std::same_as<T, ir::ArgLoadStmt> || std::same_as<T, ir::LinearizeStmt> ||
              std::same_as<T, ir::IntegerOffsetStmt> || std::same_as<T, ir::BitExtractStmt>)
   Flow exec(const T& s, const Op& op) {
     std::vector<Value> inputs(op.operands.size());
@@ -566,6 +573,8 @@ class Interpreter {
   detail::Program prog_;
   std::vector<Buffer*> field_bufs_;  // by field id; null when the state has no buffer
   detail::StackCapacities capacities_;
+  detail::SparseCells sparse_;
+  Value ambient_;                       // the element a pointer through an inactive sparse cell reaches
   detail::GlobalAccessTracker access_;  // with check_global_access
   std::vector<uint8_t> tracked_;        // by pointer slot: accesses through it are tracked
   int64_t iteration_ = -1;              // of the running top-level loop; -1 outside

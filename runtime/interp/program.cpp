@@ -168,10 +168,18 @@ class Compiler {
   }
   void resolve(const ir::GlobalTemporaryStmt& s, Op& op) { op.aux = s.offset; }
   void resolve(const ir::ThreadLocalPtrStmt& s, Op& op) { op.aux = s.offset; }
+  void resolve(const ir::SNodeOpStmt& s, Op& op) { op.aux = space_index(s.snode); }
   void resolve(const ir::SNodeLookupStmt& s, Op& op) {
-    // The SNode's cells per parent cell: its declared or given index space, else the strides of
-    // the linearized index that feeds the lookup.
-    if (k_.find_space(s.snode) || st_.spaces.count(s.snode) || k_.find_field(s.snode)) {
+    // The SNode's cells per parent cell: its declared or given index space (less its parent's
+    // cells when nested), else the strides of the linearized index that feeds the lookup.
+    op.aux = space_index(s.snode);
+    if (const ir::IndexSpace* sp = k_.find_space(s.snode); sp && sp->declared && sp->shape && !sp->parent.empty()) {
+      const ir::IndexSpace* parent = k_.find_space(sp->parent);
+      ir::Shape up =
+          ir::padded_parent_shape(parent ? parent->shape.value_or(ir::Shape{}) : ir::Shape{}, sp->shape->size());
+      op.shape = *sp->shape;
+      for (size_t d = 0; d < up.size(); ++d) op.shape[d] /= up[d];
+    } else if (k_.find_space(s.snode) || st_.spaces.count(s.snode) || k_.find_field(s.snode)) {
       op.shape = space_shape(k_, st_, s.snode);
     } else if (const auto* lin = ir::dyn_cast<ir::LinearizeStmt>(s.index())) {
       op.shape = lin->strides;
@@ -189,6 +197,12 @@ class Compiler {
     op.aux = *f;
   }
   void resolve(const ir::Stmt&, Op&) {}
+
+  // Index of the declared space `name` in the kernel's spaces (the SparseCells numbering), or -1.
+  int64_t space_index(const std::string& name) const {
+    const ir::IndexSpace* sp = k_.find_space(name);
+    return sp && sp->declared && sp->shape ? sp - k_.spaces.data() : -1;
+  }
 
   template <class T>
   int64_t stack_of(const T& s) {

@@ -34,7 +34,8 @@ struct Op {
   int32_t prologue = -1, epilogue = -1;           // offloaded task: thread-local prologue / epilogue
   int64_t aux = -1;  // loops: first coordinate; loop index: its coordinate; stack ops: stack number;
                      // external ptr: argument index; global ptr, get child of a place: field id (-1: a
-                     // container cell); global temporary: byte offset
+                     // container cell); global temporary: byte offset; SNode lookup and op: the
+                     // space's index in the kernel's spaces (-1: not a space)
   ir::Value imm;     // const: the value in its working kind
   ir::Shape shape;   // struct for, struct_for task: the index space's shape; lookup: the SNode's cells
   // Global store / atomic through a pointer to a quant integer: its width, negative when signed

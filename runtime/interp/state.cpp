@@ -10,6 +10,7 @@
 #include "ir/tensor_type.h"
 #include "ir/visitor.h"
 #include "runtime/interp/json_values.h"
+#include "runtime/interp/sparse.h"
 
 namespace pb::runtime {
 
@@ -316,13 +317,14 @@ State make_state(const ir::Kernel& k, const json& inputs_in) {
   const json inputs = inputs_in.is_null() ? json::object() : inputs_in;
   if (!inputs.is_object())
     throw UserError("inputs must be a JSON object", "see runtime/interp/state.h for the inputs format");
-  check_keys(inputs, {"fields", "args", "spaces"}, "inputs");
+  check_keys(inputs, {"fields", "args", "spaces", "active", "length"}, "inputs");
   State st;
   for (const auto& [name, shape] : object_or_empty(inputs, "spaces", "inputs").items())
     st.spaces[name] = detail::read_shape(shape, fmt::format("space '{}'", name));
   Uses uses = collect_uses(k);
   read_fields(k, object_or_empty(inputs, "fields", "inputs"), uses, st);
   read_args(k, inputs, uses, st);
+  detail::read_activity(k, inputs, st);
   for (const std::string& space : uses.struct_for_spaces) space_shape(k, st, space);
   return st;
 }

@@ -2,7 +2,7 @@
 // read from and written back to the inputs JSON format:
 //   {"fields": {"x": {"shape": [4], "data": [...], "grad": [...], "dual": [...]}},
 //    "args": [3, 0.5, {"shape": [4], "data": [...], "grad": [...], "dual": [...]}],
-//    "spaces": {"S1dense": [16]}}
+//    "spaces": {"S1dense": [16]}, "active": {"S1pointer": [0, 1, 0, 1]}, "length": {"S2dynamic": [3, 0]}}
 // Data may be flat (row-major) or nested; non-finite floats are the strings "nan", "inf", "-inf".
 #pragma once
 
@@ -45,6 +45,9 @@ struct State {
   std::map<std::string, Buffer> fields;     // keyed by field name; grad/dual fields under their own names
   std::vector<ArgValue> args;               // indexed by argument index
   std::map<std::string, ir::Shape> spaces;  // index-space shapes given by the inputs
+  // Declared sparse spaces (runtime/interp/sparse.h): pointer and bitmasked ones 0/1 per cell
+  // (row-major over the space's shape); dynamic ones the length under each parent cell.
+  std::map<std::string, std::vector<int64_t>> activity;
 };
 
 // Builds the state for `k` from `inputs` (null or {} means all defaults). Every field whose shape

@@ -7,6 +7,7 @@
 #include "ir/printer.h"
 #include "ir/visitor.h"
 #include "runtime/interp/json_values.h"
+#include "runtime/interp/sparse.h"
 
 namespace pb::runtime {
 namespace detail {
@@ -224,6 +225,7 @@ nlohmann::json state_to_json(const ir::Kernel& k, const State& s) {
     ndarrays[fmt::format("arg{}", i)] = std::move(j);
   }
   if (!ndarrays.empty()) out["ndarrays"] = std::move(ndarrays);
+  detail::activity_to_json(k, s, out);
   return out;
 }
 

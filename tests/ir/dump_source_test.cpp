@@ -231,6 +231,35 @@ TEST(DumpSource, ABareStatementListIsReadAsAKernel) {
   EXPECT_EQ(print_kernel(*k), kClean);
 }
 
+// A header written above a pasted list (to declare what the dump leaves out, such as sparse
+// SNodes) stays a header: `kernel {` opens after it, and errors still name the pasted lines.
+TEST(DumpSource, HeaderLinesAboveABareListStayTheHeader) {
+  std::string text =
+      "field x : i32[]\n"
+      "dense S : [4]\n"
+      "<i32> $0 = const 1\n"
+      "<*i32> $1 = global ptr [x], index [] activate=true\n"
+      "$2 : global store [$1 <- $0]\n";
+  auto p = prepare_dump(text, "", "h.chi");
+  EXPECT_TRUE(p.info.bare);
+  auto k = parse_kernel(p.text, "h.chi");
+  EXPECT_EQ(print_kernel(*k), "dense S : [4]\nfield x : i32[]\n" + std::string(kClean));
+  std::string broken = text;
+  broken.replace(broken.find("const 1"), 5, "cosnt");
+  auto q = prepare_dump(broken, "", "h.chi");
+  Diagnostic d = error_of([&] {
+                   try {
+                     parse_kernel(q.text, "h.chi");
+                   } catch (const UserError& u) {
+                     throw UserError(q.relocate(u.diagnostic(), broken));
+                   }
+                 }).diagnostic();
+  EXPECT_EQ(d.line, 3);
+  EXPECT_EQ(d.source_line, "<i32> $0 = cosnt 1");
+  // Header lines and nothing else: no list to wrap, and the parser says what it expected.
+  EXPECT_FALSE(prepare_dump("dense S : [4]\n", "", "h.chi").info.bare);
+}
+
 TEST(DumpSource, ByteOrderMarkAndCrlfAreAccepted) {
   std::string text =
       "\xEF\xBB\xBFkernel {\r\n  <i32> $0 = const 1\r\n  <*i32> $1 = global ptr [x], index [] activate=true\r\n"

@@ -82,6 +82,25 @@ TEST(CliBackend, DynamicGlobalAccessCheckRunsOnTheCpuAndIsRefusedOnVulkan) {
   EXPECT_NE(cpu.err.find(report), std::string::npos) << "interp:\n" << interp.err << "\ncpu:\n" << cpu.err;
 }
 
+// Sparse SNodes run on the interpreter, which prints their activity; the cpu and vulkan backends
+// compile dense SNodes only and refuse the kernel up front, naming its sparse space.
+TEST(CliBackend, SparseSNodesRunOnTheInterpreterAndAreRefusedByTheCompilers) {
+  const std::string fixture =
+      std::string(PASSBENCH_SOURCE_DIR) + "/fixtures/interp/sparse_pointer_struct_for.fixture.json";
+  auto interp = run_cli("run " + fixture);
+  EXPECT_EQ(interp.exit_code, 0) << interp.err;
+  EXPECT_NE(interp.out.find("\"active\""), std::string::npos) << interp.out;
+  for (const char* backend : {"cpu", "vulkan"}) {
+    auto r = run_cli("run " + fixture + " --backend=" + backend);
+    EXPECT_EQ(r.exit_code, 1) << backend << r.out << r.err;
+    EXPECT_NE(r.err.find("backend compiles dense SNodes only: index space 'S1pointer' is pointer"), std::string::npos)
+        << backend << r.err;
+    EXPECT_NE(r.err.find("run the kernel on the interpreter (--backend=interp), which runs sparse SNodes"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
 TEST(CliBackend, UnknownBackendIsRefused) {
   auto r = run_cli("run " + kKernel + " --backend=gpu");
   EXPECT_NE(r.exit_code, 0);

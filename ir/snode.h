@@ -1,0 +1,42 @@
+// SNode kinds of index spaces and the layout rules that nest one space in another (the reference's
+// `ti.root.pointer(...).dense(...)` trees), shared by the readers, the interpreter and the backends.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pb::ir {
+
+class Kernel;
+struct IndexSpace;
+
+// How a space's cells become active: every cell of a dense space always is; a pointer or bitmasked
+// cell once written or activated; a dynamic space's first `length` cells under each parent cell.
+enum class SNodeKind : uint8_t { dense, pointer, bitmasked, dynamic };
+
+inline constexpr std::string_view kSNodeKindNames[] = {"dense", "pointer", "bitmasked", "dynamic"};
+inline std::string_view snode_kind_name(SNodeKind k) { return kSNodeKindNames[static_cast<size_t>(k)]; }
+std::optional<SNodeKind> snode_kind_from_name(std::string_view name);
+
+// The full shape of a nested space's parent, padded with 1s to the space's rank (a parent over
+// the first axes only, as `dense(ti.i, 4).dynamic(ti.j, 16)` gives).
+std::vector<int64_t> padded_parent_shape(const std::vector<int64_t>& parent, size_t rank);
+
+// Whether `snode` (a space, a field or a reference SNode name) is sparse: a declared space of a
+// sparse kind, or an undeclared name the reference gives a sparse SNode (`S3pointer`,
+// `S2bitmasked`, `S4dynamic`, `S5hash`).
+bool is_sparse_snode(const Kernel& k, std::string_view snode);
+
+// The first place `k` uses a sparse SNode (a declared sparse space, a sparse lookup, a task or an
+// SNode op over a sparse SNode), described for an error; nullopt when it uses none. Backends that
+// model dense SNodes only refuse such a kernel with it.
+std::optional<std::string> first_sparse_use(const Kernel& k);
+
+// What is wrong with the nesting of the kernel's declared spaces (a parent that is not declared
+// before, a deeper rank, a shape the parent's does not divide), or nullopt.
+std::optional<std::string> nesting_problem(const Kernel& k);
+
+}  // namespace pb::ir

@@ -1,0 +1,144 @@
+// Sparse SNodes on the interpreter (runtime/interp/sparse.h): reads through inactive cells give 0
+// and writes without activation are dropped; writes with activation activate every sparse cell
+// above the element; nested multi-dimensional spaces number their cells row-major over the full
+// shape (the access chain and global ptrs agree); and what has no meaning is a clear run error.
+// fixtures/interp/sparse_*.chi cover struct fors, listgen, is_active/deactivate and append.
+#include <gtest/gtest.h>
+
+#include "interp_test_util.h"
+
+namespace pb::runtime::test {
+namespace {
+
+constexpr const char* kWrites = R"(pointer P : [4]
+dense D : [8] in P
+field x : f32[8] in D
+field r : f32[2]
+kernel {
+  <i32> $0 = const 5
+  <i32> $1 = const 2
+  <i32> $2 = const 0
+  <i32> $3 = const 1
+  <f32> $4 = const 7
+  <*f32> $5 = global ptr [x], index [$0] activate=false
+  $6 : global store [$5 <- $4]
+  <f32> $7 = global load $5
+  <*f32> $8 = global ptr [r], index [$2] activate=true
+  $9 : global store [$8 <- $7]
+  <*f32> $10 = global ptr [x], index [$1] activate=true
+  $11 : global store [$10 <- $4]
+  <*f32> $12 = global ptr [x], index [$1] activate=false
+  <f32> $13 = global load $12
+  <*f32> $14 = global ptr [r], index [$3] activate=true
+  $15 : global store [$14 <- $13]
+}
+)";
+
+TEST(InterpSparse, InactiveCellsReadZeroAndWritesActivateOnlyWhenAsked) {
+  Ran r = run_text(kWrites);
+  // x[5] (pointer cell 2): the write without activation is dropped, the read through it gives 0.
+  EXPECT_EQ(r.at("x", 5).as_f64(), 0.0);
+  EXPECT_EQ(r.at("r", 0).as_f64(), 0.0);
+  // x[2] (pointer cell 1): activated by the write, read back.
+  EXPECT_EQ(r.at("x", 2).as_f64(), 7.0);
+  EXPECT_EQ(r.at("r", 1).as_f64(), 7.0);
+  EXPECT_EQ(r.state.activity.at("P"), (std::vector<int64_t>{0, 1, 0, 0}));
+}
+
+TEST(InterpSparse, NestedTwoDimensionalCellsAreRowMajorOverTheFullShape) {
+  // dense [2, 2] cells of 2 x 2 bitmasked cells: element (3, 1) is dense cell (1, 0) = 2, local
+  // cell (1, 1) = 3, bitmasked cell 3 * 4 + 1 = 13.
+  constexpr const char* kChain = R"(dense S1dense : [2, 2]
+bitmasked S2bitmasked : [4, 4] in S1dense
+field S3place<f32> : f32[4, 4] in S2bitmasked
+kernel {
+  $0 = offloaded
+  body {
+    <*gen> $1 = get root nullptr
+    <i32> $2 = const 2
+    <*gen> $3 = [S1dense][dense]::lookup($1, $2) activate = false
+    <*gen> $4 = get child [S1dense->S2bitmasked] $3
+    <i32> $5 = const 3
+    <*gen> $6 = [S2bitmasked][bitmasked]::lookup($4, $5) activate = true
+    <*f32> $7 = get child [S2bitmasked->S3place<f32>] $6
+    <f32> $8 = const 4.5
+    $9 : global store [$7 <- $8]
+  }
+}
+)";
+  Ran r = run_text(kChain);
+  const Buffer& x = r.field("S3place<f32>");
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x.data[i].as_f64(), i == 13 ? 4.5 : 0.0) << i;
+  std::vector<int64_t> active(16, 0);
+  active[13] = 1;
+  EXPECT_EQ(r.state.activity.at("S2bitmasked"), active);
+}
+
+TEST(InterpSparse, ActivityComesFromTheInputsAndGoesToTheOutput) {
+  Ran r = run_text(kWrites, nlohmann::json::parse(R"({"active": {"P": [0, 0, 1, 0]}})"));
+  EXPECT_EQ(r.at("r", 0).as_f64(), 7.0);  // x[5] lies in active cell 2 now
+  nlohmann::json out = state_to_json(*r.kernel, r.state);
+  EXPECT_EQ(out.at("active").at("P"), nlohmann::json::parse("[0, 1, 1, 0]"));
+  EXPECT_CONTAINS(run_error(kWrites, nlohmann::json::parse(R"({"active": {"D": [1]}})")),
+                  "\"active\" names 'D', which is not a declared pointer or bitmasked space");
+  EXPECT_CONTAINS(run_error(kWrites, nlohmann::json::parse(R"({"active": {"P": [0, 2, 0, 0]}})")),
+                  "entry 1 is 2, outside 0..1");
+  EXPECT_CONTAINS(run_error(kWrites, nlohmann::json::parse(R"({"length": {"P": [1, 0, 0, 0]}})")),
+                  "\"length\" names 'P', which is not a declared dynamic space");
+}
+
+TEST(InterpSparse, UndeclaredOrMisdeclaredSparseSNodesAreRunErrors) {
+  constexpr const char* kUndeclared = R"(kernel "k" {
+  $0 = offloaded
+  body {
+    <*gen> $1 = get root nullptr
+    <i32> $2 = const 0
+    <*gen> $3 = [S1pointer][pointer]::lookup($1, $2) activate = true
+  }
+}
+)";
+  std::string e = run_error(kUndeclared);
+  EXPECT_CONTAINS(e, "uses the sparse SNode 'S1pointer', which the header does not declare");
+  EXPECT_CONTAINS(e, "pointer S1pointer : [4]");  // the remedy shows the declaration
+  std::string declared_dense = "dense S1pointer : [4]\n" + std::string(kUndeclared);
+  EXPECT_CONTAINS(run_error(declared_dense), "looks up SNode 'S1pointer' as pointer, but the header declares it dense");
+  constexpr const char* kSkipsALevel = R"(pointer P : [2]
+dense D : [8] in P
+field x : f32[8] in D
+kernel {
+  <*gen> $0 = get root nullptr
+  <*gen> $1 = get child [S0root->D] $0
+}
+)";
+  EXPECT_CONTAINS(run_error(kSkipsALevel), "enters space 'D' from 'S0root', but the header nests it in 'P'");
+  EXPECT_CONTAINS(run_error("pointer P : [1000000000000]\nkernel {\n}\n"),
+                  "index space 'P' of shape [1000000000000] has more cells than the interpreter's limit");
+}
+
+TEST(InterpSparse, AppendPastTheCapacityAndOpsWithoutMeaningAreRunErrors) {
+  constexpr const char* kAppend = R"(dynamic L : [2]
+field l : i32[2] in L
+kernel "k" {
+  $0 = offloaded range_for(0, 3) grid_dim=0 block_dim=32
+  body {
+    <*gen> $1 = get root nullptr
+    <i32> $2 = const 1
+    <i32> $3 = append [L] ptr = $1, val = $2
+  }
+}
+)";
+  std::string e = run_error(kAppend);
+  EXPECT_CONTAINS(e, "append to dynamic SNode 'L'");
+  EXPECT_CONTAINS(e, "parent cell 0 is full (2 cells)");
+  EXPECT_CONTAINS(e, "kernel \"k\"");
+  constexpr const char* kLengthOnPointer = R"(pointer P : [2]
+kernel {
+  <*gen> $0 = get root nullptr
+  <i32> $1 = length [P] ptr = $0
+}
+)";
+  EXPECT_CONTAINS(run_error(kLengthOnPointer), "SNode op 'length' has no meaning on the pointer SNode 'P'");
+}
+
+}  // namespace
+}  // namespace pb::runtime::test
