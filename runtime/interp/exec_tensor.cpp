@@ -120,8 +120,15 @@ struct Exec {
     ctx.ptrs[op.slot] = ptr(0) + offset;
     done();
   }
-  void operator()(const ir::GlobalTemporaryStmt&) const {
-    fail("a tensor in a global temporary is not run", "run the kernel before offloading, or scalarize it first");
+  void operator()(const ir::GlobalTemporaryStmt& s) const {
+    ir::DataType t = s.type.pointee();
+    ir::Value* p = ctx.temps.tensor(s.offset, lanes_of_pointee(), op.kind, ir::bit_width(t.scalar) / 8);
+    if (!p)
+      fail(
+          fmt::format("the bytes of this {} temporary are also used as scalars or as another tensor", ir::to_string(t)),
+          "give each global temporary its own bytes (the reference's offload does), or scalarize the kernel");
+    ctx.ptrs[op.slot] = p;
+    done();
   }
   // Everything else that can meet a tensor: a pointer tensor, a stack, a print...
   template <class T>

@@ -8,6 +8,7 @@
 
 #include "ir/kernel.h"
 #include "runtime/interp/program.h"
+#include "runtime/interp/temporaries.h"
 
 namespace pb::runtime::detail {
 
@@ -16,11 +17,12 @@ struct TensorContext {
   std::vector<ir::Value>& values;  // by slot
   std::vector<char>& defined;      // by slot
   std::vector<ir::Value*>& ptrs;   // by slot
+  Temporaries& temps;              // the kernel's global temporaries
   const std::string& label;        // `kernel "name"`, for errors
 };
 
 // Runs `op` (op.tensor is set). Throws UserError, naming the statement, for what has no meaning
-// here (a bit cast of a tensor, a tensor of pointers, a tensor in a global temporary).
+// here (a bit cast of a tensor, a tensor of pointers, a tensor temporary over other bytes).
 void exec_tensor(const Op& op, TensorContext& ctx);
 
 }  // namespace pb::runtime::detail

@@ -114,7 +114,7 @@ class Interpreter {
     for (const Op& op : prog_.blocks[static_cast<size_t>(b)]) {
       tick(op);
       if (op.tensor) {
-        detail::TensorContext ctx{k_, values_, defined_, ptrs_, label_};
+        detail::TensorContext ctx{k_, values_, defined_, ptrs_, temps_, label_};
         detail::exec_tensor(op, ctx);
         continue;
       }
@@ -414,7 +414,7 @@ class Interpreter {
         f = exec_block(op.body);
         break;
       case ir::TaskType::range_for: {
-        int64_t begin = task_bound(s, s.begin, op), end = task_bound(s, s.end, op);
+        int64_t begin = task_bound(s.begin, op), end = task_bound(s.end, op);
         int64_t count = end > begin ? end - begin : 0;
         trace_.record(op.slot, static_cast<uint64_t>(count));
         int64_t& index = coords_[static_cast<size_t>(op.aux)];
@@ -435,25 +435,26 @@ class Interpreter {
     if (op.epilogue >= 0) exec_block(op.epilogue);
     return f;
   }
-  int64_t task_bound(const ir::OffloadedStmt& s, const ir::TaskBound& b, const Op& op) {
+  int64_t task_bound(const ir::TaskBound& b, const Op& op) {
     switch (b.kind) {
       case ir::TaskBound::Kind::constant:
         return b.value;
       case ir::TaskBound::Kind::temporary:
-        return temporary(b.value, ScalarKind::i32).as_i64();
+        return temporary(op, b.value, ScalarKind::i32).as_i64();
       case ir::TaskBound::Kind::operand:
         return in(op, static_cast<size_t>(b.value)).as_i64();
     }
-    (void)s;
     return 0;
   }
-  // The global temporary at `offset`, zero until written. Node-based: pointers to it stay valid.
-  Value& temporary(int64_t offset, ScalarKind kind) {
-    auto [it, fresh] = temps_.try_emplace(offset, Value::zero(kind));
-    return it->second;
+  Value& temporary(const Op& op, int64_t offset, ScalarKind kind) {
+    Value* v = temps_.scalar(offset, kind);
+    if (!v)
+      fail(op, fmt::format("byte {} of the global temporaries lies in a tensor temporary", offset),
+           "give each global temporary its own bytes (the reference's offload does), or scalarize the kernel");
+    return *v;
   }
   Flow exec(const ir::GlobalTemporaryStmt&, const Op& op) {
-    ptrs_[op.slot] = &temporary(op.aux, op.kind);
+    ptrs_[op.slot] = &temporary(op, op.aux, op.kind);
     defined_[op.slot] = 1;
     return Flow::next;
   }
@@ -583,8 +584,8 @@ class Interpreter {
   std::vector<Value*> ptrs_;            // by slot: the cell a pointer statement addresses
   std::vector<int64_t> coords_;         // loop coordinates
   detail::AdStacks stacks_{k_, label_};
-  std::map<int64_t, Value> temps_;  // global temporaries by byte offset
-  std::map<int64_t, Value> tls_;    // thread-local storage by byte offset
+  detail::Temporaries temps_;     // global temporaries
+  std::map<int64_t, Value> tls_;  // thread-local storage by byte offset
   std::mt19937_64 rng_;
   uint64_t steps_ = 0;
   RunResult result_;

@@ -206,5 +206,46 @@ kernel {
   EXPECT_EQ(ir::print_kernel(*ir::from_json(nlohmann::json::parse(ir::to_json(*r.kernel).dump()))), text);
 }
 
+// A tensor in a global temporary carries a tensor value from one task to the next (the
+// half2 pass's output keeps them), element by element; a scalar read inside its bytes is refused.
+TEST(InterpOffloaded, TensorGlobalTemporariesCarryTensorsBetweenTasks) {
+  constexpr const char* kTensorTemp = R"(field out : f32[2]
+kernel {
+  $0 = offloaded
+  body {
+    <f32> $1 = const 1.5
+    <f32> $2 = const 2.5
+    <[Tensor (2) f32]> $3 = [$1, $2]
+    <*[Tensor (2) f32]> $4 = global tmp var (offset = 8 B)
+    $5 : global store [$4 <- $3]
+    <[Tensor (2) f32]> $6 = atomic add($4, $3)
+  }
+  $7 = offloaded
+  body {
+    <*[Tensor (2) f32]> $8 = global tmp var (offset = 8 B)
+    <[Tensor (2) f32]> $9 = global load $8
+    <f32> $10 = get_element($9, 1)
+    <f32> $11 = get_element($9, 0)
+    <i32> $12 = const 0
+    <i32> $13 = const 1
+    <*f32> $14 = global ptr [out], index [$12] activate=true
+    $15 : global store [$14 <- $11]
+    <*f32> $16 = global ptr [out], index [$13] activate=true
+    $17 : global store [$16 <- $10]
+  }
+}
+)";
+  Ran r = run_text(kTensorTemp);
+  EXPECT_EQ(r.at("out", 0).as_f64(), 3.0);
+  EXPECT_EQ(r.at("out", 1).as_f64(), 5.0);
+  std::string overlap = kTensorTemp;
+  overlap.replace(overlap.find("<*[Tensor (2) f32]> $8 = global tmp var (offset = 8 B)"), 54,
+                  "<*f32> $8 = global tmp var (offset = 12 B)");
+  overlap.replace(overlap.find("<[Tensor (2) f32]> $9 = global load $8"), 38, "<f32> $9 = global load $8");
+  overlap.replace(overlap.find("<f32> $10 = get_element($9, 1)"), 30, "<f32> $10 = neg $9");
+  overlap.replace(overlap.find("<f32> $11 = get_element($9, 0)"), 30, "<f32> $11 = neg $9");
+  EXPECT_CONTAINS(run_error(overlap), "byte 12 of the global temporaries lies in a tensor temporary");
+}
+
 }  // namespace
 }  // namespace pb::runtime::test
