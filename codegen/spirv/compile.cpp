@@ -9,9 +9,11 @@
 #include "codegen/spirv/validate.h"
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
+#include "ir/printer.h"
 #include "ir/snode.h"
 #include "ir/type_uses.h"
 #include "ir/verifier.h"
+#include "ir/visitor.h"
 
 namespace pb::codegen::spirv {
 namespace {
@@ -85,6 +87,24 @@ void describe_dispatch(const ir::Kernel& k, const detail::Task& task, TaskInfo& 
   }
 }
 
+// The types a kernel's `return` statements give, in order (every return must give the same);
+// empty when it has none.
+std::vector<ir::ScalarKind> return_types(const ir::Kernel& k) {
+  std::optional<std::vector<ir::ScalarKind>> types;
+  ir::walk(k.root(), [&](const ir::Stmt& s) {
+    const auto* r = ir::dyn_cast<ir::ReturnStmt>(&s);
+    if (!r) return;
+    std::vector<ir::ScalarKind> these;
+    for (const ir::Stmt* v : r->operands()) these.push_back(v->type.scalar);
+    if (types && *types != these)
+      throw UserError(
+          fmt::format("`{}` returns other types than an earlier return of the kernel", ir::print_stmt(s, k)),
+          "return the same types from every return statement, as the reference requires");
+    types = std::move(these);
+  });
+  return types.value_or(std::vector<ir::ScalarKind>{});
+}
+
 }  // namespace
 
 bool compiles_type(ir::DataType t) { return t.quant == 0; }
@@ -109,6 +129,11 @@ CompiledKernel compile(const ir::Kernel& source, const LoweringOptions& options)
   out.kernel_name = kernel.name;
   out.options = options;
   detail::KernelPlan plan = detail::plan_kernel(kernel);
+  out.returns = return_types(source);
+  if (!out.returns.empty()) {  // after the temporaries, 8-byte aligned: the marker, then one slot per value
+    out.return_word = plan.temps_words + plan.temps_words % 2;
+    plan.temps_words = out.return_word + 2 + 2 * static_cast<uint32_t>(out.returns.size());
+  }
   detail::KernelResources res = detail::assign_resources(kernel, plan, options);
   out.bindings = res.bindings;
   out.push_constants = res.push_constants;

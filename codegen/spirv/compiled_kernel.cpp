@@ -88,6 +88,11 @@ nlohmann::json to_json(const CompiledKernel& k) {
   }
   j["push_constant_bytes"] = k.push_constant_bytes;
   j["temps_words"] = k.temps_words;
+  if (!k.returns.empty()) {
+    nlohmann::json types = nlohmann::json::array();
+    for (ir::ScalarKind t : k.returns) types.push_back(ir::scalar_name(t));
+    j["returns"] = {{"types", types}, {"word", k.return_word}};
+  }
   j["tasks"] = nlohmann::json::array();
   for (const TaskInfo& t : k.tasks) {
     nlohmann::json e{{"name", t.name},

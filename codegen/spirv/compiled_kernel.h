@@ -111,6 +111,12 @@ struct CompiledKernel {
   std::vector<PushConstant> push_constants;
   uint32_t push_constant_bytes = 0;
   uint32_t temps_words = 0;
+  // Kernel return values: after a launch, temps word `return_word` is 1 when a `return` ran, and
+  // the values of the last one follow in two-word slots from return_word + 2 (a 32-bit value in
+  // its slot's first word), stored as fields store their element types. `returns`: the IR types
+  // of the returned values (empty: the kernel returns nothing).
+  std::vector<ir::ScalarKind> returns;
+  uint32_t return_word = 0;
   std::vector<AssertInfo> asserts;
   std::vector<std::string> notes;  // what was dropped or approximated, one line each
 };

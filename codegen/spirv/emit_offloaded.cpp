@@ -178,8 +178,20 @@ void TaskEmitter::operator()(const ir::LoopLinearIndexStmt& s) {
   define(s, int_convert(it->second[0].first, it->second[0].second, s.type.scalar));
 }
 
+// The values go to their slots after the marker word in `temps` (CompiledKernel::return_word),
+// then the marker: the host reads them when it is 1. Only a serial task returns: in a parallel
+// one every invocation would race to write them.
 void TaskEmitter::operator()(const ir::ReturnStmt& s) {
-  unsupported(s, "kernel return values are not compiled for SPIR-V", "run the kernel on --backend=interp or cpu");
+  if (task_.kind != TaskKind::serial)
+    unsupported(s, "a return inside a parallel loop", "return from the kernel's top level, after the loop");
+  PB_ASSERT(res_.temps && out_.returns.size() == s.num_operands(), "a return without its planned temps slots");
+  for (size_t i = 0; i < s.num_operands(); ++i) {
+    const ir::Stmt* v = s.operand(i);
+    auto word = out_.return_word + 2 + 2 * static_cast<uint32_t>(i);
+    ScalarKind k = v->type.scalar;
+    store(ir::bit_width(k) == 64 ? temps_wide_element(word, k) : buffer_element(*res_.temps, c_u32(word), k), value(v));
+  }
+  store(buffer_element(*res_.temps, c_u32(out_.return_word), ScalarKind::u32), c_u32(1));
 }
 
 }  // namespace pb::codegen::spirv::detail

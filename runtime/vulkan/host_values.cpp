@@ -89,6 +89,12 @@ void append_value(std::vector<uint32_t>& out, const ir::Value& v, ScalarKind as)
   }
 }
 
+ir::Value read_return(const uint32_t* slot, ScalarKind k) {
+  bool narrow = ir::is_integral(k) && k != ScalarKind::u1 && ir::bit_width(k) < 32;
+  if (!narrow) return read_value(slot, 0, k);
+  return read_value(slot, 0, ir::is_signed(k) ? ScalarKind::i32 : ScalarKind::u32).cast_to(k);
+}
+
 ir::Value read_value(const uint32_t* w, size_t i, ScalarKind k) {
   switch (k) {
     case ScalarKind::f32:

@@ -15,6 +15,9 @@ namespace pb::runtime::vulkan::detail {
 
 void append_value(std::vector<uint32_t>& out, const ir::Value& v, ir::ScalarKind as);
 ir::Value read_value(const uint32_t* words, size_t i, ir::ScalarKind k);
+// A returned value of IR type `k` from its slot: as read_value, with 8- and 16-bit integers in a
+// 32-bit word (the codegen lowers them so).
+ir::Value read_return(const uint32_t* slot, ir::ScalarKind k);
 
 // The host buffer a field, gradient or ndarray binding reads and writes; nullptr for the others.
 // Throws UserError when the state has no buffer for it.

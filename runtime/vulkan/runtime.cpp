@@ -266,6 +266,7 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
       bb.download = true;
     } else if (b.kind == BindingKind::temps) {
       bb.words.assign(std::max<uint32_t>(ck.temps_words, 1), 0);
+      bb.download = !ck.returns.empty();  // the kernel's return values lie there
     } else {
       bb.words.assign(codegen::spirv::kNumFlagWords, 0);
       bb.download = true;
@@ -411,6 +412,10 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
         ir::Value v = detail::read_value(w, i, b.binding->element);
         b.host->data[i] = v.kind() == b.host->dtype ? v : v.cast_to(b.host->dtype);
       }
+    } else if (b.binding->kind == BindingKind::temps) {
+      if (w[ck.return_word] != 0)
+        for (size_t i = 0; i < ck.returns.size(); ++i)
+          result.returned.push_back(detail::read_return(w + ck.return_word + 2 + 2 * i, ck.returns[i]));
     } else {
       result.stack_overflow = w[codegen::spirv::kFlagStackOverflow];
       result.assert_code = w[codegen::spirv::kFlagAssert];

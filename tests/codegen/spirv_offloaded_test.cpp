@@ -229,14 +229,14 @@ kernel "mixed" {
 )",
        "<*f64> $1 = global tmp var (offset = 4 B)", "a global temporary of 8 bytes must lie at an offset"},
       {R"(kernel "ret" {
-  $0 = offloaded
+  $0 = offloaded range_for(0, 4) grid_dim=0 block_dim=32
   body {
-    <i32> $1 = const 3
+    <i32> $1 = loop $0 index 0
     $2 : return $1
   }
 }
 )",
-       "$2 : return $1", "kernel return values are not compiled"},
+       "$2 : return $1", "a return inside a parallel loop"},
       {R"(field x : f32[8]
 kernel "mixed_tls" {
   $0 = offloaded range_for(0, 8) grid_dim=0 block_dim=32

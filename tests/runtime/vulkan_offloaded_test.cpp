@@ -386,5 +386,57 @@ TEST(VulkanOffloaded, ReverseKernelsWithStacksInOffloadedTasksMatchTheInterprete
   }
 }
 
+// Kernel return values: the last return that ran gives them, in every type (a 64-bit value in a
+// word pair, i8 and f16 as their stored words), after offloading too; a kernel that returns
+// nothing returns nothing. The interpreter gives the same values.
+constexpr const char* kReturns = R"(field x : i32[8]
+kernel "returns" {
+  <i32> $0 = const 0
+  <i32> $1 = const 8
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*i32> $4 = global ptr [x], index [$3] activate=true
+    $5 : global store [$4 <- $3]
+  }
+  <i32> $6 = const 5
+  <*i32> $7 = global ptr [x], index [$6] activate=true
+  <i32> $8 = global load $7
+  <f64> $9 = cast_value<f64> $8
+  <f64> $10 = const 0.25
+  <f64> $11 = add $9 $10
+  <i8> $12 = const -3
+  <f16> $13 = const 1.5
+  <u1> $14 = cmp_lt $0 $8
+  $15 : if $14 {
+    $16 : return $8, $11, $12, $13
+  }
+  <i32> $17 = const 7
+  $18 : if $14 {
+    $19 : return $17, $11, $12, $13
+  }
+}
+)";
+
+TEST(VulkanOffloaded, ReturnValuesOfEveryTypeMatchTheInterpreter) {
+  REQUIRE_VULKAN();
+  auto k = ir::parse_kernel(kReturns, "returns.chi");
+  for (bool offloaded : {false, true}) {
+    auto kernel = offloaded ? after(*k, "offload") : k->clone();
+    State interp_state = make_state(*kernel, nullptr);
+    RunResult want = run_kernel(*kernel, interp_state);
+    State got = make_state(*kernel, nullptr);
+    RunReport r = run_kernel(*device(), *kernel, got);
+    ASSERT_EQ(r.launch.returned.size(), 4u) << offloaded;
+    EXPECT_EQ(r.launch.returned[0].as_i64(), 7) << offloaded;
+    for (size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(r.launch.returned[i].kind(), want.returned.at(i).kind()) << i;
+      EXPECT_EQ(r.launch.returned[i].to_string(), want.returned.at(i).to_string()) << i;
+    }
+  }
+  auto none = ir::parse_kernel("field x : i32[]\nkernel {\n  <i32> $0 = const 1\n}\n");
+  State state = make_state(*none, nullptr);
+  EXPECT_TRUE(run_kernel(*device(), *none, state).launch.returned.empty());
+}
+
 }  // namespace
 }  // namespace pb::runtime::vulkan

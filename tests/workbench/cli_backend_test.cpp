@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_helpers.h"
 
@@ -58,6 +59,27 @@ TEST(RunBackend, VulkanGivesTheInterpretersValuesForwardAndReverse) {
     size_t compared = 0;
     expect_close(nlohmann::json::parse(want.out), nlohmann::json::parse(got.out), compared);
     EXPECT_GE(compared, 16u);
+  }
+}
+
+// A kernel's return values come back from every backend, and `all` compares them too.
+TEST(RunBackend, ReturnValuesComeBackFromEveryBackendAndAreCompared) {
+  REQUIRE_VULKAN();
+  const std::string k = std::string(PASSBENCH_SOURCE_DIR) + "/tests/workbench/offloaded_return.chi";
+  for (const char* backend : {"interp", "cpu", "vulkan"}) {
+    auto r = run_cli("run " + k + " --backend=" + backend);
+    ASSERT_EQ(r.exit_code, 0) << backend << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["return"], nlohmann::json::parse("[28]")) << backend << r.out;
+  }
+  auto all = run_cli("run " + k + " --backend=all");
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  for (std::string backend : {"cpu", "vulkan"}) {
+    bool found = false;  // a row `BACKEND return[0] i32 1 ... ok`
+    std::istringstream lines(all.out);
+    for (std::string line; std::getline(lines, line);)
+      found = found || (line.starts_with(backend + " ") && line.find(" return[0] ") != std::string::npos &&
+                        line.find(" i32 ") != std::string::npos && line.ends_with("  ok"));
+    EXPECT_TRUE(found) << backend << "\n" << all.out;
   }
 }
 

@@ -249,8 +249,8 @@ TEST(GuiScreenshot, RunComparesTheBackendsWithTheInterpreter) {
 }
 
 TEST(GuiScreenshot, RunShowsABackendThatCannotRunTheKernelInRed) {
-  // A kernel return value runs on the interpreter and the CPU; SPIR-V codegen refuses it.
-  const std::string kernel = kSource + "/tests/workbench/offloaded_return.chi";
+  // A return inside a parallel loop runs on the interpreter and the CPU; SPIR-V codegen refuses it.
+  const std::string kernel = kSource + "/tests/workbench/parallel_return.chi";
   Image img = screenshot("run_refused", "--load " + kernel + " --panel run");
   EXPECT_GT(img.count(kRedRow, img.width / 3), 1000u);
   EXPECT_GT(img.count(kRedText, img.width / 3), 100u);

@@ -107,6 +107,18 @@ std::vector<BackendDiff> diff_states(Backend b, const runtime::State& want, cons
   return rows;
 }
 
+// One row per returned value ("return[0]", ...), against the interpreter's.
+std::vector<BackendDiff> diff_returns(Backend b, const std::vector<ir::Value>& want, const std::vector<ir::Value>& got,
+                                      const Tolerances& tol) {
+  std::vector<BackendDiff> rows;
+  for (size_t i = 0; i < want.size(); ++i) {
+    runtime::Buffer w{want[i].kind(), {1}, {want[i]}}, g;
+    if (i < got.size()) g = runtime::Buffer{got[i].kind(), {1}, {got[i]}};
+    rows.push_back(diff(b, {fmt::format("return[{}]", i), &w}, i < got.size() ? &g : nullptr, tol));
+  }
+  return rows;
+}
+
 BackendDiff failed_row(Backend b, const std::string& message) {
   BackendDiff d;
   d.backend = b;
@@ -166,14 +178,14 @@ LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, c
     switch (b) {
       case Backend::interp: {
         auto start = std::chrono::steady_clock::now();
-        runtime::run_kernel(k, state, o.interp);
+        t.returned = runtime::run_kernel(k, state, o.interp).returned;
         t.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         t.kernel_ms = t.launch_ms;
         return t;
       }
       case Backend::cpu: {
         auto start = std::chrono::steady_clock::now();
-        run_on_backend(Backend::cpu, k, state, o.interp);
+        t.returned = run_on_backend(Backend::cpu, k, state, o.interp).returned;
         t.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         t.kernel_ms = t.launch_ms;
         return t;
@@ -193,6 +205,7 @@ LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, c
         t.kernel_ms = r.launch.kernel_ms;
         t.launch_ms = r.launch.launch_ms;
         t.timed = r.launch.timed;
+        t.returned = std::move(r.launch.returned);
         return t;
       }
     }
@@ -220,6 +233,7 @@ BackendRun run_on_backend(Backend b, const ir::Kernel& k, const RunRequest& req,
     out.launches.back().kernel += " (reverse)";
   }
   out.values = runtime::state_to_json(k, state);
+  add_returned(out.values, out.launches.front().returned);
   return out;
 }
 
@@ -228,10 +242,12 @@ std::vector<BackendDiff> compare_backends(const ir::Kernel& k, const RunRequest&
                                           const Tolerances& tol, std::vector<LaunchTime>* launches) {
   std::unique_ptr<ir::Kernel> reverse;
   if (pipeline) reverse = make_reverse_kernel(k, *pipeline, req.kernel_name);
+  std::vector<ir::Value> returned;  // by the forward kernel on the backend last run
   auto run = [&](Backend b) {
     runtime::State state = state_from_inputs(k, req.inputs, req.inputs_name);
     if (!reverse) seed_gradients(k, state, req.seed_grads);
     LaunchTime forward = run_state_on(b, k, state, o);
+    returned = forward.returned;
     if (launches) launches->push_back(forward);
     if (reverse) {
       seed_gradients(k, state, req.seed_grads);
@@ -242,6 +258,7 @@ std::vector<BackendDiff> compare_backends(const ir::Kernel& k, const RunRequest&
     return state;
   };
   runtime::State want = run(Backend::interp);
+  std::vector<ir::Value> want_returned = returned;
   std::vector<BackendDiff> rows;
   for (Backend b : backends) {
     if (b == Backend::interp) continue;
@@ -249,6 +266,8 @@ std::vector<BackendDiff> compare_backends(const ir::Kernel& k, const RunRequest&
       runtime::State got = run(b);
       auto r = diff_states(b, want, got, tol);
       rows.insert(rows.end(), r.begin(), r.end());
+      auto ret = diff_returns(b, want_returned, returned, tol);
+      rows.insert(rows.end(), ret.begin(), ret.end());
     } catch (const UserError& e) {
       rows.push_back(failed_row(b, e.diagnostic().message));
     }

@@ -36,7 +36,8 @@ struct LaunchTime {
   std::string device;  // Vulkan: the device's name
   double kernel_ms = 0;
   double launch_ms = 0;
-  bool timed = false;  // kernel_ms is from timestamps
+  bool timed = false;               // kernel_ms is from timestamps
+  std::vector<ir::Value> returned;  // cpu, vulkan: the values of the kernel's last `return`
 };
 
 // Runs `k` against `state` on `b`; a run-time error of the kernel (overflow, assert) is a

@@ -135,8 +135,9 @@ runtime::RunResult run_on_backend(Backend backend, const ir::Kernel& k, runtime:
     case Backend::vulkan: {
       BackendOptions o;
       o.interp = options;
-      run_state_on(Backend::vulkan, k, state, o);
-      return {};
+      runtime::RunResult r;
+      r.returned = run_state_on(Backend::vulkan, k, state, o).returned;
+      return r;
     }
   }
   return {};
@@ -154,11 +155,14 @@ RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req) {
     throw RunFailure(e);
   }
   nlohmann::json values = runtime::state_to_json(k, state);
-  if (!result.returned.empty()) {
-    nlohmann::json& ret = values["return"] = nlohmann::json::array();
-    for (const ir::Value& v : result.returned) ret.push_back(runtime::detail::value_to_json(v));
-  }
+  add_returned(values, result.returned);
   return {std::move(values), result.printed, unexercised_stacks(k, result)};
+}
+
+void add_returned(nlohmann::json& values, const std::vector<ir::Value>& returned) {
+  if (returned.empty()) return;
+  nlohmann::json& ret = values["return"] = nlohmann::json::array();
+  for (const ir::Value& v : returned) ret.push_back(runtime::detail::value_to_json(v));
 }
 
 std::vector<int> unexercised_stacks(const ir::Kernel& k, const runtime::RunResult& r) {

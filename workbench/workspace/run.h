@@ -77,4 +77,7 @@ runtime::State state_from_inputs(const ir::Kernel& k, const nlohmann::json& inpu
 // Throws UserError for bad inputs and RunFailure for run-time errors.
 RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req);
 
+// Adds a kernel's returned values to its output values as "return": [...] (nothing when none).
+void add_returned(nlohmann::json& values, const std::vector<ir::Value>& returned);
+
 }  // namespace pb::workbench
