@@ -85,6 +85,15 @@ FieldId Parser::field_for(const std::string& name, DataType hint, size_t pos) {
       }
     }
   }
+  // A pointer to a container SNode's cell (`<*gen> ... global ptr [S1pointer]`): the reference
+  // addresses an SNode op so before lower_access.
+  if (dtype == ScalarKind::unknown && (hint.gen || k_.find_space(name)))
+    cur_.fail_at(pos,
+                 fmt::format("`global ptr` to the SNode '{}' itself (an SNode op's operand before lower_access) is "
+                             "not read yet",
+                             name),
+                 "paste the dump after lower_access (the offloaded stage: `Offloaded:`), where the op takes the "
+                 "parent's cell from the access chain");
   if (dtype == ScalarKind::unknown)
     cur_.fail_at(pos, fmt::format("type of field '{}' is unknown", name),
                  "declare it in the header: `field NAME : f32[N]`");

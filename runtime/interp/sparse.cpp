@@ -196,26 +196,30 @@ void SparseCells::bind(const ir::Kernel& k, State& st, const std::vector<Buffer*
   }
 }
 
+bool SparseCells::level_live(const Space& sp, const std::vector<int64_t>& c, bool activate) {
+  if (sp.kind == ir::SNodeKind::dense) return true;
+  if (sp.kind != ir::SNodeKind::dynamic) {
+    int64_t& a = (*sp.activity)[static_cast<size_t>(ravel(c, sp.full))];
+    if (activate) a = 1;
+    return a != 0;
+  }
+  std::vector<int64_t> local(c.size()), up(c.size());
+  for (size_t d = 0; d < c.size(); ++d) {
+    local[d] = c[d] % sp.own[d];
+    up[d] = c[d] / sp.own[d];
+  }
+  int64_t i = ravel(local, sp.own);
+  int64_t& len = (*sp.activity)[static_cast<size_t>(sp.parent < 0 ? 0 : ravel(up, sp.parent_full))];
+  if (activate && i >= len) len = i + 1;
+  return i < len;
+}
+
 bool SparseCells::reach_coords(int s, const std::vector<int64_t>& coords, bool activate) {
   std::vector<int64_t> c = coords;
   bool live = true;
   for (int l = s; l >= 0;) {
     const Space& sp = spaces_[static_cast<size_t>(l)];
-    if (sp.kind == ir::SNodeKind::dynamic) {
-      std::vector<int64_t> local(c.size()), up(c.size());
-      for (size_t d = 0; d < c.size(); ++d) {
-        local[d] = c[d] % sp.own[d];
-        up[d] = c[d] / sp.own[d];
-      }
-      int64_t i = ravel(local, sp.own);
-      int64_t& len = (*sp.activity)[static_cast<size_t>(sp.parent < 0 ? 0 : ravel(up, sp.parent_full))];
-      if (activate && i >= len) len = i + 1;
-      live = live && i < len;
-    } else if (sp.kind != ir::SNodeKind::dense) {
-      int64_t& a = (*sp.activity)[static_cast<size_t>(ravel(c, sp.full))];
-      if (activate) a = 1;
-      live = live && a != 0;
-    }
+    live = level_live(sp, c, activate) && live;  // activates every level, live or not
     if (sp.parent < 0) break;
     for (size_t d = 0; d < c.size(); ++d) c[d] /= sp.own[d];
     c.resize(spaces_[static_cast<size_t>(sp.parent)].full.size());
@@ -254,21 +258,7 @@ int64_t SparseCells::child_cell(int s, int64_t parent, int64_t index) const {
 
 bool SparseCells::reach_cell(int s, int64_t cell, bool activate) {
   const Space& sp = spaces_[static_cast<size_t>(s)];
-  if (sp.kind == ir::SNodeKind::dense) return true;
-  if (sp.kind != ir::SNodeKind::dynamic) {
-    int64_t& a = (*sp.activity)[static_cast<size_t>(cell)];
-    if (activate) a = 1;
-    return a != 0;
-  }
-  std::vector<int64_t> c = unravel(cell, sp.full), local(c.size()), up(c.size());
-  for (size_t d = 0; d < c.size(); ++d) {
-    local[d] = c[d] % sp.own[d];
-    up[d] = c[d] / sp.own[d];
-  }
-  int64_t i = ravel(local, sp.own);
-  int64_t& len = (*sp.activity)[static_cast<size_t>(sp.parent < 0 ? 0 : ravel(up, sp.parent_full))];
-  if (activate && i >= len) len = i + 1;
-  return i < len;
+  return level_live(sp, unravel(cell, sp.full), activate);
 }
 
 int64_t SparseCells::cell_at(int s, const std::vector<int64_t>& coords) const {

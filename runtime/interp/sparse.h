@@ -80,6 +80,9 @@ class SparseCells {
     std::vector<int64_t>* activity = nullptr;
     std::vector<ir::FieldId> fields;  // declared in it (companions too)
   };
+  // Cell `c` (coordinates over sp.full) of one space alone: activates it when `activate`, and says
+  // whether it is active (dense: always; dynamic: its index under its parent cell < the length).
+  static bool level_live(const Space& sp, const std::vector<int64_t>& c, bool activate);
   // `coords` over space `s`'s full shape: whether every sparse space from `s` up is live.
   bool reach_coords(int s, const std::vector<int64_t>& coords, bool activate);
   // Zeroes every field element under cell `cell` of pointer/bitmasked space `s` (whole cell block)

@@ -160,6 +160,8 @@ const ErrorCase kCases[] = {
     {"DollarWithoutDigits", k("  <i32> $ = const 1\n"), 2, "$", "expected digits after '$'"},
     {"FieldOfUnknownType", k("  $0 = global ptr [x], index [] activate=true\n"), 2, "x]",
      "type of field 'x' is unknown"},
+    {"GlobalPtrToAnSNode", k("  <i32> $0 = const 2\n  <*gen> $1 = global ptr [S1pointer], index [$0] activate=true\n"),
+     3, "S1pointer]", "`global ptr` to the SNode 'S1pointer' itself (an SNode op's operand before lower_access)"},
     {"Taichi05LoopVariableUndefined", k("  <i32> $1 = const 0\n  for $3 in range($1, $1, step 1) {\n  }\n"), 3, "$3",
      "undefined statement $3"},
     {"AllocaWithoutHint", k("  $1 = alloca\n"), 2, "alloca", "alloca needs a type hint"},
