@@ -479,11 +479,11 @@ class Interpreter {
            "check the linearized index against the SNode's shape (header or inputs)");
     // -1: a cell under an inactive one (reached without activating it).
     int64_t parent = in(op, 0).as_i64();
-    int64_t cell = parent < 0    ? -1
-                   : op.aux >= 0 ? sparse_.child_cell(static_cast<int>(op.aux), parent, i)
-                                 : parent * cells + i;
-    if (cell >= 0 && op.aux >= 0 && !sparse_.reach_cell(static_cast<int>(op.aux), cell, s.activate)) cell = -1;
-    set(op, Value::from_int(ScalarKind::i64, cell));
+    auto lookup = [&] { return Value::from_int(ScalarKind::i64, sparse_.lookup(op.aux, parent, i, s.activate)); };
+    Value cell = parent < 0   ? Value::from_int(ScalarKind::i64, -1)
+                 : op.aux < 0 ? Value::from_int(ScalarKind::i64, parent * cells + i)
+                              : evaluate(op, lookup);
+    set(op, cell);
     return Flow::next;
   }
   Flow exec(const ir::SNodeOpStmt& s, const Op& op) {

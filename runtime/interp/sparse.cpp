@@ -4,6 +4,7 @@
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
+#include "ir/eval.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 #include "runtime/interp/json_values.h"
@@ -196,10 +197,19 @@ void SparseCells::bind(const ir::Kernel& k, State& st, const std::vector<Buffer*
   }
 }
 
+int64_t& SparseCells::activity_at(const Space& sp, int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= sp.activity->size())
+    throw ir::EvalError{fmt::format("cell {} is outside SNode '{}' ({} {})", index, sp.name, sp.activity->size(),
+                                    sp.kind == ir::SNodeKind::dynamic ? "parent cells" : "cells"),
+                        "the access chain reaches this SNode through a cell of another SNode than its parent, or "
+                        "past its shape: check the dump's lookups against the header"};
+  return (*sp.activity)[static_cast<size_t>(index)];
+}
+
 bool SparseCells::level_live(const Space& sp, const std::vector<int64_t>& c, bool activate) {
   if (sp.kind == ir::SNodeKind::dense) return true;
   if (sp.kind != ir::SNodeKind::dynamic) {
-    int64_t& a = (*sp.activity)[static_cast<size_t>(ravel(c, sp.full))];
+    int64_t& a = activity_at(sp, ravel(c, sp.full));
     if (activate) a = 1;
     return a != 0;
   }
@@ -209,7 +219,7 @@ bool SparseCells::level_live(const Space& sp, const std::vector<int64_t>& c, boo
     up[d] = c[d] / sp.own[d];
   }
   int64_t i = ravel(local, sp.own);
-  int64_t& len = (*sp.activity)[static_cast<size_t>(sp.parent < 0 ? 0 : ravel(up, sp.parent_full))];
+  int64_t& len = activity_at(sp, sp.parent < 0 ? 0 : ravel(up, sp.parent_full));
   if (activate && i >= len) len = i + 1;
   return i < len;
 }
@@ -281,12 +291,12 @@ void SparseCells::activate(int s, int64_t cell) {
 void SparseCells::deactivate(int s, int64_t cell) {
   const Space& sp = spaces_[static_cast<size_t>(s)];
   if (sp.kind == ir::SNodeKind::dense) return;
-  (*sp.activity)[static_cast<size_t>(cell)] = 0;
+  activity_at(sp, cell) = 0;
   zero_under(s, cell);
 }
 
 int64_t SparseCells::length(int s, int64_t parent) const {
-  return (*spaces_[static_cast<size_t>(s)].activity)[static_cast<size_t>(parent)];
+  return activity_at(spaces_[static_cast<size_t>(s)], parent);
 }
 
 int64_t SparseCells::append(int s, int64_t parent, const ir::Value& value, const std::string& where) {
@@ -298,7 +308,7 @@ int64_t SparseCells::append(int s, int64_t parent, const ir::Value& value, const
     throw UserError(fmt::format("append to dynamic SNode '{}' {}: it holds {} fields, and append needs exactly one",
                                 sp.name, where, primals.size()),
                     "place one field in the dynamic space (the reference requires it too)");
-  int64_t& len = (*sp.activity)[static_cast<size_t>(parent)];
+  int64_t& len = activity_at(sp, parent);
   int64_t capacity = num_elements(sp.own);
   if (len >= capacity)
     throw UserError(fmt::format("append to dynamic SNode '{}' {}: parent cell {} is full ({} cells)", sp.name, where,
@@ -339,9 +349,10 @@ void SparseCells::zero_under(int s, int64_t cell) {
   }
 }
 
-std::optional<ir::Value> snode_op(SparseCells& cells, const ir::SNodeOpStmt& s, int space, ir::ScalarKind kind,
-                                  const std::vector<ir::Value>& in, const ir::Kernel& k, const std::string& label) {
-  std::string where = fmt::format("at `{}` in {}", ir::print_stmt(s, k), label);
+namespace {
+
+std::optional<ir::Value> run_snode_op(SparseCells& cells, const ir::SNodeOpStmt& s, int space, ir::ScalarKind kind,
+                                      const std::vector<ir::Value>& in, const std::string& where) {
   auto fail = [&](const std::string& what, const std::string& remedy) { op_error(what, where, remedy); };
   auto done = [&]() -> std::optional<ir::Value> {
     if (!s.type.is_value()) return std::nullopt;
@@ -399,6 +410,17 @@ std::optional<ir::Value> snode_op(SparseCells& cells, const ir::SNodeOpStmt& s, 
   fail(fmt::format("SNode op '{}' has no meaning on the dynamic SNode '{}'", s.op, s.snode),
        "use append, length or deactivate on dynamic SNodes");
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ir::Value> snode_op(SparseCells& cells, const ir::SNodeOpStmt& s, int space, ir::ScalarKind kind,
+                                  const std::vector<ir::Value>& in, const ir::Kernel& k, const std::string& label) {
+  try {
+    return run_snode_op(cells, s, space, kind, in, fmt::format("at `{}` in {}", ir::print_stmt(s, k), label));
+  } catch (const ir::EvalError& e) {
+    op_error(e.message, fmt::format("at `{}` in {}", ir::print_stmt(s, k), label), e.remedy);
+  }
 }
 
 }  // namespace pb::runtime::detail

@@ -53,8 +53,14 @@ class SparseCells {
   // The space's cells per parent cell (its shape when it has no parent).
   const ir::Shape& own_shape(int s) const { return spaces_[static_cast<size_t>(s)].own; }
   ir::SNodeKind kind(int s) const { return spaces_[static_cast<size_t>(s)].kind; }
-  // The access chain: cell `index` (of own_shape) under cell `parent` of the space's parent.
+  // The access chain: cell `index` (of own_shape) under cell `parent` of the space's parent. The
+  // methods below throw ir::EvalError for a cell outside the space.
   int64_t child_cell(int s, int64_t parent, int64_t index) const;
+  // child_cell, then reach_cell: the cell, or -1 when it is not active (and not activated).
+  int64_t lookup(int64_t s, int64_t parent, int64_t index, bool activate) {
+    int64_t cell = child_cell(static_cast<int>(s), parent, index);
+    return reach_cell(static_cast<int>(s), cell, activate) ? cell : -1;
+  }
   // Cell `cell` of space `s` alone (not the spaces above it): activates it when `activate`, and
   // says whether it is active. Dense spaces: always.
   bool reach_cell(int s, int64_t cell, bool activate);
@@ -83,6 +89,9 @@ class SparseCells {
   // Cell `c` (coordinates over sp.full) of one space alone: activates it when `activate`, and says
   // whether it is active (dense: always; dynamic: its index under its parent cell < the length).
   static bool level_live(const Space& sp, const std::vector<int64_t>& c, bool activate);
+  // The space's activity entry `index`; throws ir::EvalError outside it (a chain that reaches the
+  // space through another than its parent's cell).
+  static int64_t& activity_at(const Space& sp, int64_t index);
   // `coords` over space `s`'s full shape: whether every sparse space from `s` up is live.
   bool reach_coords(int s, const std::vector<int64_t>& coords, bool activate);
   // Zeroes every field element under cell `cell` of pointer/bitmasked space `s` (whole cell block)

@@ -138,6 +138,21 @@ kernel {
 }
 )";
   EXPECT_CONTAINS(run_error(kLengthOnPointer), "SNode op 'length' has no meaning on the pointer SNode 'P'");
+  // A dynamic op reached through a cell of another SNode than the dynamic space's parent.
+  constexpr const char* kForeignCell = R"(dense A : [16]
+dense S1 : [2]
+dynamic L : [2, 4] in S1
+field l : i32[2, 4] in L
+kernel "k" {
+  <*gen> $0 = get root nullptr
+  <i32> $1 = const 15
+  <*gen> $2 = [A][dense]::lookup($0, $1) activate = false
+  <i32> $3 = length [L] ptr = $2
+}
+)";
+  std::string foreign = run_error(kForeignCell);
+  EXPECT_CONTAINS(foreign, "cell 15 is outside SNode 'L' (2 parent cells) at `<i32> $3 = length [L] ptr = $2`");
+  EXPECT_CONTAINS(foreign, "kernel \"k\"");
 }
 
 }  // namespace
