@@ -85,14 +85,32 @@ ir::Shape with_cell(ir::Shape shape, const ir::Shape& cell) {
 // What the kernel's statements tell about fields and arguments.
 struct Uses {
   std::map<ir::FieldId, size_t> field_ndim;  // fields reached by a global ptr -> index count
+  std::set<ir::FieldId> zero_d_places;       // fields reached by a 0-d access chain
   std::set<std::string> struct_for_spaces;
   std::map<int, ir::DataType> argload_types;  // undeclared arguments: the argload's type
   std::map<int, size_t> ndarray_ndim;         // arguments indexed by external_ptr -> index count
 };
 
+// Whether the access chain into a place reaches it through 0-d lookups only (`linearized(ind {},
+// stride {})` at every level): the field is 0-d, as a global ptr with no index says before
+// lower_access.
+bool zero_d_chain(const ir::GetChStmt& place) {
+  for (const ir::Stmt* cell = place.input();;) {
+    if (ir::isa<ir::GetRootStmt>(cell)) return true;
+    const auto* lookup = ir::dyn_cast<ir::SNodeLookupStmt>(cell);
+    const auto* index = lookup ? ir::dyn_cast<ir::LinearizeStmt>(lookup->index()) : nullptr;
+    if (!index || !index->strides.empty()) return false;
+    const auto* up = ir::dyn_cast<ir::GetChStmt>(lookup->parent_ptr());
+    if (!up) return ir::isa<ir::GetRootStmt>(lookup->parent_ptr());
+    cell = up->input();
+  }
+}
+
 Uses collect_uses(const ir::Kernel& k) {
   Uses u;
   ir::walk(k.root(), [&](ir::Stmt& s) {
+    if (auto* g = ir::dyn_cast<ir::GetChStmt>(&s); g && !g->type.gen && zero_d_chain(*g))
+      if (auto f = k.find_field(g->to)) u.zero_d_places.insert(*f);
     if (auto* p = ir::dyn_cast<ir::GlobalPtrStmt>(&s)) u.field_ndim[p->field] = p->indices().size();
     if (auto* f = ir::dyn_cast<ir::StructForStmt>(&s)) u.struct_for_spaces.insert(f->space);
     if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s)) u.argload_types.emplace(a->arg_index, a->type);
@@ -176,10 +194,13 @@ void read_fields(const ir::Kernel& k, const json& given, const Uses& uses, State
       if (f.primal.has_value() != (pass == 1)) continue;
       auto shape = shape_of(id);
       auto use = uses.field_ndim.find(id);
-      bool used = use != uses.field_ndim.end() || uses.struct_for_spaces.count(f.name);
-      // An undeclared field the kernel indexes with no indices can only be 0-d.
-      if (!shape && use != uses.field_ndim.end() && use->second == 0 && !uses.struct_for_spaces.count(f.name))
-        shape = ir::Shape{};
+      bool zero_d_place = uses.zero_d_places.count(id) != 0;
+      bool used = use != uses.field_ndim.end() || uses.struct_for_spaces.count(f.name) || zero_d_place;
+      // An undeclared field the kernel indexes with no indices (or reaches by a 0-d access chain,
+      // the same access after lower_access) can only be 0-d.
+      bool no_indices =
+          (use != uses.field_ndim.end() && use->second == 0) || (use == uses.field_ndim.end() && zero_d_place);
+      if (!shape && no_indices && !uses.struct_for_spaces.count(f.name)) shape = ir::Shape{};
       if (!shape) {
         if (!used) continue;
         throw UserError(fmt::format("field '{}' is used by the kernel but its shape is unknown", f.name),

@@ -247,5 +247,28 @@ kernel {
   EXPECT_CONTAINS(run_error(overlap), "byte 12 of the global temporaries lies in a tensor temporary");
 }
 
+// lower_access turns `global ptr [x], index []` into a chain of 0-d lookups; an undeclared field
+// reached so is 0-d, as before the pass (a fuzz finding: it had no buffer after the pass).
+TEST(InterpOffloaded, AnUndeclaredFieldReachedByA0dChainIs0d) {
+  constexpr const char* k0d = R"(kernel {
+  $0 = offloaded
+  body {
+    <i32> $1 = const 7
+    <*gen> $2 = get root nullptr
+    <i32> $3 = linearized(ind {}, stride {})
+    <*gen> $4 = [S0root][root]::lookup($2, $3) activate = false
+    <*gen> $5 = get child [S0root->S1dense] $4
+    <i32> $6 = linearized(ind {}, stride {})
+    <*gen> $7 = [S1dense][dense]::lookup($5, $6) activate = false
+    <*i32> $8 = get child [S1dense->S2place_i32] $7
+    $9 : global store [$8 <- $1]
+  }
+}
+)";
+  Ran r = run_text(k0d);
+  EXPECT_TRUE(r.field("S2place_i32").shape.empty());
+  EXPECT_EQ(r.at("S2place_i32").as_i64(), 7);
+}
+
 }  // namespace
 }  // namespace pb::runtime::test
