@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include "ir/snode.h"
+
 namespace pb::ir {
 
 namespace {
@@ -85,18 +87,16 @@ bool starts_statement(std::string_view t) {
     return trim(t.substr(i)).starts_with(":");
   }
   static constexpr std::string_view kWords[] = {
-      "kernel", "body",     "tls",  "bls",      "bls_epilogue", "tls_epilogue", "print",     "decorate",
-      "field",  "dense",    "arg",  "if",       "while",        "for",          "function",  "func",
-      "break",  "continue", "else", "prologue", "epilogue",     "pointer",      "bitmasked", "dynamic"};
+      "kernel", "body", "tls",      "bls",  "bls_epilogue", "tls_epilogue", "print", "decorate", "field",   "arg", "if",
+      "while",  "for",  "function", "func", "break",        "continue",     "else",  "prologue", "epilogue"};
   for (std::string_view w : kWords)
     if (starts_with_word(t, w)) return true;
-  return false;
+  return std::ranges::any_of(kSNodeKindNames, [&](std::string_view kind) { return starts_with_word(t, kind); });
 }
 
 bool is_header_line(std::string_view t) {
-  for (std::string_view header : {"field", "dense", "pointer", "bitmasked", "dynamic", "arg"})
-    if (starts_with_word(t, header)) return true;
-  return false;
+  if (starts_with_word(t, "field") || starts_with_word(t, "arg")) return true;
+  return std::ranges::any_of(kSNodeKindNames, [&](std::string_view kind) { return starts_with_word(t, kind); });
 }
 
 bool looks_like_bare_list(std::string_view t) {

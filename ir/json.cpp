@@ -407,6 +407,12 @@ struct Reader {
       Stmt* ptr = has_ptr ? ops[0] : nullptr;
       Stmt* val = ops.size() > (has_ptr ? 1u : 0u) ? ops.back() : nullptr;
       s = std::make_unique<SNodeOpStmt>(op, name_of(j, "snode", path), ptr, val);
+    } else if (kind == "snode_ptr") {
+      // The text form is a global ptr, read as this kind only for a name that is no field's.
+      auto name = name_of(j, "snode", path);
+      if (k.find_field(name) || (!k.find_space(name) && scalar_of_snode_name(name) != ScalarKind::unknown))
+        bad(path + ".snode", fmt::format("'{}' names a field (a place), not a container SNode", name));
+      s = std::make_unique<SNodePtrStmt>(name, ops, get_or<bool>(j, "activate", true, path));
     } else if (kind == "rand") {
       if (!type.is_value()) bad(path, "rand needs a scalar type");
       s = std::make_unique<RandStmt>(type);

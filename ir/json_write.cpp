@@ -156,6 +156,10 @@ struct Writer {
     j["arg_id"] = s.arg_id;
     if (!s.bracketed) j["bracketed"] = false;
   }
+  void attributes(const SNodePtrStmt& s, json& j) const {
+    j["snode"] = s.snode;
+    j["activate"] = s.activate;
+  }
   void attributes(const SNodeOpStmt& s, json& j) const {
     j["op"] = s.op;
     j["snode"] = s.snode;

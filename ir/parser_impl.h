@@ -54,6 +54,8 @@ class Parser {
   Stmt* ref();
   Stmt* legacy_local_ref();
   FieldId field_for(const std::string& name, DataType hint, size_t pos);
+  // Whether `global ptr [name]` with this type hint addresses a container SNode's cell, not a field.
+  bool names_container(const std::string& name, DataType hint) const;
   [[noreturn]] void unsupported(const std::string& word, size_t pos);
 
   Cursor cur_;

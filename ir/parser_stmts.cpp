@@ -68,32 +68,17 @@ Stmt* Parser::legacy_local_ref() {
   return s;
 }
 
+bool Parser::names_container(const std::string& name, DataType hint) const {
+  if (k_.find_field(name) || hint.scalar != ScalarKind::unknown) return false;
+  return k_.find_space(name) || (hint.gen && scalar_of_snode_name(name) == ScalarKind::unknown);
+}
+
 FieldId Parser::field_for(const std::string& name, DataType hint, size_t pos) {
   if (auto id = k_.find_field(name)) return *id;
   check_name(name, pos);
   // Undeclared: infer from the pointer type hint, else from the SNode name's suffix.
   ScalarKind dtype = hint.scalar;
-  if (dtype == ScalarKind::unknown) {
-    for (const char* sep : {"<", "_"}) {
-      size_t at = name.rfind(sep);
-      if (at == std::string::npos) continue;
-      std::string suffix = name.substr(at + 1);
-      if (!suffix.empty() && suffix.back() == '>') suffix.pop_back();
-      if (auto k = scalar_from_name(suffix)) {
-        dtype = *k;
-        break;
-      }
-    }
-  }
-  // A pointer to a container SNode's cell (`<*gen> ... global ptr [S1pointer]`): the reference
-  // addresses an SNode op so before lower_access.
-  if (dtype == ScalarKind::unknown && (hint.gen || k_.find_space(name)))
-    cur_.fail_at(pos,
-                 fmt::format("`global ptr` to the SNode '{}' itself (an SNode op's operand before lower_access) is "
-                             "not read yet",
-                             name),
-                 "paste the dump after lower_access (the offloaded stage: `Offloaded:`), where the op takes the "
-                 "parent's cell from the access chain");
+  if (dtype == ScalarKind::unknown) dtype = scalar_of_snode_name(name);
   if (dtype == ScalarKind::unknown)
     cur_.fail_at(pos, fmt::format("type of field '{}' is unknown", name),
                  "declare it in the header: `field NAME : f32[N]`");
@@ -273,7 +258,11 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
     size_t pos = cur_.pos();
     std::string name = cur_.read_until("]", "a field name");
     cur_.expect("]");
-    FieldId f = field_for(name, hint, pos);
+    // A pointer to a container SNode's cell (`<*gen> ... global ptr [S1pointer]`): the operand of
+    // an SNode op before lower_access.
+    bool container = names_container(name, hint);
+    if (container) check_name(name, pos);
+    FieldId f = container ? FieldId{-1} : field_for(name, hint, pos);
     cur_.expect(",");
     cur_.expect("index");
     cur_.expect("[");
@@ -290,6 +279,7 @@ std::unique_ptr<Stmt> Parser::parse_value(const std::string& word, DataType hint
       else
         cur_.expect("true");
     }
+    if (container) return std::make_unique<SNodePtrStmt>(name, idx, activate);
     return std::make_unique<GlobalPtrStmt>(f, idx, activate);
   }
   if (word == "external_ptr") {

@@ -79,6 +79,10 @@ struct LineBody {
     return fmt::format(" = global ptr [{}], index [{}] activate={}", k.field(s.field).name, names(s.indices()),
                        s.activate ? "true" : "false");
   }
+  std::string operator()(const SNodePtrStmt& s) const {
+    return fmt::format(" = global ptr [{}], index [{}] activate={}", s.snode, names(s.indices()),
+                       s.activate ? "true" : "false");
+  }
   std::string operator()(const ExternalPtrStmt& s) const {
     std::string shape;
     if (!s.element_shape.empty()) {

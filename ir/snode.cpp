@@ -23,6 +23,17 @@ std::vector<int64_t> padded_parent_shape(const std::vector<int64_t>& parent, siz
   return p;
 }
 
+ScalarKind scalar_of_snode_name(std::string_view name) {
+  for (char sep : {'<', '_'}) {
+    size_t at = name.rfind(sep);
+    if (at == std::string_view::npos) continue;
+    std::string_view suffix = name.substr(at + 1);
+    if (!suffix.empty() && suffix.back() == '>') suffix.remove_suffix(1);
+    if (auto k = scalar_from_name(std::string(suffix))) return *k;
+  }
+  return ScalarKind::unknown;
+}
+
 bool is_sparse_snode(const Kernel& k, std::string_view snode) {
   if (const IndexSpace* sp = k.find_space(snode); sp && sp->declared) return sp->kind != SNodeKind::dense;
   if (k.find_field(snode)) return false;
@@ -44,6 +55,8 @@ std::optional<std::string> first_sparse_use(const Kernel& k) {
       snode = l->snode;
     else if (const auto* o = dyn_cast<SNodeOpStmt>(&s))
       snode = o->snode;
+    else if (const auto* c = dyn_cast<SNodePtrStmt>(&s))
+      snode = c->snode;
     else if (const auto* t = dyn_cast<OffloadedStmt>(&s))
       snode = is_sparse_snode(k, t->parent_snode) ? t->parent_snode : t->snode;
     else if (const auto* f = dyn_cast<StructForStmt>(&s))

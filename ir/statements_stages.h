@@ -287,6 +287,21 @@ class SNodeOpStmt : public StmtOf<SNodeOpStmt, StmtKind::SNodeOp> {
   bool has_ptr = false;
 };
 
+// A cell of a container SNode rather than a field's element, an SNode op's operand before
+// lower_access (`<*gen> $2 = global ptr [S1pointer], index [$1] activate=true`, printed as a global
+// ptr). The indices are the cell's coordinates over the SNode's full shape, or for a dynamic SNode
+// over its parent's; `activate` is printed only: the op decides whether the cells are activated.
+class SNodePtrStmt : public StmtOf<SNodePtrStmt, StmtKind::SNodePtr> {
+ public:
+  SNodePtrStmt(std::string sn, const std::vector<Stmt*>& indices, bool act) : snode(std::move(sn)), activate(act) {
+    for (Stmt* i : indices) add_operand(i);
+    type = DataType::gen_pointer();
+  }
+  std::span<Stmt* const> indices() const { return operands(); }
+  std::string snode;
+  bool activate;
+};
+
 // A pseudo-random value of the statement's type.
 class RandStmt : public StmtOf<RandStmt, StmtKind::Rand> {
  public:

@@ -421,6 +421,15 @@ struct Rules {
       if (auto e = need_scalar(s.val(), "SNode op value"); !e.empty()) return fail(t, e);
     return ok(t);
   }
+  TypeRuleResult operator()(const SNodePtrStmt& s) const {
+    DataType t = DataType::gen_pointer();
+    if (s.type.known() && s.type != t)
+      return fail(
+          t, fmt::format("a global ptr to the SNode '{}' has type '<*gen>', not '{}'", s.snode, to_string(s.type)));
+    for (const Stmt* i : s.indices())
+      if (auto e = need_integral(i, "global ptr index"); !e.empty()) return fail(t, e);
+    return ok(t);
+  }
   TypeRuleResult operator()(const RandStmt& s) const {
     if (!s.type.is_scalar_value()) return fail(s.type, "rand needs a scalar type such as <f32>");
     return ok(s.type);

@@ -128,6 +128,8 @@ kernel "more" {
     <*f32> $14 = global ptr [x], index [$7] activate=true
     <f32> $15 = rand()
     $16 : global store [$14 <- $15]
+    <*gen> $17 = global ptr [S1], index [$7] activate=true
+    <u1> $18 = is_active [S1] ptr = $17
   }
 }
 )chi";

@@ -49,6 +49,36 @@ struct More {
   std::optional<Value> operator()(const T& s) const {
     fail(s, "a tensor statement reached the scalar executor", "report this: it is a passbench bug");
   }
+  // The cell's number, row-major over the SNode's full shape (a dynamic SNode's: over its parent's
+  // cells); the SNode op it feeds works on that cell (runtime/interp/sparse.cpp).
+  std::optional<Value> operator()(const ir::SNodePtrStmt& s) const {
+    const ir::IndexSpace* sp = ctx.kernel.find_space(s.snode);
+    if (!sp || !sp->declared || !sp->shape)
+      fail(s, fmt::format("the SNode '{}' is not declared", s.snode),
+           "declare it in the header with its kind, full shape and parent (`pointer S1pointer : [4]`), as "
+           "docs/ir-format.md shows");
+    ir::Shape shape = *sp->shape;
+    if (sp->kind == ir::SNodeKind::dynamic) {
+      const ir::IndexSpace* up = sp->parent.empty() ? nullptr : ctx.kernel.find_space(sp->parent);
+      shape = up ? up->shape.value_or(ir::Shape{}) : ir::Shape{};
+    }
+    if (in.size() != shape.size())
+      fail(s,
+           fmt::format("the cells of SNode '{}' {} have {} coordinate(s), but the global ptr gives {}", s.snode,
+                       sp->kind == ir::SNodeKind::dynamic ? "(its parent's cells)" : "", shape.size(), in.size()),
+           "give one index per dimension of the SNode's full shape (of its parent's, for a dynamic SNode)");
+    int64_t cell = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      int64_t v = in[d].as_i64();
+      if (v < 0 || v >= shape[d])
+        fail(
+            s,
+            fmt::format("index {} is out of bounds for dimension {} of SNode '{}' ({} cells)", v, d, s.snode, shape[d]),
+            "check the index against the SNode's shape in the header");
+      cell = cell * shape[d] + v;
+    }
+    return Value::from_int(ScalarKind::i64, cell);
+  }
   std::optional<Value> operator()(const ir::LoopUniqueStmt&) const { return in[0]; }
   // Its readers (external function calls) are not read either: an ndarray is addressed through
   // external_ptr, whose base is the argument itself.

@@ -154,6 +154,8 @@ void SparseCells::bind(const ir::Kernel& k, State& st, const std::vector<Buffer*
       kind = l->snode_type;
     } else if (const auto* o = ir::dyn_cast<ir::SNodeOpStmt>(&s)) {
       snode = o->snode;
+    } else if (const auto* c = ir::dyn_cast<ir::SNodePtrStmt>(&s)) {
+      snode = c->snode;
     } else if (const auto* t = ir::dyn_cast<ir::OffloadedStmt>(&s)) {
       snode = ir::is_sparse_snode(k, t->parent_snode) ? t->parent_snode : t->snode;
     }
@@ -266,6 +268,12 @@ int64_t SparseCells::child_cell(int s, int64_t parent, int64_t index) const {
   return ravel(c, sp.full);
 }
 
+bool SparseCells::parent_live(int s, int64_t parent, bool activate) {
+  const Space& sp = spaces_[static_cast<size_t>(s)];
+  if (sp.parent < 0) return true;
+  return reach_coords(sp.parent, unravel(parent, spaces_[static_cast<size_t>(sp.parent)].full), activate);
+}
+
 bool SparseCells::reach_cell(int s, int64_t cell, bool activate) {
   const Space& sp = spaces_[static_cast<size_t>(s)];
   return level_live(sp, unravel(cell, sp.full), activate);
@@ -334,16 +342,25 @@ void SparseCells::zero_under(int s, int64_t cell) {
     bool below = false;
     for (int l = static_cast<int>(t); l >= 0 && !below; l = spaces_[static_cast<size_t>(l)].parent) below = l == s;
     if (!below) continue;
-    const ir::Shape& full = spaces_[t].full;
+    const Space& below_sp = spaces_[t];
+    const ir::Shape& full = below_sp.full;
     ir::Shape a = ir::padded_parent_shape(anchor, full.size()), div(full.size());
     for (size_t d = 0; d < full.size(); ++d) div[d] = full[d] / a[d];
-    for (ir::FieldId f : spaces_[t].fields) {
-      Buffer* b = (*bufs_)[static_cast<size_t>(f)];
-      if (!b) continue;
-      for (int64_t e = 0, n = num_elements(div); e < n; ++e) {
-        std::vector<int64_t> c = unravel(e, div);
-        for (size_t d = 0; d < c.size(); ++d) c[d] += (d < at.size() ? at[d] : 0) * div[d];
-        b->data[static_cast<size_t>(ravel(c, full))] = ir::Value::zero(b->dtype);
+    // A sparse space below the cell starts over as well: its cells there are inactive.
+    bool clear_activity = static_cast<int>(t) != s && below_sp.activity;
+    for (int64_t e = 0, n = num_elements(div); e < n; ++e) {
+      std::vector<int64_t> c = unravel(e, div);
+      for (size_t d = 0; d < c.size(); ++d) c[d] += (d < at.size() ? at[d] : 0) * div[d];
+      int64_t element = ravel(c, full);
+      for (ir::FieldId f : below_sp.fields)
+        if (Buffer* b = (*bufs_)[static_cast<size_t>(f)])
+          b->data[static_cast<size_t>(element)] = ir::Value::zero(b->dtype);
+      if (!clear_activity) continue;
+      if (below_sp.kind != ir::SNodeKind::dynamic) {
+        activity_at(below_sp, element) = 0;
+      } else {
+        for (size_t d = 0; d < c.size(); ++d) c[d] /= below_sp.own[d];
+        activity_at(below_sp, below_sp.parent < 0 ? 0 : ravel(c, below_sp.parent_full)) = 0;
       }
     }
   }
@@ -368,13 +385,17 @@ std::optional<ir::Value> run_snode_op(SparseCells& cells, const ir::SNodeOpStmt&
     return std::nullopt;
   }
   if (s.ptr() && ir::isa<ir::GlobalPtrStmt>(s.ptr()))
-    fail("an SNode op on a global ptr (the form before lower_access) is not run yet on sparse SNodes",
-         "dump the kernel after the reference's lower_access pass (the offloaded stage), where the op takes the "
-         "parent's cell");
+    fail("an SNode op on a field's element has no meaning on sparse SNodes",
+         "give the op a global ptr to the SNode itself (`<*gen> ... global ptr [S1pointer]`) or the parent's cell");
+  // Before lower_access the pointer gives the cell itself (a dynamic space: its parent cell),
+  // numbered over the full shape; the cells above it are activated for append only, as
+  // lower_access's chain would.
+  bool by_coords = s.ptr() && ir::isa<ir::SNodePtrStmt>(s.ptr());
   int64_t parent = s.ptr() ? in[0].as_i64() : 0;
+  if (by_coords && dynamic && !cells.parent_live(space, parent, s.op == "append")) parent = -1;
   if (!dynamic) {
     int64_t cell = parent;
-    if (s.val()) {
+    if (s.val() && !by_coords) {
       int64_t i = in.back().as_i64(), n = num_elements(cells.own_shape(space));
       if (i < 0 || i >= n)
         fail(fmt::format("cell {} is out of bounds for SNode '{}' of {} cell(s) per parent cell", i, s.snode, n),

@@ -4,8 +4,9 @@
 // Contract: every sparse space a kernel uses is declared in its header (kind, full shape, parent);
 // a cell of a space is live when it and every sparse space above it are active. Reaching an
 // element through a cell that is not live (without activating it) reaches no element: a read gives
-// 0 and a write is dropped. Deactivating a cell zeroes the fields under it, and inactive cells hold
-// no data (values the inputs give there are dropped when a run starts).
+// 0 and a write is dropped. Deactivating a cell zeroes the fields under it and deactivates the
+// cells of sparse spaces below it (reactivated, it is as new); inactive cells hold no data (values the inputs give
+// there are dropped when a run starts).
 #pragma once
 
 #include <cstdint>
@@ -68,6 +69,10 @@ class SparseCells {
   // parent's cells (the reference indexes a dynamic SNode's ops by its parent).
   int64_t cell_at(int s, const std::vector<int64_t>& coords) const;
 
+  // Whether cell `parent` of the parent of dynamic space `s` is live (activating the cells above
+  // it when `activate`); true without a parent.
+  bool parent_live(int s, int64_t parent, bool activate);
+
   // SNode ops on cell `cell` of `s` (a dynamic space: `cell` is the parent's cell). Return what
   // the op gives; throw UserError (naming `where`) when it has no meaning.
   bool is_active(int s, int64_t cell);
@@ -95,7 +100,8 @@ class SparseCells {
   // `coords` over space `s`'s full shape: whether every sparse space from `s` up is live.
   bool reach_coords(int s, const std::vector<int64_t>& coords, bool activate);
   // Zeroes every field element under cell `cell` of pointer/bitmasked space `s` (whole cell block)
-  // or, for a dynamic space, under parent cell `cell`.
+  // or, for a dynamic space, under parent cell `cell`, and deactivates the sparse spaces' cells
+  // below it.
   void zero_under(int s, int64_t cell);
 
   const ir::Kernel* k_ = nullptr;

@@ -1,10 +1,11 @@
 // Target: CHI IR text as users paste it. The dump layer (logs, prefixes, wrapped lines, bare
-// lists) then parse -> verify -> print -> parse -> print must agree (and the JSON of what
-// verifies reads back); a parse error or a kernel the verifier rejects is fine, and a located
+// lists) then parse (and the layout a header-less access chain shows) -> verify -> print -> parse -> print must agree
+// (and the JSON of what verifies reads back); a parse error or a kernel the verifier rejects is fine, and a located
 // error must point into the original text.
 #include "ir/diagnostic.h"
 #include "ir/dump_source.h"
 #include "ir/parser.h"
+#include "ir/snode.h"
 #include "ir/verifier.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -18,6 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ir::PreparedDump prepared = ir::prepare_dump(text, "", "<fuzz>");
     try {
       k = ir::parse_kernel(prepared.parser_input(text), "<fuzz>");
+      ir::declare_chain_layout(*k);  // as workbench/workspace/load.cpp reads a dump
     } catch (const UserError& e) {
       if (!prepared.unchanged && e.diagnostic().line > 0) (void)prepared.relocate(e.diagnostic(), text);
       throw;

@@ -155,5 +155,98 @@ kernel "k" {
   EXPECT_CONTAINS(foreign, "kernel \"k\"");
 }
 
+TEST(InterpSparse, SNodeOpsOnAGlobalPtrToTheCellRunAsTheirLoweredForm) {
+  // Before lower_access an op takes the cell itself: is_active does not activate, activate
+  // activates the cells above, append activates its parent cell's chain, length reads it.
+  constexpr const char* kOps = R"(pointer P : [4]
+bitmasked B : [8] in P
+field x : f32[8] in B
+dense S : [2]
+pointer Q : [2] in S
+dynamic L : [2, 4] in Q
+field l : i32[2, 4] in L
+field r : i32[4]
+kernel "ops" {
+  <i32> $0 = const 3
+  <i32> $1 = const 0
+  <i32> $2 = const 1
+  <*gen> $3 = global ptr [B], index [$0] activate=true
+  <u1> $4 = is_active [B] ptr = $3
+  <i32> $5 = cast_value<i32> $4
+  <*i32> $6 = global ptr [r], index [$1] activate=true
+  $7 : global store [$6 <- $5]
+  $8 : activate [B] ptr = $3
+  <u1> $9 = is_active [B] ptr = $3
+  <i32> $10 = cast_value<i32> $9
+  <*i32> $11 = global ptr [r], index [$2] activate=true
+  $12 : global store [$11 <- $10]
+  <*gen> $13 = global ptr [L], index [$2] activate=true
+  <i32> $14 = append [L] ptr = $13, val = $0
+  <i32> $15 = append [L] ptr = $13, val = $0
+  <i32> $16 = length [L] ptr = $13
+  <i32> $17 = const 2
+  <*i32> $18 = global ptr [r], index [$17] activate=true
+  $19 : global store [$18 <- $16]
+  <*gen> $20 = global ptr [P], index [$2] activate=true
+  <u1> $21 = is_active [P] ptr = $20
+  <i32> $22 = cast_value<i32> $21
+  <*i32> $23 = global ptr [r], index [$0] activate=true
+  $24 : global store [$23 <- $22]
+}
+)";
+  Ran r = run_text(kOps);
+  EXPECT_EQ(r.at("r", 0).as_i64(), 0);  // B cell 3 before activate
+  EXPECT_EQ(r.at("r", 1).as_i64(), 1);  // after
+  EXPECT_EQ(r.at("r", 2).as_i64(), 2);  // two appends under S cell 1
+  EXPECT_EQ(r.at("r", 3).as_i64(), 1);  // P cell 1 (above B cell 3) activated with it
+  EXPECT_EQ(r.state.activity.at("B"), (std::vector<int64_t>{0, 0, 0, 1, 0, 0, 0, 0}));
+  EXPECT_EQ(r.state.activity.at("Q"), (std::vector<int64_t>{0, 1}));  // append activated Q cell 1
+  EXPECT_EQ(r.state.activity.at("L"), (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(r.at("l", 4).as_i64(), 3);
+  EXPECT_EQ(r.at("l", 5).as_i64(), 3);
+  std::string out_of_bounds = kOps;
+  out_of_bounds.replace(out_of_bounds.find("const 3"), 7, "const 8");
+  EXPECT_CONTAINS(run_error(out_of_bounds), "index 8 is out of bounds for dimension 0 of SNode 'B' (8 cells)");
+}
+
+TEST(InterpSparse, DeactivatingACellDeactivatesTheSparseCellsBelowIt) {
+  // x[1] activates P cell 0 and B cell 1; deactivating P cell 0 and activating it again leaves
+  // B cell 1 inactive, as a fresh block is.
+  constexpr const char* kFresh = R"(pointer P : [2]
+bitmasked B : [8] in P
+field x : f32[8] in B
+field r : i32[]
+kernel {
+  <i32> $0 = const 1
+  <i32> $1 = const 0
+  <f32> $2 = const 2.5
+  <*f32> $3 = global ptr [x], index [$0] activate=true
+  $4 : global store [$3 <- $2]
+  <*gen> $5 = global ptr [P], index [$1] activate=true
+  $6 : deactivate [P] ptr = $5
+  $7 : activate [P] ptr = $5
+  <*gen> $8 = global ptr [B], index [$0] activate=true
+  <u1> $9 = is_active [B] ptr = $8
+  <i32> $10 = cast_value<i32> $9
+  <*i32> $11 = global ptr [r], index [] activate=true
+  $12 : global store [$11 <- $10]
+}
+)";
+  Ran r = run_text(kFresh);
+  EXPECT_EQ(r.at("r").as_i64(), 0);
+  EXPECT_EQ(r.at("x", 1).as_f64(), 0.0);
+  EXPECT_EQ(r.state.activity.at("P"), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(r.state.activity.at("B"), std::vector<int64_t>(8, 0));
+}
+
+TEST(InterpSparse, HashSpacesBehaveAsPointerSpaces) {
+  std::string hashed = kWrites;
+  hashed.replace(0, std::string("pointer").size(), "hash");
+  Ran r = run_text(hashed);
+  EXPECT_EQ(r.at("x", 5).as_f64(), 0.0);
+  EXPECT_EQ(r.at("x", 2).as_f64(), 7.0);
+  EXPECT_EQ(r.state.activity.at("P"), (std::vector<int64_t>{0, 1, 0, 0}));
+}
+
 }  // namespace
 }  // namespace pb::runtime::test

@@ -90,7 +90,10 @@ std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const
   }
   ir::PreparedDump prepared = ir::prepare_dump(source, dump, name);
   try {
-    return ir::parse_kernel(prepared.parser_input(source), name);
+    auto k = ir::parse_kernel(prepared.parser_input(source), name);
+    // A dump pasted without its header: its sparse layout is read from its access chain.
+    ir::declare_chain_layout(*k);
+    return k;
   } catch (const UserError& e) {
     if (prepared.unchanged || e.diagnostic().line <= 0) throw;
     throw UserError(prepared.relocate(e.diagnostic(), source));
