@@ -74,7 +74,7 @@ enum StmtTraits : uint8_t {
   X(Decoration, "decorate", kNoValue | kNoBackend)                                            \
   X(ExternalTensorShapeAlongAxis, "external_tensor_shape_along_axis", kNoBackend)             \
   X(SNodeOp, "snode_op", kNoBackend)                                                          \
-  X(SNodePtr, "snode_ptr", kComputedFromOperands | kNoBackend)                               \
+  X(SNodePtr, "snode_ptr", kComputedFromOperands | kNoBackend)                                \
   X(Rand, "rand", kNoBackend)                                                                 \
   X(InternalFunc, "internal_call", kNoBackend)                                                \
   X(BlockCornerIndex, "block_corner_index", kNoBackend)                                       \
