@@ -61,7 +61,7 @@ std::vector<std::string> declare_chain_layout(Kernel& k) {
   walk(k.root(), [&](const Stmt& s) {
     if (const auto* l = dyn_cast<SNodeLookupStmt>(&s)) {
       const IndexSpace* sp = k.find_space(l->snode);
-      bool sparse = l->snode_type != "dense" && l->snode_type != "root";
+      bool sparse = snode_kind_from_name(l->snode_type).value_or(SNodeKind::dense) != SNodeKind::dense;
       undeclared_sparse = undeclared_sparse || ((!sp || !sp->declared) && sparse);
     }
   });

@@ -160,6 +160,11 @@ void SparseCells::bind(const ir::Kernel& k, State& st, const std::vector<Buffer*
       snode = ir::is_sparse_snode(k, t->parent_snode) ? t->parent_snode : t->snode;
     }
     if (snode.empty()) return;
+    if (kind == "bit_struct" || kind == "quant_array" || kind == "bit_array")
+      throw UserError(
+          fmt::format("`{}` looks up the {} SNode '{}', a quantized layout that the interpreter does not run",
+                      ir::print_stmt(s, k), kind, snode),
+          "run the kernel without quantized types (their reads and writes need the bit layout)");
     int sp = space(snode);
     if (sp < 0 && (ir::is_sparse_snode(k, snode) || (!kind.empty() && kind != "dense" && kind != "root")))
       throw UserError(fmt::format("`{}` uses the sparse SNode '{}', which the header does not declare",

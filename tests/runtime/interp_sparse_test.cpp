@@ -111,6 +111,10 @@ kernel {
 }
 )";
   EXPECT_CONTAINS(run_error(kSkipsALevel), "enters space 'D' from 'S0root', but the header nests it in 'P'");
+  std::string quant = kUndeclared;
+  quant.replace(quant.find("[S1pointer][pointer]"), 20, "[S1bit_struct][bit_struct]");
+  EXPECT_CONTAINS(run_error(quant),
+                  "looks up the bit_struct SNode 'S1bit_struct', a quantized layout that the interpreter does not run");
   EXPECT_CONTAINS(run_error("pointer P : [1000000000000]\nkernel {\n}\n"),
                   "index space 'P' of shape [1000000000000] has more cells than the interpreter's limit");
 }
