@@ -175,7 +175,9 @@ PassResult CheckGlobalAccessPass::run(Kernel& k, const PassOptions& options) {
   auto disjoint = [&](const Stmt* a, const Stmt* b) { return provably_disjoint(k, a, b); };
   check_write_after_read(k, disjoint);
   auto findings = find_global_access_conflicts(k, disjoint);
-  auto lines = statement_lines(k);
+  // Printing the kernel for the findings' lines costs more than the whole check: only with findings.
+  std::unordered_map<int, int> lines;
+  if (!findings.empty()) lines = statement_lines(k);
   PassResult result{false, {{"pairs_checked", pairs}, {"findings", 0}, {"proven", 0}, {"maybe", 0}}};
   for (const auto& f : findings) {
     if (f.same_element && options.get_bool("strict"))
