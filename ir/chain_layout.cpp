@@ -152,7 +152,9 @@ std::vector<std::string> declare_chain_layout(Kernel& k) {
       sp.kind = *kind;
       sp.parent = inf.parent;
       std::erase_if(k.spaces, [&](const IndexSpace& s) { return s.name == name; });
-      k.spaces.push_back(std::move(sp));
+      // After the declared spaces, before the undeclared ones: the order the header reads back in.
+      auto at = std::find_if(k.spaces.begin(), k.spaces.end(), [](const IndexSpace& s) { return !s.declared; });
+      k.spaces.insert(at, std::move(sp));
       full[name] = shape;
       declared.push_back(name);
       progress = true;

@@ -184,6 +184,20 @@ TEST(ChainLayout, AHeaderlessDumpDeclaresTheLayoutItsChainShows) {
   EXPECT_TRUE(declare_chain_layout(*k).empty());  // nothing left to declare
 }
 
+TEST(ChainLayout, DeclaredSpacesGoBeforeTheUndeclaredOnesAsTheHeaderReadsBack) {
+  // The struct_for task names S2dense before any declaration (an undeclared space); S2dense's
+  // lookup prints an unknown kind, so only S1pointer is declared, and it must come first (fuzz
+  // finding).
+  std::string text = kChains;
+  text.replace(text.find("[S2dense][dense]"), 16, "[S2dense][dewse]");
+  text.insert(text.find("  $0 = offloaded"),
+              "  $30 = offloaded struct_for(S2dense) grid_dim=0 block_dim=32 bls=none\n  body {\n  }\n");
+  auto k = parse_kernel(text);
+  declare_chain_layout(*k);
+  ASSERT_TRUE(k->find_space("S1pointer") && k->find_space("S1pointer")->declared);
+  EXPECT_EQ(to_json(*parse_kernel(print_kernel(*k)))["spaces"], to_json(*k)["spaces"]);
+}
+
 TEST(ChainLayout, ADenseChainOrAnUnclearOneDeclaresNothing) {
   std::string dense = kChains;
   for (auto [from, to] :
