@@ -43,6 +43,18 @@ bool is_sparse_snode(const Kernel& k, std::string_view snode) {
                              [&](std::string_view t) { return base.ends_with(t); });
 }
 
+bool in_sparse_tree(const Kernel& k, std::string_view space) {
+  // Parents are declared before their children (nesting_problem), so the walk up ends.
+  for (size_t depth = 0; depth <= k.spaces.size(); ++depth) {
+    const IndexSpace* sp = k.find_space(space);
+    if (!sp || !sp->declared) return false;
+    if (sp->kind != SNodeKind::dense) return true;
+    if (sp->parent.empty()) return false;
+    space = sp->parent;
+  }
+  return false;
+}
+
 std::optional<std::string> first_sparse_use(const Kernel& k) {
   for (const IndexSpace& sp : k.spaces)
     if (sp.declared && sp.kind != SNodeKind::dense)

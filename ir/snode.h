@@ -37,6 +37,10 @@ ScalarKind scalar_of_snode_name(std::string_view name);
 // `S2bitmasked`, `S4dynamic`, `S5hash`).
 bool is_sparse_snode(const Kernel& k, std::string_view snode);
 
+// Whether the declared space `space`, or one it is nested in, is sparse: its cells can be
+// inactive, so its fields' elements can be unreachable.
+bool in_sparse_tree(const Kernel& k, std::string_view space);
+
 // The first place `k` uses a sparse SNode (a declared sparse space, a sparse lookup, a task or an
 // SNode op over a sparse SNode), described for an error; nullopt when it uses none. Backends that
 // model dense SNodes only refuse such a kernel with it.

@@ -38,6 +38,18 @@ std::string task_name(const detail::TaskPlan& t, size_t i) {
   return fmt::format("task{}_{}", i, kind);
 }
 
+// Sparse SNodes, SNode ops, or lookups of nested spaces (whose cells the host numbers).
+bool needs_sparse_host(const ir::Kernel& k) {
+  if (ir::first_sparse_use(k)) return true;
+  bool needs = false;
+  ir::walk(k.root(), [&](const ir::Stmt& s) {
+    if (ir::isa<ir::SNodeOpStmt>(&s) || ir::isa<ir::SNodePtrStmt>(&s)) needs = true;
+    if (const auto* l = ir::dyn_cast<ir::SNodeLookupStmt>(&s))
+      if (const ir::IndexSpace* sp = k.find_space(l->snode); sp && sp->declared && !sp->parent.empty()) needs = true;
+  });
+  return needs;
+}
+
 }  // namespace
 
 bool compiles_type(ir::DataType t) { return t.quant == 0; }
@@ -52,9 +64,6 @@ EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes, const Emi
   if (auto use = ir::first_type_use_outside(kernel, compiles_type))
     throw UserError(fmt::format("the LLVM CPU backend does not compile quant types yet: {}", *use),
                     "run the kernel on the interpreter (--backend=interp), which runs quant integers");
-  if (auto use = ir::first_sparse_use(kernel))
-    throw UserError(fmt::format("the LLVM CPU backend compiles dense SNodes only: {}", *use),
-                    "run the kernel on the interpreter (--backend=interp), which runs sparse SNodes");
   detail::KernelPlan plan = detail::plan_tasks(kernel);
   EmittedModule out;
   out.module = std::make_unique<ModuleHandle>();
@@ -63,6 +72,7 @@ EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes, const Emi
       std::make_unique<llvm::Module>(kernel.name.empty() ? "kernel" : kernel.name, *out.module->context);
   KernelInfo& info = out.info;
   info.temps_words = plan.temps_words;
+  info.sparse = needs_sparse_host(kernel);
 
   detail::ModuleState ms{kernel, shapes, options, plan, info, *out.module->context, *out.module->module, {}};
   ir::walk(kernel.root(), [&](ir::Stmt& s) {
@@ -80,6 +90,11 @@ EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes, const Emi
     ti.name = task_name(t, i);
     ti.kind = t.kind;
     ti.loop = t.loop;
+    if (t.kind == TaskKind::struct_for) {
+      const auto* sf = ir::dyn_cast<ir::StructForStmt>(t.loop);
+      std::string space = sf ? sf->space : ir::dyn_cast<ir::OffloadedStmt>(t.loop)->snode;
+      if (ir::in_sparse_tree(kernel, space)) ti.cell_space = space;
+    }
     auto collect = [&](const ir::Stmt& root) {
       auto add = [&](const ir::Stmt& s) {
         if (const auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(&s))

@@ -46,7 +46,9 @@ enum ContextWord : int {
   kCtxNdarrayDuals = 11,  // void*[arg index]: tangent arrays (`external_ptr ... is_dual=true`)
   kCtxSteps = 12,         // uint64_t[2]: the task's loop-iteration budget, and the iterations its calls ran
   kCtxStackDeepest = 13,  // int64_t[stack id]: the most entries the stack held (atomic max per call)
-  kNumContextWords = 14,
+  kCtxSparse = 14,        // opaque, passed to the sparse-SNode callbacks (KernelInfo::sparse)
+  kCtxTaskCells = 15,     // int64_t[]: a struct-for task over a sparse space: its live cells, listed at launch
+  kNumContextWords = 16,
 };
 
 // Flag words: zero before a launch; non-zero afterwards names what went wrong.
@@ -89,7 +91,11 @@ struct TaskInfo {
   std::string name;  // the function's name
   TaskKind kind = TaskKind::serial;
   const ir::Stmt* loop = nullptr;  // parallel tasks: the loop or offloaded statement
-  std::vector<StackInfo> stacks;   // stacks allocated in the task, pre-order
+  // A struct-for task over a space with sparse SNodes in its tree: the host lists the live cells
+  // of this space at launch (kCtxTaskCells) and the task runs one iteration per cell; its count
+  // function is not called.
+  std::string cell_space;
+  std::vector<StackInfo> stacks;  // stacks allocated in the task, pre-order
 };
 
 struct ErrorSite {
@@ -108,6 +114,16 @@ struct AccessSite {
   bool write = false;
 };
 
+// A call of the sparse-SNode host: an access-chain lookup, an SNode op, or the cell list of a
+// nested struct for.
+struct SparseSite {
+  const ir::Stmt* stmt = nullptr;                   // SNodeLookup, SNodeOp or StructFor
+  std::string snode;                                // the SNode (space) it works on
+  bool activate = false;                            // lookups: activate the cell
+  std::vector<ir::ScalarKind> operand_kinds;        // SNode ops: how each operand word is stored
+  ir::ScalarKind result = ir::ScalarKind::unknown;  // SNode ops with a value
+};
+
 struct ReturnSite {
   std::vector<ir::ScalarKind> kinds;
 };
@@ -118,8 +134,12 @@ struct KernelInfo {
   std::vector<ErrorSite> errors;
   std::vector<PrintSite> prints;
   std::vector<ReturnSite> returns;
-  std::vector<AccessSite> accesses;           // with EmitOptions::check_global_access
-  std::vector<const ir::Stmt*> loop_sites;    // nested loops that check the step budget (kFlagStepBudget)
+  std::vector<AccessSite> accesses;         // with EmitOptions::check_global_access
+  std::vector<const ir::Stmt*> loop_sites;  // nested loops that check the step budget (kFlagStepBudget)
+  std::vector<SparseSite> sparse_sites;
+  // The kernel has sparse SNodes, SNode ops or nested spaces: the host keeps their cells'
+  // activity (kCtxSparse) and the task functions call it (kSparse* below).
+  bool sparse = false;
   std::map<int, ir::ScalarKind> scalar_args;  // argument index -> the type its argloads read
   uint32_t temps_words = 0;
   int64_t global_tmp_bytes = 0;
@@ -153,5 +173,19 @@ inline constexpr const char* kPrintCallback = "pb_cpu_print";
 // The host callback of the global-access check: void(ptr host, i32 access site, ptr element,
 // i64 iteration of the top-level loop, -1 in a serial task).
 inline constexpr const char* kAccessCallback = "pb_cpu_access";
+// The sparse-SNode host (KernelInfo::sparse); `host` is ctx[kCtxSparse]. A problem (an SNode op
+// with no meaning, a full dynamic cell) is kept by the host and fails the launch after the task.
+// i32(ptr host, i32 field id, i64 element, i32 activate): whether the element's cells are live
+// (activating them first when `activate`).
+inline constexpr const char* kSparseReach = "pb_cpu_sparse_reach";
+// i64(ptr host, i32 site, i64 parent cell, i64 index): the cell the lookup reaches, -1 when it is
+// not live (or the parent is -1).
+inline constexpr const char* kSparseLookup = "pb_cpu_sparse_lookup";
+// void(ptr host, i32 site, ptr words): runs the op on its operand words; its value into words[0].
+inline constexpr const char* kSparseOp = "pb_cpu_snode_op";
+// ptr(ptr host, i32 site, ptr count): the live cells of the struct for's space, listed now (i64
+// each), and their number into *count; kSparseFreeCells releases the list.
+inline constexpr const char* kSparseCells = "pb_cpu_cell_list";
+inline constexpr const char* kSparseFreeCells = "pb_cpu_free_cell_list";
 
 }  // namespace pb::codegen::llvmgen

@@ -329,6 +329,11 @@ void TaskEmitter::emit(const ir::BinaryOpStmt& s) {
 // ---- atomics ----
 
 void TaskEmitter::emit(const ir::AtomicOpStmt& s) {
+  emit_atomic(s);
+  zero_if_ambient(s, s.dest());
+}
+
+void TaskEmitter::emit_atomic(const ir::AtomicOpStmt& s) {
   if (auto red = reduced_atomics_.find(&s); red != reduced_atomics_.end()) {
     Reduction& r = reductions_.at(red->second);
     llvm::Value* acc = b_.CreateLoad(value_type(r.kind), r.acc);

@@ -181,6 +181,7 @@ void TaskEmitter::emit(const ir::ThreadLocalPtrStmt& s) {
 void TaskEmitter::emit(const ir::GetRootStmt& s) { set(s, const_i64(0)); }
 
 void TaskEmitter::emit(const ir::SNodeLookupStmt& s) {
+  if (host_lookup(s, to_i64(s.index()))) return;
   ir::Shape shape;
   if (auto it = m_.shapes.spaces.find(s.snode); it != m_.shapes.spaces.end())
     shape = it->second;
@@ -217,14 +218,22 @@ void TaskEmitter::emit(const ir::GetChStmt& s) {
   for (int64_t e : it->second) n *= e;
   int code = error_site(s, fmt::format("cell out of bounds for field '{}' of {} element(s)", s.to, n),
                         "give the field the shape of the SNodes above it (header or inputs)");
+  // With sparse SNodes, a cell of -1 is one the chain did not reach: the ambient slot.
+  llvm::Value* dead = m_.info.sparse ? b_.CreateICmpSLT(cell, const_i64(0)) : nullptr;
   llvm::Value* bad = b_.CreateICmpUGE(cell, const_i64(n));
+  if (dead) bad = b_.CreateAnd(bad, b_.CreateNot(dead));
   flag_if(bad, kFlagError, code);
-  cell = b_.CreateSelect(bad, const_i64(0), cell);
+  cell = b_.CreateSelect(dead ? b_.CreateOr(bad, dead) : bad, const_i64(0), cell);
   llvm::Value* fields = ctx_word(kCtxFields);
   llvm::IRBuilder<> eb(entry_);
   llvm::Value* base =
       eb.CreateLoad(eb.getPtrTy(), eb.CreateConstInBoundsGEP1_64(eb.getPtrTy(), fields, static_cast<uint64_t>(*f)));
-  set(s, b_.CreateInBoundsGEP(memory_type(s.type.scalar), base, cell));
+  llvm::Value* p = b_.CreateInBoundsGEP(memory_type(s.type.scalar), base, cell);
+  if (dead) {
+    p = b_.CreateSelect(dead, ambient(), p);
+    ambient_ptrs_.insert(&s);
+  }
+  set(s, p);
 }
 
 void TaskEmitter::emit(const ir::LinearizeStmt& s) {

@@ -107,10 +107,17 @@ int TaskEmitter::error_site(const ir::Stmt& s, std::string message, std::string 
   return static_cast<int>(m_.info.errors.size());
 }
 
+// A return's flag names the last return executed; every other flag keeps the first problem, as
+// the interpreter reports the first.
 void TaskEmitter::set_flag(FlagWord w, llvm::Value* code) {
   llvm::Value* flags = ctx_word(kCtxFlags);
   llvm::Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt32Ty(), flags, static_cast<uint64_t>(w));
-  b_.CreateAlignedStore(code, p, llvm::Align(4))->setAtomic(llvm::AtomicOrdering::Monotonic);
+  if (w == kFlagReturn) {
+    b_.CreateAlignedStore(code, p, llvm::Align(4))->setAtomic(llvm::AtomicOrdering::Monotonic);
+    return;
+  }
+  b_.CreateAtomicCmpXchg(p, b_.getInt32(0), code, llvm::MaybeAlign(4), llvm::AtomicOrdering::Monotonic,
+                         llvm::AtomicOrdering::Monotonic);
 }
 
 void TaskEmitter::flag_if(llvm::Value* bad, FlagWord w, int code) {
@@ -187,8 +194,7 @@ void TaskEmitter::emit_block(const ir::Block& blk) {
   for (const ir::Stmt* s : blk) emit_stmt(*s);
 }
 
-template <class Body>
-void TaskEmitter::counted_loop(llvm::Value* count, Body body) {
+void TaskEmitter::counted_loop(llvm::Value* count, const std::function<void(llvm::Value*)>& body) {
   llvm::AllocaInst* counter = entry_alloca(b_.getInt64Ty(), "i");
   b_.CreateStore(const_i64(0), counter);
   llvm::BasicBlock* header = new_block("loop");
@@ -258,13 +264,11 @@ void TaskEmitter::emit_parallel_body(llvm::Value* t) {
   } else {
     const auto* sf = ir::dyn_cast<ir::StructForStmt>(loop);
     const ir::Shape& shape = struct_shape(m_, sf ? sf->space : ir::dyn_cast<ir::OffloadedStmt>(loop)->snode, *loop);
-    std::vector<llvm::Value*> coords(shape.size());
-    llvm::Value* rest = t;
-    for (size_t d = shape.size(); d-- > 0;) {
-      coords[d] = b_.CreateSRem(rest, const_i64(shape[d]));
-      rest = b_.CreateSDiv(rest, const_i64(shape[d]));
-    }
-    loop_coords_[loop] = coords;
+    // Over a sparse tree the iterations are the live cells the host listed at launch.
+    llvm::Value* cell = t;
+    if (!m_.info.tasks[index_].cell_space.empty())
+      cell = b_.CreateLoad(b_.getInt64Ty(), b_.CreateInBoundsGEP(b_.getInt64Ty(), ctx_word(kCtxTaskCells), t));
+    unravel_cell(*loop, cell, shape);
   }
   if (const auto* o = ir::dyn_cast<ir::OffloadedStmt>(loop)) {
     if (o->bls_prologue || o->bls_epilogue) unsupported(*o, "block-local storage blocks");
@@ -279,6 +283,8 @@ void TaskEmitter::emit_count_function() {
   fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, m_.info.tasks[index_].name + "_count", m_.module);
   ctx_ = fn_->getArg(0);
   values_.clear();
+  ambient_ = nullptr;  // the task function's
+  ambient_ptrs_.clear();
   entry_ = new_block("entry");
   llvm::BasicBlock* start = new_block("start");
   b_.SetInsertPoint(start);
@@ -319,7 +325,8 @@ void TaskEmitter::run() {
   if (task_.loop) {
     llvm::Value* lo = fn_->getArg(1);
     llvm::Value* hi = fn_->getArg(2);
-    if (!m_.options.check_global_access) plan_reductions();
+    // A reduction adds to the field after the chunk, past the sparse host: none with sparse SNodes.
+    if (!m_.options.check_global_access && !m_.info.sparse) plan_reductions();
     plan_own_cells();
     // The thread-local prologue and epilogue run inside the reductions' span: an atomic add of
     // the epilogue into a reduced field goes to the chunk's partial sum, which is flushed last.
@@ -370,6 +377,7 @@ void TaskEmitter::emit(const ir::RangeForStmt& s) {
 
 void TaskEmitter::emit(const ir::StructForStmt& s) {
   const ir::Shape& shape = struct_shape(m_, s.space, s);
+  if (sparse_struct_for(s, shape)) return;
   int64_t n = 1;
   for (int64_t e : shape) n *= e;
   llvm::Value* count = b_.CreateSelect(count_steps(const_i64(n), s), const_i64(0), const_i64(n));
@@ -500,6 +508,7 @@ void TaskEmitter::emit(const ir::GlobalLoadStmt& s) {
   auto* load = b_.CreateLoad(memory_type(k), value(s.src()));
   if (s.is_volatile) load->setVolatile(true);
   set(s, from_memory(load, k));
+  zero_if_ambient(s, s.src());
   check_access(s, s.src(), value(s.src()), false);
 }
 void TaskEmitter::emit(const ir::GlobalStoreStmt& s) {
@@ -535,7 +544,8 @@ void TaskEmitter::emit(const ir::GlobalPtrStmt& s) {
   llvm::Value* base = eb.CreateLoad(
       eb.getPtrTy(), eb.CreateConstInBoundsGEP1_64(eb.getPtrTy(), fields, static_cast<uint64_t>(s.field)));
   llvm::Value* off = checked_offset(s.indices(), shape, code);
-  set(s, b_.CreateInBoundsGEP(memory_type(s.type.scalar), base, off));
+  llvm::Value* p = b_.CreateInBoundsGEP(memory_type(s.type.scalar), base, off);
+  set(s, sparse_field(s.field) ? sparse_reach(s, s.field, p, off, s.activate) : p);
 }
 
 void TaskEmitter::emit(const ir::ExternalPtrStmt& s) {

@@ -6,8 +6,10 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "codegen/llvm/emit.h"
@@ -75,6 +77,9 @@ class TaskEmitter {
   void emit(const ir::BitExtractStmt&);
   void emit(const ir::LoopLinearIndexStmt&);
   void emit(const ir::ReturnStmt&);
+  // Through the sparse-SNode host (emit_sparse.cpp).
+  void emit(const ir::SNodeOpStmt&);
+  void emit(const ir::SNodePtrStmt&);
   // Kinds passbench reads and interprets but compiles nowhere yet.
   template <class T>
     requires(ir::has_no_backend(T::kKind))
@@ -114,8 +119,7 @@ class TaskEmitter {
   llvm::MDNode* unlikely();  // branch weights of an error path
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const char* name);
   // Emits `for (i = 0; i < count; ++i) body(i)`; `continue` in the body goes to the latch.
-  template <class Body>
-  void counted_loop(llvm::Value* count, Body body);
+  void counted_loop(llvm::Value* count, const std::function<void(llvm::Value*)>& body);
   void emit_parallel_body(llvm::Value* t);  // the loop task's body for linear iteration t
   void emit_count_function();
   // Adds `n` loop iterations to the call's step count; returns whether the count is now past the
@@ -151,6 +155,28 @@ class TaskEmitter {
   llvm::Value* int_pow(const ir::BinaryOpStmt& s, llvm::Value* a, llvm::Value* b, ir::ScalarKind k);
   llvm::Value* binary_value(ir::BinaryOp op, llvm::Value* a, llvm::Value* b, ir::ScalarKind k);
   llvm::Value* libm(const char* name, std::vector<llvm::Value*> args);
+  void emit_atomic(const ir::AtomicOpStmt& s);
+
+  // ---- sparse SNodes (emit_sparse.cpp) ----
+  // Whether field `f` lies in a space with sparse SNodes in its tree (its elements can be unreachable).
+  bool sparse_field(ir::FieldId f) const;
+  // The pointer to element `offset` of sparse field `f` (at `element`): the element when the host
+  // says its cells are live (activating them when `activate`), else the ambient slot. Marks `s`.
+  llvm::Value* sparse_reach(const ir::Stmt& s, ir::FieldId f, llvm::Value* element, llvm::Value* offset, bool activate);
+  // What a pointer through a cell that is not live reaches: an 8-byte slot of the call, read as 0
+  // (loads and atomics through such a pointer give 0; stores land in the slot and are never read).
+  llvm::Value* ambient();
+  // After a load or atomic `s` through `ptr`: its value is 0 when `ptr` is the ambient slot.
+  void zero_if_ambient(const ir::Stmt& s, const ir::Stmt* ptr);
+  // A lookup the host does (a declared space that is sparse, under a sparse one, or nested):
+  // emits it and returns true; false leaves the dense arithmetic to the caller.
+  bool host_lookup(const ir::SNodeLookupStmt& s, llvm::Value* index);
+  // A struct for over a space with sparse SNodes in its tree: iterates over its live cells as
+  // the host lists them when the loop starts; false when the space has no sparse SNode.
+  bool sparse_struct_for(const ir::StructForStmt& s, const ir::Shape& shape);
+  llvm::Value* host_call(const char* name, llvm::Type* result, const std::vector<llvm::Value*>& args);
+  int sparse_site(SparseSite site);
+  void unravel_cell(const ir::Stmt& loop, llvm::Value* cell, const ir::Shape& shape);
 
   // ---- stacks (emit_stack.cpp) ----
   struct StackRef {
@@ -191,6 +217,8 @@ class TaskEmitter {
   std::unordered_map<ir::FieldId, bool> own_cell_fields_;
   std::vector<llvm::BasicBlock*> continue_targets_;
   std::vector<llvm::BasicBlock*> while_exits_;
+  llvm::AllocaInst* ambient_ = nullptr;
+  std::unordered_set<const ir::Stmt*> ambient_ptrs_;  // pointers that may be the ambient slot
 };
 
 }  // namespace pb::codegen::llvmgen::detail

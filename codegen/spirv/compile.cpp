@@ -122,7 +122,8 @@ CompiledKernel compile(const ir::Kernel& source, const LoweringOptions& options)
                     "run the kernel on the interpreter (--backend=interp), which runs quant integers");
   if (auto use = ir::first_sparse_use(source))
     throw UserError(fmt::format("the SPIR-V backend compiles dense SNodes only: {}", *use),
-                    "run the kernel on the interpreter (--backend=interp), which runs sparse SNodes");
+                    "run the kernel on the interpreter (--backend=interp) or the cpu (--backend=cpu), which run sparse "
+                    "SNodes");
   std::unique_ptr<ir::Kernel> lowered = lower_narrow_integers(source);
   const ir::Kernel& kernel = lowered ? *lowered : source;
   CompiledKernel out;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,6 +68,7 @@ struct DeviceMemory {
   std::vector<uint64_t> args;                                                 // scalar arguments, one word each
   std::vector<ir::ScalarKind> arg_kinds;                                      // the type each scalar word holds
   std::vector<void*> field_ptrs, ndarray_ptrs, ndarray_grad_ptrs, ndarray_dual_ptrs;
+  std::map<std::string, std::vector<int64_t>> activity;  // State::activity: sparse spaces' cells
 };
 
 // Packs `state` for `kernel` (shapes must be the kernel's compiled ones). Throws UserError.

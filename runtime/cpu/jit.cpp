@@ -36,8 +36,12 @@ std::unique_ptr<JitCode> jit_compile(codegen::llvmgen::EmittedModule&& m, const 
   const char prefix = code->jit->getDataLayout().getGlobalPrefix();
   lib.addGenerator(check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix), "libm lookup"));
   llvm::orc::SymbolMap host;
-  for (auto [name, address] : {std::pair{codegen::llvmgen::kPrintCallback, callbacks.print},
-                               std::pair{codegen::llvmgen::kAccessCallback, callbacks.access}})
+  namespace gen = codegen::llvmgen;
+  for (auto [name, address] :
+       {std::pair{gen::kPrintCallback, callbacks.print}, std::pair{gen::kAccessCallback, callbacks.access},
+        std::pair{gen::kSparseReach, callbacks.sparse_reach}, std::pair{gen::kSparseLookup, callbacks.sparse_lookup},
+        std::pair{gen::kSparseOp, callbacks.snode_op}, std::pair{gen::kSparseCells, callbacks.cell_list},
+        std::pair{gen::kSparseFreeCells, callbacks.free_cell_list}})
     host[code->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                               llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   check(lib.define(llvm::orc::absoluteSymbols(std::move(host))), "cannot define the host callbacks");

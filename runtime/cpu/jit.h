@@ -23,6 +23,11 @@ struct JitCode {
 struct HostCallbacks {
   void* print = nullptr;
   void* access = nullptr;
+  void* sparse_reach = nullptr;  // the sparse-SNode host's (runtime/cpu/sparse_host.h)
+  void* sparse_lookup = nullptr;
+  void* snode_op = nullptr;
+  void* cell_list = nullptr;
+  void* free_cell_list = nullptr;
 };
 
 // Takes the module.

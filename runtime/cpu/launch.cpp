@@ -17,6 +17,7 @@
 #include "ir/printer.h"
 #include "ir/widen.h"
 #include "runtime/cpu/cpu_impl.h"
+#include "runtime/cpu/sparse_host.h"
 #include "runtime/interp/access_check.h"
 #include "runtime/interp/ad_stacks.h"
 #include "runtime/interp/interp_ops.h"
@@ -110,8 +111,10 @@ CpuKernel::CpuKernel(const ir::Kernel& k, const State& shapes_from, const CpuOpt
   if (o.keep_ir) ir_after_ = codegen::llvmgen::module_text(m);
   impl_->info = m.info;
   impl_->one_thread = o.check_global_access;
-  impl_->code = detail::jit_compile(std::move(m), {reinterpret_cast<void*>(&pb_cpu_print_callback),
-                                                   reinterpret_cast<void*>(&pb_cpu_access_callback)});
+  detail::HostCallbacks callbacks{reinterpret_cast<void*>(&pb_cpu_print_callback),
+                                  reinterpret_cast<void*>(&pb_cpu_access_callback)};
+  detail::add_sparse_callbacks(callbacks);
+  impl_->code = detail::jit_compile(std::move(m), callbacks);
 }
 CpuKernel::CpuKernel(CpuKernel&&) noexcept = default;
 CpuKernel::~CpuKernel() = default;
@@ -284,6 +287,10 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
   std::vector<int64_t> offsets(std::max<size_t>(info.stacks.size(), 1), 0), caps(offsets.size(), 0),
       deepest(offsets.size(), 0);
   std::vector<int64_t> returned(64, 0);
+  // Sparse SNodes: their cells' activity, and a struct-for task's live cells.
+  std::optional<detail::SparseHost> sparse;
+  if (info.sparse) sparse.emplace(ck, m);
+  std::vector<int64_t> task_cells;
   std::array<std::atomic<int32_t>, codegen::llvmgen::kNumFlags> flags{};
   // [0] the budget left for the next task (all ones: none), [1] the iterations its calls ran.
   std::array<uint64_t, 2> steps{};
@@ -301,7 +308,9 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
                                                      &host,
                                                      static_cast<void*>(m.ndarray_dual_ptrs.data()),
                                                      steps.data(),
-                                                     deepest.data()};
+                                                     deepest.data(),
+                                                     sparse ? &*sparse : nullptr,
+                                                     nullptr};
   void* const ctx = static_cast<void*>(words);  // the kernels take the context words as one pointer
   auto over_budget = [&](const codegen::llvmgen::TaskInfo& task, const ir::Stmt* loop) {
     return UserError(
@@ -335,7 +344,14 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
     if (task.kind == TaskKind::serial) {
       code.code->tasks[t](ctx, 0, 1, heap);
     } else {
-      int64_t n = code.code->counts[t](ctx);
+      int64_t n = 0;
+      if (!task.cell_space.empty()) {
+        task_cells = sparse->cells(task.cell_space);
+        n = static_cast<int64_t>(task_cells.size());
+        words[codegen::llvmgen::kCtxTaskCells] = task_cells.data();
+      } else {
+        n = code.code->counts[t](ctx);
+      }
       tl.iterations = n;
       if (n > 0 && static_cast<uint64_t>(n) > steps[0]) throw over_budget(task, task.loop);
       if (n > 0 && code.one_thread) {
@@ -358,6 +374,7 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
     report.tasks.push_back(tl);
     for (const auto& st : task.stacks) report.stack_deepest[st.alloc->id] = deepest[static_cast<size_t>(st.stack_id)];
     steps_used += steps[1];
+    if (sparse) sparse->throw_if_failed(task.name);
     if (int32_t l = flags[codegen::llvmgen::kFlagStepBudget].load(); l > 0)
       throw over_budget(task, info.loop_sites[static_cast<size_t>(l - 1)]);
     if (max_steps != 0 && steps_used > max_steps) throw over_budget(task, task.loop);

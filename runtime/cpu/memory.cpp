@@ -207,6 +207,7 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
     for (auto& w : v) p.push_back(w.empty() ? nullptr : w.data());
     return p;
   };
+  m.activity = st.activity;
   m.field_ptrs = ptrs(m.fields);
   m.ndarray_ptrs = ptrs(m.ndarrays);
   m.ndarray_grad_ptrs = ptrs(m.ndarray_grads);
@@ -220,6 +221,7 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
 
 void unpack(const CpuKernel& ck, const DeviceMemory& m, State& st) {
   const ir::Kernel& k = ck.kernel();
+  for (const auto& [space, cells] : m.activity) st.activity[space] = cells;
   for (size_t id = 0; id < m.fields.size(); ++id) {
     if (m.fields[id].empty()) continue;
     unpack_buffer(m.fields[id], k.fields()[id].dtype, st.fields.at(k.fields()[id].name));

@@ -41,6 +41,8 @@ ir::Shape activity_shape(const ir::Kernel& k, const ir::IndexSpace& sp) {
   return parent ? parent->shape.value_or(ir::Shape{}) : ir::Shape{};
 }
 
+ir::Value zero() { return ir::Value::from_int(ir::ScalarKind::i64, 0); }
+
 [[noreturn]] void op_error(const std::string& what, const std::string& where, const std::string& remedy) {
   throw UserError(fmt::format("{} {}", what, where), remedy);
 }
@@ -109,9 +111,18 @@ int SparseCells::space(const std::string& name) const {
   return -1;
 }
 
-void SparseCells::bind(const ir::Kernel& k, State& st, const std::vector<Buffer*>& field_bufs) {
+CellData interp_cell_data(const std::vector<Buffer*>& field_bufs) {
+  CellData d;
+  for (const Buffer* b : field_bufs) d.shapes.push_back(b ? &b->shape : nullptr);
+  d.write = [&field_bufs](ir::FieldId f, int64_t element, const ir::Value& v) {
+    if (Buffer* b = field_bufs[static_cast<size_t>(f)]) b->data[static_cast<size_t>(element)] = v.cast_to(b->dtype);
+  };
+  return d;
+}
+
+void SparseCells::bind(const ir::Kernel& k, std::map<std::string, std::vector<int64_t>>& activity, CellData data) {
   k_ = &k;
-  bufs_ = &field_bufs;
+  data_ = std::move(data);
   for (const ir::IndexSpace& sp : k.spaces) {  // one entry per space, so that indices agree
     Space s;
     s.name = sp.name;
@@ -131,7 +142,7 @@ void SparseCells::bind(const ir::Kernel& k, State& st, const std::vector<Buffer*
     }
     if (s.kind != ir::SNodeKind::dense) {
       any_sparse_ = true;
-      s.activity = &st.activity[s.name];
+      s.activity = &activity[s.name];
     }
     spaces_.push_back(std::move(s));
   }
@@ -189,18 +200,17 @@ void SparseCells::bind(const ir::Kernel& k, State& st, const std::vector<Buffer*
     if (f.tensor != 0)
       throw UserError(fmt::format("field '{}' holds tensors and lives in a sparse space, which is not run", f.name),
                       "run the scalarize pass first (`--passes=scalarize`)");
-    const Buffer* b = field_bufs[i];
-    if (b && b->shape != spaces_[static_cast<size_t>(s)].full)
-      throw UserError(fmt::format("field '{}' has shape {}, but its sparse space '{}' has shape {}", f.name,
-                                  ir::shape_to_string(b->shape), f.space,
-                                  ir::shape_to_string(spaces_[static_cast<size_t>(s)].full)),
-                      "give a field in a sparse space the space's full shape");
+    const ir::Shape* shape = i < data_.shapes.size() ? data_.shapes[i] : nullptr;
+    if (shape && *shape != spaces_[static_cast<size_t>(s)].full)
+      throw UserError(
+          fmt::format("field '{}' has shape {}, but its sparse space '{}' has shape {}", f.name,
+                      ir::shape_to_string(*shape), f.space, ir::shape_to_string(spaces_[static_cast<size_t>(s)].full)),
+          "give a field in a sparse space the space's full shape");
     field_space_[i] = s;
     // Inactive cells hold no data.
-    if (b)
-      for (size_t e = 0; e < b->data.size(); ++e)
-        if (!reach(static_cast<ir::FieldId>(i), static_cast<int64_t>(e), false))
-          field_bufs[i]->data[e] = ir::Value::zero(b->dtype);
+    if (shape)
+      for (int64_t e = 0, n = num_elements(*shape); e < n; ++e)
+        if (!reach(static_cast<ir::FieldId>(i), e, false)) data_.write(static_cast<ir::FieldId>(i), e, zero());
   }
 }
 
@@ -331,8 +341,7 @@ int64_t SparseCells::append(int s, int64_t parent, const ir::Value& value, const
   std::vector<int64_t> c = sp.parent < 0 ? std::vector<int64_t>(sp.full.size(), 0) : unravel(parent, sp.parent_full);
   std::vector<int64_t> local = unravel(i, sp.own);
   for (size_t d = 0; d < c.size(); ++d) c[d] = c[d] * sp.own[d] + local[d];
-  if (Buffer* b = (*bufs_)[static_cast<size_t>(primals.front())])
-    b->data[static_cast<size_t>(ravel(c, sp.full))] = value.cast_to(b->dtype);
+  data_.write(primals.front(), ravel(c, sp.full), value);
   return i;
 }
 
@@ -357,9 +366,7 @@ void SparseCells::zero_under(int s, int64_t cell) {
       std::vector<int64_t> c = unravel(e, div);
       for (size_t d = 0; d < c.size(); ++d) c[d] += (d < at.size() ? at[d] : 0) * div[d];
       int64_t element = ravel(c, full);
-      for (ir::FieldId f : below_sp.fields)
-        if (Buffer* b = (*bufs_)[static_cast<size_t>(f)])
-          b->data[static_cast<size_t>(element)] = ir::Value::zero(b->dtype);
+      for (ir::FieldId f : below_sp.fields) data_.write(f, element, zero());
       if (!clear_activity) continue;
       if (below_sp.kind != ir::SNodeKind::dynamic) {
         activity_at(below_sp, element) = 0;

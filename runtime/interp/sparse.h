@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -34,11 +35,26 @@ class SparseCells;
 std::optional<ir::Value> snode_op(SparseCells& cells, const ir::SNodeOpStmt& s, int space, ir::ScalarKind kind,
                                   const std::vector<ir::Value>& in, const ir::Kernel& k, const std::string& label);
 
+// The field data the cells govern, wherever a backend keeps it: each field's buffer shape (by
+// field id; null: no buffer) and a writer of one element (row-major over the buffer), which
+// converts the value to the field's element type.
+struct CellData {
+  std::vector<const ir::Shape*> shapes;
+  std::function<void(ir::FieldId, int64_t element, const ir::Value&)> write;
+};
+// The interpreter's buffers as CellData.
+CellData interp_cell_data(const std::vector<Buffer*>& field_bufs);
+
 class SparseCells {
  public:
   // Throws UserError when `k` uses a sparse SNode that is not declared, or a field of a sparse
-  // space whose shape is not the space's.
-  void bind(const ir::Kernel& k, State& st, const std::vector<Buffer*>& field_bufs);
+  // space whose shape is not the space's. `activity` (State::activity, or a backend's copy of it)
+  // must hold an entry for every declared sparse space and outlive the binding. Zeroes the data
+  // of inactive cells.
+  void bind(const ir::Kernel& k, std::map<std::string, std::vector<int64_t>>& activity, CellData data);
+  void bind(const ir::Kernel& k, State& st, const std::vector<Buffer*>& field_bufs) {
+    bind(k, st.activity, interp_cell_data(field_bufs));
+  }
   // Whether field `f` lies under a sparse space (only then does `reach` do anything).
   bool sparse_field(ir::FieldId f) const {
     return static_cast<size_t>(f) < field_space_.size() && field_space_[static_cast<size_t>(f)] >= 0;
@@ -105,7 +121,7 @@ class SparseCells {
   void zero_under(int s, int64_t cell);
 
   const ir::Kernel* k_ = nullptr;
-  const std::vector<Buffer*>* bufs_ = nullptr;
+  CellData data_;
   std::vector<Space> spaces_;
   std::vector<int> field_space_;  // by field id: its space when that space or one above is sparse, else -1
   bool any_sparse_ = false;

@@ -6,33 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "interp_test_util.h"
+#include "sparse_kernels.h"
 
 namespace pb::runtime::test {
 namespace {
 
-constexpr const char* kWrites = R"(pointer P : [4]
-dense D : [8] in P
-field x : f32[8] in D
-field r : f32[2]
-kernel {
-  <i32> $0 = const 5
-  <i32> $1 = const 2
-  <i32> $2 = const 0
-  <i32> $3 = const 1
-  <f32> $4 = const 7
-  <*f32> $5 = global ptr [x], index [$0] activate=false
-  $6 : global store [$5 <- $4]
-  <f32> $7 = global load $5
-  <*f32> $8 = global ptr [r], index [$2] activate=true
-  $9 : global store [$8 <- $7]
-  <*f32> $10 = global ptr [x], index [$1] activate=true
-  $11 : global store [$10 <- $4]
-  <*f32> $12 = global ptr [x], index [$1] activate=false
-  <f32> $13 = global load $12
-  <*f32> $14 = global ptr [r], index [$3] activate=true
-  $15 : global store [$14 <- $13]
-}
-)";
+using namespace sparse;  // NOLINT(google-build-using-namespace): the kernels under test
 
 TEST(InterpSparse, InactiveCellsReadZeroAndWritesActivateOnlyWhenAsked) {
   Ran r = run_text(kWrites);
@@ -48,24 +27,6 @@ TEST(InterpSparse, InactiveCellsReadZeroAndWritesActivateOnlyWhenAsked) {
 TEST(InterpSparse, NestedTwoDimensionalCellsAreRowMajorOverTheFullShape) {
   // dense [2, 2] cells of 2 x 2 bitmasked cells: element (3, 1) is dense cell (1, 0) = 2, local
   // cell (1, 1) = 3, bitmasked cell 3 * 4 + 1 = 13.
-  constexpr const char* kChain = R"(dense S1dense : [2, 2]
-bitmasked S2bitmasked : [4, 4] in S1dense
-field S3place<f32> : f32[4, 4] in S2bitmasked
-kernel {
-  $0 = offloaded
-  body {
-    <*gen> $1 = get root nullptr
-    <i32> $2 = const 2
-    <*gen> $3 = [S1dense][dense]::lookup($1, $2) activate = false
-    <*gen> $4 = get child [S1dense->S2bitmasked] $3
-    <i32> $5 = const 3
-    <*gen> $6 = [S2bitmasked][bitmasked]::lookup($4, $5) activate = true
-    <*f32> $7 = get child [S2bitmasked->S3place<f32>] $6
-    <f32> $8 = const 4.5
-    $9 : global store [$7 <- $8]
-  }
-}
-)";
   Ran r = run_text(kChain);
   const Buffer& x = r.field("S3place<f32>");
   for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x.data[i].as_f64(), i == 13 ? 4.5 : 0.0) << i;
@@ -120,40 +81,12 @@ kernel {
 }
 
 TEST(InterpSparse, AppendPastTheCapacityAndOpsWithoutMeaningAreRunErrors) {
-  constexpr const char* kAppend = R"(dynamic L : [2]
-field l : i32[2] in L
-kernel "k" {
-  $0 = offloaded range_for(0, 3) grid_dim=0 block_dim=32
-  body {
-    <*gen> $1 = get root nullptr
-    <i32> $2 = const 1
-    <i32> $3 = append [L] ptr = $1, val = $2
-  }
-}
-)";
   std::string e = run_error(kAppend);
   EXPECT_CONTAINS(e, "append to dynamic SNode 'L'");
   EXPECT_CONTAINS(e, "parent cell 0 is full (2 cells)");
   EXPECT_CONTAINS(e, "kernel \"k\"");
-  constexpr const char* kLengthOnPointer = R"(pointer P : [2]
-kernel {
-  <*gen> $0 = get root nullptr
-  <i32> $1 = length [P] ptr = $0
-}
-)";
   EXPECT_CONTAINS(run_error(kLengthOnPointer), "SNode op 'length' has no meaning on the pointer SNode 'P'");
   // A dynamic op reached through a cell of another SNode than the dynamic space's parent.
-  constexpr const char* kForeignCell = R"(dense A : [16]
-dense S1 : [2]
-dynamic L : [2, 4] in S1
-field l : i32[2, 4] in L
-kernel "k" {
-  <*gen> $0 = get root nullptr
-  <i32> $1 = const 15
-  <*gen> $2 = [A][dense]::lookup($0, $1) activate = false
-  <i32> $3 = length [L] ptr = $2
-}
-)";
   std::string foreign = run_error(kForeignCell);
   EXPECT_CONTAINS(foreign, "cell 15 is outside SNode 'L' (2 parent cells) at `<i32> $3 = length [L] ptr = $2`");
   EXPECT_CONTAINS(foreign, "kernel \"k\"");
@@ -162,42 +95,6 @@ kernel "k" {
 TEST(InterpSparse, SNodeOpsOnAGlobalPtrToTheCellRunAsTheirLoweredForm) {
   // Before lower_access an op takes the cell itself: is_active does not activate, activate
   // activates the cells above, append activates its parent cell's chain, length reads it.
-  constexpr const char* kOps = R"(pointer P : [4]
-bitmasked B : [8] in P
-field x : f32[8] in B
-dense S : [2]
-pointer Q : [2] in S
-dynamic L : [2, 4] in Q
-field l : i32[2, 4] in L
-field r : i32[4]
-kernel "ops" {
-  <i32> $0 = const 3
-  <i32> $1 = const 0
-  <i32> $2 = const 1
-  <*gen> $3 = global ptr [B], index [$0] activate=true
-  <u1> $4 = is_active [B] ptr = $3
-  <i32> $5 = cast_value<i32> $4
-  <*i32> $6 = global ptr [r], index [$1] activate=true
-  $7 : global store [$6 <- $5]
-  $8 : activate [B] ptr = $3
-  <u1> $9 = is_active [B] ptr = $3
-  <i32> $10 = cast_value<i32> $9
-  <*i32> $11 = global ptr [r], index [$2] activate=true
-  $12 : global store [$11 <- $10]
-  <*gen> $13 = global ptr [L], index [$2] activate=true
-  <i32> $14 = append [L] ptr = $13, val = $0
-  <i32> $15 = append [L] ptr = $13, val = $0
-  <i32> $16 = length [L] ptr = $13
-  <i32> $17 = const 2
-  <*i32> $18 = global ptr [r], index [$17] activate=true
-  $19 : global store [$18 <- $16]
-  <*gen> $20 = global ptr [P], index [$2] activate=true
-  <u1> $21 = is_active [P] ptr = $20
-  <i32> $22 = cast_value<i32> $21
-  <*i32> $23 = global ptr [r], index [$0] activate=true
-  $24 : global store [$23 <- $22]
-}
-)";
   Ran r = run_text(kOps);
   EXPECT_EQ(r.at("r", 0).as_i64(), 0);  // B cell 3 before activate
   EXPECT_EQ(r.at("r", 1).as_i64(), 1);  // after
@@ -216,26 +113,6 @@ kernel "ops" {
 TEST(InterpSparse, DeactivatingACellDeactivatesTheSparseCellsBelowIt) {
   // x[1] activates P cell 0 and B cell 1; deactivating P cell 0 and activating it again leaves
   // B cell 1 inactive, as a fresh block is.
-  constexpr const char* kFresh = R"(pointer P : [2]
-bitmasked B : [8] in P
-field x : f32[8] in B
-field r : i32[]
-kernel {
-  <i32> $0 = const 1
-  <i32> $1 = const 0
-  <f32> $2 = const 2.5
-  <*f32> $3 = global ptr [x], index [$0] activate=true
-  $4 : global store [$3 <- $2]
-  <*gen> $5 = global ptr [P], index [$1] activate=true
-  $6 : deactivate [P] ptr = $5
-  $7 : activate [P] ptr = $5
-  <*gen> $8 = global ptr [B], index [$0] activate=true
-  <u1> $9 = is_active [B] ptr = $8
-  <i32> $10 = cast_value<i32> $9
-  <*i32> $11 = global ptr [r], index [] activate=true
-  $12 : global store [$11 <- $10]
-}
-)";
   Ran r = run_text(kFresh);
   EXPECT_EQ(r.at("r").as_i64(), 0);
   EXPECT_EQ(r.at("x", 1).as_f64(), 0.0);

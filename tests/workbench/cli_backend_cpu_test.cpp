@@ -82,23 +82,36 @@ TEST(CliBackend, DynamicGlobalAccessCheckRunsOnTheCpuAndIsRefusedOnVulkan) {
   EXPECT_NE(cpu.err.find(report), std::string::npos) << "interp:\n" << interp.err << "\ncpu:\n" << cpu.err;
 }
 
-// Sparse SNodes run on the interpreter, which prints their activity; the cpu and vulkan backends
-// compile dense SNodes only and refuse the kernel up front, naming its sparse space.
-TEST(CliBackend, SparseSNodesRunOnTheInterpreterAndAreRefusedByTheCompilers) {
+// Sparse SNodes run on the interpreter and the cpu, which print the same values and cell
+// activity; vulkan compiles dense SNodes only and refuses the kernel up front, naming its sparse
+// space.
+TEST(CliBackend, SparseSNodesRunOnTheInterpreterAndTheCpuAndAreRefusedByVulkan) {
   const std::string fixture =
       std::string(PASSBENCH_SOURCE_DIR) + "/fixtures/interp/sparse_pointer_struct_for.fixture.json";
   auto interp = run_cli("run " + fixture);
   EXPECT_EQ(interp.exit_code, 0) << interp.err;
   EXPECT_NE(interp.out.find("\"active\""), std::string::npos) << interp.out;
-  for (const char* backend : {"cpu", "vulkan"}) {
-    auto r = run_cli("run " + fixture + " --backend=" + backend);
-    EXPECT_EQ(r.exit_code, 1) << backend << r.out << r.err;
-    EXPECT_NE(r.err.find("backend compiles dense SNodes only: index space 'S1pointer' is pointer"), std::string::npos)
-        << backend << r.err;
-    EXPECT_NE(r.err.find("run the kernel on the interpreter (--backend=interp), which runs sparse SNodes"),
-              std::string::npos)
-        << r.err;
-  }
+  auto cpu = run_cli("run " + fixture + " --backend=cpu");
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_EQ(cpu.out, interp.out);
+  auto both = run_cli("run " + fixture + " --backend=interp,cpu");
+  EXPECT_EQ(both.exit_code, 0) << both.out << both.err;
+  EXPECT_NE(both.out.find("S1pointer (cells)"), std::string::npos) << both.out;
+  auto r = run_cli("run " + fixture + " --backend=vulkan");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("backend compiles dense SNodes only: index space 'S1pointer' is pointer"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("run the kernel on the interpreter (--backend=interp) or the cpu"), std::string::npos) << r.err;
+}
+
+// The kernel's print statements write on the backend that runs it too.
+TEST(CliBackend, ACpuRunShowsWhatTheKernelPrinted) {
+  const std::string fixture =
+      std::string(PASSBENCH_SOURCE_DIR) + "/fixtures/dumps/taichi_doc_listgen_bitmasked.fixture.json";
+  auto r = run_cli("run " + fixture + " --backend=cpu");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* line : {"[debug] i = 2\n", "[debug] i = 8\n", "[debug] i = 9\n", "[debug] i = 15\n"})
+    EXPECT_NE(r.err.find(line), std::string::npos) << r.err;
 }
 
 TEST(CliBackend, UnknownBackendIsRefused) {

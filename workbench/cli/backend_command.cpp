@@ -42,6 +42,7 @@ int cmd_run_backend(const RunArgs& a) {
   try {
     if (backends.size() == 1) {
       workbench::BackendRun run = workbench::run_on_backend(backends.front(), *k, req, pipeline, o);
+      for (const auto& t : run.launches) std::cerr << t.printed;
       if (a.time)
         for (const auto& t : run.launches)
           std::cerr << fmt::format(

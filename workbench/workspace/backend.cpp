@@ -104,6 +104,18 @@ std::vector<BackendDiff> diff_states(Backend b, const runtime::State& want, cons
     auto it = theirs.find(a.name);
     rows.push_back(diff(b, a, it == theirs.end() ? nullptr : it->second, tol));
   }
+  // Sparse spaces: which cells are active (a dynamic space's lengths), compared exactly.
+  auto cells = [](const std::vector<int64_t>& v) {
+    runtime::Buffer buf{ir::ScalarKind::i64, {static_cast<int64_t>(v.size())}, {}};
+    for (int64_t c : v) buf.data.push_back(ir::Value::from_int(ir::ScalarKind::i64, c));
+    return buf;
+  };
+  for (const auto& [space, active] : want.activity) {
+    runtime::Buffer w = cells(active), g;
+    auto it = got.activity.find(space);
+    if (it != got.activity.end()) g = cells(it->second);
+    rows.push_back(diff(b, {space + " (cells)", &w}, it == got.activity.end() ? nullptr : &g, tol));
+  }
   return rows;
 }
 
@@ -178,14 +190,18 @@ LaunchTime run_state_on(Backend b, const ir::Kernel& k, runtime::State& state, c
     switch (b) {
       case Backend::interp: {
         auto start = std::chrono::steady_clock::now();
-        t.returned = runtime::run_kernel(k, state, o.interp).returned;
+        runtime::RunResult r = runtime::run_kernel(k, state, o.interp);
+        t.returned = std::move(r.returned);
+        t.printed = std::move(r.printed);
         t.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         t.kernel_ms = t.launch_ms;
         return t;
       }
       case Backend::cpu: {
         auto start = std::chrono::steady_clock::now();
-        t.returned = run_on_backend(Backend::cpu, k, state, o.interp).returned;
+        runtime::RunResult r = run_on_backend(Backend::cpu, k, state, o.interp);
+        t.returned = std::move(r.returned);
+        t.printed = std::move(r.printed);
         t.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         t.kernel_ms = t.launch_ms;
         return t;

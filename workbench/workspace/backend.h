@@ -38,6 +38,7 @@ struct LaunchTime {
   double launch_ms = 0;
   bool timed = false;               // kernel_ms is from timestamps
   std::vector<ir::Value> returned;  // cpu, vulkan: the values of the kernel's last `return`
+  std::string printed;              // interp, cpu: what the kernel's print statements wrote
 };
 
 // Runs `k` against `state` on `b`; a run-time error of the kernel (overflow, assert) is a
@@ -54,7 +55,7 @@ BackendRun run_on_backend(Backend b, const ir::Kernel& k, const RunRequest& req,
                           const BackendOptions& o);
 
 // One row of a comparison: a field, gradient field or ndarray on one backend against the
-// interpreter.
+// interpreter, or a sparse space's cell activity ("S1pointer (cells)").
 struct BackendDiff {
   Backend backend = Backend::interp;
   std::string array;  // "y", "x_grad", "arg1"

@@ -1,0 +1,150 @@
+// Sparse SNodes on the CPU backend (runtime/cpu/sparse_host.h): every sparse kernel of the
+// interpreter's tests gives the interpreter's values and cell activity, element for element, or
+// fails as the interpreter does; a parallel task activates and visits more cells than it has
+// threads; nested dense spaces number their cells as the interpreter does; deactivation zeroes the
+// packed buffers; and problems found on the host fail the launch, naming the statement and task.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ir/diagnostic.h"
+#include "ir/parser.h"
+#include "runtime/cpu/cpu.h"
+#include "runtime/interp/interpreter.h"
+#include "sparse_kernels.h"
+
+namespace pb::runtime::cpu {
+namespace {
+
+struct Both {
+  nlohmann::json interp, cpu;  // state_to_json after the run
+  std::string interp_error, cpu_error;
+};
+
+Both run_both(const std::string& text, const nlohmann::json& inputs = nullptr, int threads = 4) {
+  auto k = ir::parse_kernel(text);
+  Both out;
+  State a = make_state(*k, inputs), b = make_state(*k, inputs);
+  try {
+    runtime::run_kernel(*k, a);
+    out.interp = state_to_json(*k, a);
+  } catch (const UserError& e) {
+    out.interp_error = e.what();
+  }
+  CpuRuntime rt(threads);
+  try {
+    cpu::run_kernel(*k, b, {}, {}, &rt);
+    out.cpu = state_to_json(*k, b);
+  } catch (const UserError& e) {
+    out.cpu_error = e.what();
+  }
+  return out;
+}
+
+TEST(CpuSparse, TheInterpretersSparseKernelsGiveItsValuesAndActivity) {
+  using namespace runtime::test::sparse;  // NOLINT(google-build-using-namespace): the kernels under test
+  for (const char* text : {kWrites, kChain, kOps, kFresh}) {
+    Both r = run_both(text);
+    ASSERT_EQ(r.interp_error, "") << text;
+    ASSERT_EQ(r.cpu_error, "") << text;
+    EXPECT_TRUE(r.interp.contains("active")) << r.interp.dump();
+    EXPECT_EQ(r.cpu, r.interp) << text;
+  }
+  // Activity given in the inputs: x[5] lies in an active cell.
+  Both given = run_both(kWrites, nlohmann::json::parse(R"({"active": {"P": [0, 0, 1, 0]}})"));
+  EXPECT_EQ(given.cpu, given.interp);
+  EXPECT_EQ(given.cpu["active"]["P"], nlohmann::json::parse("[0, 1, 1, 0]"));
+}
+
+TEST(CpuSparse, HostProblemsFailTheLaunchNamingTheStatementAndTask) {
+  using namespace runtime::test::sparse;  // NOLINT(google-build-using-namespace): the kernels under test
+  Both full = run_both(kAppend);
+  EXPECT_NE(full.interp_error, "");
+  for (const char* part : {"append to dynamic SNode 'L'", "parent cell 0 is full (2 cells)", "kernel \"k\"",
+                           "(cpu, task task0_range_for)"})
+    EXPECT_NE(full.cpu_error.find(part), std::string::npos) << full.cpu_error;
+  Both length = run_both(kLengthOnPointer);
+  EXPECT_NE(length.cpu_error.find("SNode op 'length' has no meaning on the pointer SNode 'P'"), std::string::npos)
+      << length.cpu_error;
+  Both foreign = run_both(kForeignCell);
+  EXPECT_NE(foreign.cpu_error.find("cell 15 is outside SNode 'L' (2 parent cells) at `<i32> $3 = length [L] ptr = $2`"),
+            std::string::npos)
+      << foreign.cpu_error;
+  std::string out_of_bounds = kOps;
+  out_of_bounds.replace(out_of_bounds.find("const 3"), 7, "const 8");
+  Both oob = run_both(out_of_bounds);
+  EXPECT_NE(oob.cpu_error.find("index out of bounds for SNode 'B' of shape [8]"), std::string::npos) << oob.cpu_error;
+}
+
+// 4,096 iterations on 4 threads activate every other pointer block through their writes; a
+// struct for over the dense space below visits only the live cells (2,048 of them) and sums
+// them atomically; is_active reads back per block.
+TEST(CpuSparse, ParallelTasksActivateAndVisitMoreCellsThanThreads) {
+  constexpr const char* kParallel = R"(pointer P : [64]
+dense D : [4096] in P
+field x : f32[4096] in D
+field total : f32[]
+field seen : i32[64]
+kernel "many" {
+  <i32> $0 = const 0
+  <i32> $1 = const 4096
+  <i32> $2 = const 64
+  <i32> $3 = const 2
+  $4 : for in range($0, $1) block_dim=adaptive {
+    <i32> $5 = loop $4 index 0
+    <i32> $6 = floordiv $5 $2
+    <i32> $7 = mod $6 $3
+    <u1> $8 = cmp_eq $7 $0
+    $9 : if $8 {
+      <f32> $10 = cast_value<f32> $5
+      <*f32> $11 = global ptr [x], index [$5] activate=true
+      $12 : global store [$11 <- $10]
+    }
+  }
+  $13 : struct for in D noneblock_dim=adaptive {
+    <i32> $14 = loop $13 index 0
+    <*f32> $15 = global ptr [x], index [$14] activate=false
+    <f32> $16 = global load $15
+    <*f32> $17 = global ptr [total], index [] activate=true
+    <f32> $18 = atomic add($17, $16)
+  }
+  $19 : for in range($0, $2) block_dim=adaptive {
+    <i32> $20 = loop $19 index 0
+    <*gen> $21 = global ptr [P], index [$20] activate=true
+    <u1> $22 = is_active [P] ptr = $21
+    <i32> $23 = cast_value<i32> $22
+    <*i32> $24 = global ptr [seen], index [$20] activate=true
+    $25 : global store [$24 <- $23]
+  }
+}
+)";
+  Both r = run_both(kParallel, nullptr, 4);
+  ASSERT_EQ(r.interp_error, "");
+  ASSERT_EQ(r.cpu_error, "");
+  EXPECT_EQ(r.cpu["active"], r.interp["active"]);
+  EXPECT_EQ(r.cpu["fields"]["x"], r.interp["fields"]["x"]);
+  EXPECT_EQ(r.cpu["fields"]["seen"], r.interp["fields"]["seen"]);
+  // The sum of 2,048 integers below 2^12 is exact in f32 only up to rounding of partial sums in
+  // another order: compare with a relative tolerance.
+  double want = r.interp["fields"]["total"]["data"][0].get<double>();
+  EXPECT_NEAR(r.cpu["fields"]["total"]["data"][0].get<double>(), want, 1e-5 * want);
+  int active = 0;
+  for (const auto& a : r.cpu["active"]["P"]) active += a.get<int>();
+  EXPECT_EQ(active, 32);
+}
+
+// Nested dense spaces: a lookup's cell is numbered over the space's full shape, as the
+// interpreter numbers it (element (3, 1) of a [2, 2] over [4, 4] layout is 13).
+TEST(CpuSparse, NestedDenseSpacesNumberCellsAsTheInterpreter) {
+  std::string dense = runtime::test::sparse::kChain;
+  dense.replace(dense.find("bitmasked S2bitmasked"), 21, "dense S2bitmasked");
+  dense.replace(dense.find("[S2bitmasked][bitmasked]"), 24, "[S2bitmasked][dense]");
+  Both r = run_both(dense);
+  ASSERT_EQ(r.interp_error, "");
+  ASSERT_EQ(r.cpu_error, "") << r.cpu_error;
+  EXPECT_EQ(r.cpu, r.interp);
+  EXPECT_EQ(r.cpu["fields"]["S3place<f32>"]["data"][13], 4.5) << r.cpu.dump();
+}
+
+}  // namespace
+}  // namespace pb::runtime::cpu
