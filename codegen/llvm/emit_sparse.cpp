@@ -9,8 +9,32 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "ir/snode.h"
+#include "ir/visitor.h"
 
 namespace pb::codegen::llvmgen::detail {
+
+bool TaskEmitter::listed_cell(const ir::GlobalPtrStmt& s) const {
+  const TaskInfo& task = m_.info.tasks[index_];
+  const ir::Field& field = m_.kernel.field(s.field);
+  if (task.cell_space.empty() || field.space != task.cell_space) return false;
+  auto shape = m_.shapes.fields.find(s.field);
+  auto space = m_.shapes.spaces.find(task.cell_space);
+  if (shape == m_.shapes.fields.end() || space == m_.shapes.spaces.end() || shape->second != space->second ||
+      s.indices().size() != shape->second.size())
+    return false;
+  for (size_t d = 0; d < s.indices().size(); ++d) {
+    const auto* li = ir::dyn_cast<ir::LoopIndexStmt>(s.indices()[d]);
+    if (!li || li->loop() != task_.loop || li->axis != static_cast<int>(d)) return false;
+  }
+  if (deactivates_ < 0) {
+    bool any = false;
+    ir::walk(m_.kernel.root(), [&](const ir::Stmt& st) {
+      if (const auto* op = ir::dyn_cast<ir::SNodeOpStmt>(&st); op && op->op == "deactivate") any = true;
+    });
+    deactivates_ = any ? 1 : 0;
+  }
+  return deactivates_ == 0;
+}
 
 bool TaskEmitter::sparse_field(ir::FieldId f) const {
   const ir::Field& field = m_.kernel.field(f);

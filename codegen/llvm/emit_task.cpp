@@ -545,7 +545,7 @@ void TaskEmitter::emit(const ir::GlobalPtrStmt& s) {
       eb.getPtrTy(), eb.CreateConstInBoundsGEP1_64(eb.getPtrTy(), fields, static_cast<uint64_t>(s.field)));
   llvm::Value* off = checked_offset(s.indices(), shape, code);
   llvm::Value* p = b_.CreateInBoundsGEP(memory_type(s.type.scalar), base, off);
-  set(s, sparse_field(s.field) ? sparse_reach(s, s.field, p, off, s.activate) : p);
+  set(s, sparse_field(s.field) && !listed_cell(s) ? sparse_reach(s, s.field, p, off, s.activate) : p);
 }
 
 void TaskEmitter::emit(const ir::ExternalPtrStmt& s) {

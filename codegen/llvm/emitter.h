@@ -80,7 +80,7 @@ class TaskEmitter {
   // Through the sparse-SNode host (emit_sparse.cpp).
   void emit(const ir::SNodeOpStmt&);
   void emit(const ir::SNodePtrStmt&);
-  // Kinds passbench reads and interprets but compiles nowhere yet.
+  // The other kinds passbench reads and interprets but compiles nowhere yet.
   template <class T>
     requires(ir::has_no_backend(T::kKind))
   void emit(const T& s) {
@@ -166,6 +166,10 @@ class TaskEmitter {
   // What a pointer through a cell that is not live reaches: an 8-byte slot of the call, read as 0
   // (loads and atomics through such a pointer give 0; stores land in the slot and are never read).
   llvm::Value* ambient();
+  // Whether `s` points at the cell of the task's own iteration in a struct-for task over the
+  // field's own sparse space: the host listed that cell as live at launch, and with no
+  // `deactivate` in the kernel it stays live, so the pointer needs no call.
+  bool listed_cell(const ir::GlobalPtrStmt& s) const;
   // After a load or atomic `s` through `ptr`: its value is 0 when `ptr` is the ambient slot.
   void zero_if_ambient(const ir::Stmt& s, const ir::Stmt* ptr);
   // A lookup the host does (a declared space that is sparse, under a sparse one, or nested):
@@ -219,6 +223,7 @@ class TaskEmitter {
   std::vector<llvm::BasicBlock*> while_exits_;
   llvm::AllocaInst* ambient_ = nullptr;
   std::unordered_set<const ir::Stmt*> ambient_ptrs_;  // pointers that may be the ambient slot
+  mutable int deactivates_ = -1;                      // whether the kernel deactivates cells (-1: not yet known)
 };
 
 }  // namespace pb::codegen::llvmgen::detail

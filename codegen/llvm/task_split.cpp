@@ -59,7 +59,7 @@ KernelPlan plan_tasks(const ir::Kernel& k) {
                                   "model)",
                                   ir::print_stmt(*s, k)),
                       "compare the mesh kernel's IR; compile kernels without a mesh");
-    if (off && !off->has_body()) {  // listgen / gc / clear_list: dense SNodes need none of them
+    if (off && !off->has_body()) {  // listgen / gc / clear_list: struct fors list their own cells
       open_serial = false;
       continue;
     }

@@ -69,6 +69,9 @@ struct DeviceMemory {
   std::vector<ir::ScalarKind> arg_kinds;                                      // the type each scalar word holds
   std::vector<void*> field_ptrs, ndarray_ptrs, ndarray_grad_ptrs, ndarray_dual_ptrs;
   std::map<std::string, std::vector<int64_t>> activity;  // State::activity: sparse spaces' cells
+  // Set by a launch of a kernel with sparse SNodes: the elements under inactive cells are zero, as
+  // a launch leaves them, so the next launch need not zero them again. pack leaves it false.
+  bool inactive_zeroed = false;
 };
 
 // Packs `state` for `kernel` (shapes must be the kernel's compiled ones). Throws UserError.

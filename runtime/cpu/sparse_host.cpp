@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "ir/eval.h"
 #include "ir/printer.h"
 #include "runtime/cpu/cpu_impl.h"
@@ -20,7 +22,11 @@ runtime::detail::CellData packed_data(const CpuKernel& ck, DeviceMemory& m) {
     void* base = static_cast<size_t>(f) < m.field_ptrs.size() ? m.field_ptrs[static_cast<size_t>(f)] : nullptr;
     if (!base) return;
     ir::ScalarKind kind = k.field(f).dtype;
-    store_value(static_cast<char*>(base) + element * element_bytes(kind), v.cast_to(kind), kind);
+    char* at = static_cast<char*>(base) + element * element_bytes(kind);
+    if (v.is_zero())  // zeroing under inactive cells, most of what is written: every kind's 0 is all zero bits
+      std::memset(at, 0, static_cast<size_t>(element_bytes(kind)));
+    else
+      store_value(at, v.cast_to(kind), kind);
   };
   return d;
 }
@@ -28,7 +34,8 @@ runtime::detail::CellData packed_data(const CpuKernel& ck, DeviceMemory& m) {
 }  // namespace
 
 SparseHost::SparseHost(const CpuKernel& ck, DeviceMemory& m) : ck_(ck) {
-  cells_.bind(ck.kernel(), m.activity, packed_data(ck, m));
+  cells_.bind(ck.kernel(), m.activity, packed_data(ck, m), !m.inactive_zeroed);
+  m.inactive_zeroed = true;
   for (const auto& site : ck.info().sparse_sites) site_space_.push_back(cells_.space(site.snode));
 }
 

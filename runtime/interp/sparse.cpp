@@ -120,7 +120,8 @@ CellData interp_cell_data(const std::vector<Buffer*>& field_bufs) {
   return d;
 }
 
-void SparseCells::bind(const ir::Kernel& k, std::map<std::string, std::vector<int64_t>>& activity, CellData data) {
+void SparseCells::bind(const ir::Kernel& k, std::map<std::string, std::vector<int64_t>>& activity, CellData data,
+                       bool zero_inactive) {
   k_ = &k;
   data_ = std::move(data);
   for (const ir::IndexSpace& sp : k.spaces) {  // one entry per space, so that indices agree
@@ -187,6 +188,7 @@ void SparseCells::bind(const ir::Kernel& k, std::map<std::string, std::vector<in
                       "declare the space with the kind the dump prints");
   });
   field_space_.assign(k.fields().size(), -1);
+  std::map<int, std::vector<char>> live_maps;  // by space, for the fields in it
   if (!any_sparse_) return;
   for (size_t i = 0; i < k.fields().size(); ++i) {
     const ir::Field& f = k.fields()[i];
@@ -208,9 +210,13 @@ void SparseCells::bind(const ir::Kernel& k, std::map<std::string, std::vector<in
           "give a field in a sparse space the space's full shape");
     field_space_[i] = s;
     // Inactive cells hold no data.
-    if (shape)
-      for (int64_t e = 0, n = num_elements(*shape); e < n; ++e)
-        if (!reach(static_cast<ir::FieldId>(i), e, false)) data_.write(static_cast<ir::FieldId>(i), e, zero());
+    if (shape && zero_inactive) {
+      auto [at, fresh] = live_maps.try_emplace(s);
+      if (fresh) at->second = live_map(s);
+      const std::vector<char>& live = at->second;
+      for (size_t e = 0; e < live.size(); ++e)
+        if (!live[e]) data_.write(static_cast<ir::FieldId>(i), static_cast<int64_t>(e), zero());
+    }
   }
 }
 
@@ -268,11 +274,43 @@ std::optional<std::vector<int64_t>> SparseCells::visited_cells(const std::string
   for (int l = s; l >= 0; l = spaces_[static_cast<size_t>(l)].parent)
     sparse = sparse || spaces_[static_cast<size_t>(l)].kind != ir::SNodeKind::dense;
   if (!sparse) return std::nullopt;
-  const Space& sp = spaces_[static_cast<size_t>(s)];
+  std::vector<char> live = live_map(s);
   std::vector<int64_t> cells;
-  for (int64_t cell = 0, n = num_elements(sp.full); cell < n; ++cell)
-    if (reach_coords(s, unravel(cell, sp.full), false)) cells.push_back(cell);
+  for (size_t cell = 0; cell < live.size(); ++cell)
+    if (live[cell]) cells.push_back(static_cast<int64_t>(cell));
   return cells;
+}
+
+std::vector<char> SparseCells::live_map(int s) const {
+  const Space& sp = spaces_[static_cast<size_t>(s)];
+  std::vector<char> up;
+  if (sp.parent >= 0) up = live_map(sp.parent);  // as deep as the nesting, which the header bounds
+  const size_t rank = sp.full.size();
+  std::vector<char> live(static_cast<size_t>(num_elements(sp.full)), 1);
+  // The cell's coordinates counted row-major, each as c = q * own + r (q on the parent's axis),
+  // so that no cell divides.
+  std::vector<int64_t> c(rank, 0), q(rank, 0), r(rank, 0);
+  for (size_t cell = 0; cell < live.size(); ++cell) {
+    int64_t parent = 0, local = 0;  // the parent's cell, and the index under it
+    for (size_t d = 0; d < rank; ++d) {
+      if (sp.parent >= 0) parent = parent * sp.parent_full[d] + q[d];
+      local = local * sp.own[d] + r[d];
+    }
+    bool ok = up.empty() || up[static_cast<size_t>(parent)];
+    if (ok && sp.kind == ir::SNodeKind::dynamic)
+      ok = local < activity_at(sp, sp.parent < 0 ? 0 : parent);
+    else if (ok && sp.kind != ir::SNodeKind::dense)
+      ok = activity_at(sp, static_cast<int64_t>(cell)) != 0;
+    live[cell] = ok ? 1 : 0;
+    for (size_t d = rank; d-- > 0;) {
+      if (++c[d] < sp.full[d]) {
+        if (++r[d] == sp.own[d]) r[d] = 0, ++q[d];
+        break;
+      }
+      c[d] = q[d] = r[d] = 0;
+    }
+  }
+  return live;
 }
 
 int64_t SparseCells::child_cell(int s, int64_t parent, int64_t index) const {

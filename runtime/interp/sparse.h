@@ -50,8 +50,9 @@ class SparseCells {
   // Throws UserError when `k` uses a sparse SNode that is not declared, or a field of a sparse
   // space whose shape is not the space's. `activity` (State::activity, or a backend's copy of it)
   // must hold an entry for every declared sparse space and outlive the binding. Zeroes the data
-  // of inactive cells.
-  void bind(const ir::Kernel& k, std::map<std::string, std::vector<int64_t>>& activity, CellData data);
+  // of inactive cells, unless `zero_inactive` is false (the caller knows it is zero already).
+  void bind(const ir::Kernel& k, std::map<std::string, std::vector<int64_t>>& activity, CellData data,
+            bool zero_inactive = true);
   void bind(const ir::Kernel& k, State& st, const std::vector<Buffer*>& field_bufs) {
     bind(k, st.activity, interp_cell_data(field_bufs));
   }
@@ -115,6 +116,9 @@ class SparseCells {
   static int64_t& activity_at(const Space& sp, int64_t index);
   // `coords` over space `s`'s full shape: whether every sparse space from `s` up is live.
   bool reach_coords(int s, const std::vector<int64_t>& coords, bool activate);
+  // Per cell of space `s` (row-major over its full shape): whether it and every sparse space above
+  // it are live. One pass per level, no allocation per cell.
+  std::vector<char> live_map(int s) const;
   // Zeroes every field element under cell `cell` of pointer/bitmasked space `s` (whole cell block)
   // or, for a dynamic space, under parent cell `cell`, and deactivates the sparse spaces' cells
   // below it.

@@ -1,6 +1,7 @@
 // The LLVM CPU backend against the reference interpreter and hand-written C++ (-O2): kernel time
 // per launch for an elementwise loop with a loop-carried dynamic inner loop (stacks in reverse),
-// nested loops, and atomics into a scalar; forward and reverse; 1K..1M top-level iterations.
+// nested loops, atomics into a scalar, and a struct for over a sparse field (half its pointer
+// blocks active); forward and reverse; 1K..1M top-level iterations.
 // Google Benchmark; JSON with --benchmark_out=FILE --benchmark_out_format=json. Each run reports
 // median, min and max over --benchmark_repetitions. Figures: docs/performance.md.
 #include <benchmark/benchmark.h>
@@ -19,7 +20,7 @@ namespace pb::bench {
 namespace {
 
 enum class Backend { interp, cpu, cpu_1thread, native };
-enum class Shape { carried, nested, atomic };
+enum class Shape { carried, nested, atomic, sparse };
 
 const char* name(Backend b) {
   switch (b) {
@@ -34,10 +35,39 @@ const char* name(Backend b) {
   }
   return "?";
 }
-const char* name(Shape s) { return s == Shape::carried ? "carried" : s == Shape::nested ? "nested" : "atomic"; }
+const char* name(Shape s) {
+  switch (s) {
+    case Shape::carried:
+      return "carried";
+    case Shape::nested:
+      return "nested";
+    case Shape::atomic:
+      return "atomic";
+    case Shape::sparse:
+      return "sparse";
+  }
+  return "?";
+}
 
 std::string kernel_text(Shape s, int64_t n) {
-  return s == Shape::carried ? carried_kernel(n) : s == Shape::nested ? nested_kernel(n) : atomic_kernel(n);
+  switch (s) {
+    case Shape::carried:
+      return carried_kernel(n);
+    case Shape::nested:
+      return nested_kernel(n);
+    case Shape::atomic:
+      return atomic_kernel(n);
+    case Shape::sparse:
+      return sparse_kernel(n);
+  }
+  return "";
+}
+
+// The sparse shape's pointer blocks: every other one active.
+std::vector<int64_t> sparse_active(int64_t n) {
+  std::vector<int64_t> a(static_cast<size_t>(n / kSparseBlock));
+  for (size_t b = 0; b < a.size(); ++b) a[b] = b % 2 == 0 ? 1 : 0;
+  return a;
 }
 
 nlohmann::json inputs(Shape s, int64_t n) {
@@ -47,6 +77,7 @@ nlohmann::json inputs(Shape s, int64_t n) {
   if (s == Shape::carried) in["fields"]["n"] = {{"data", std::vector<int>(static_cast<size_t>(n), kCarriedTrips)}};
   if (s != Shape::atomic) in["fields"]["y_grad"] = {{"data", std::vector<double>(static_cast<size_t>(n), 1.0)}};
   if (s == Shape::atomic) in["fields"]["total_grad"] = {{"data", {1.0}}};
+  if (s == Shape::sparse) in["active"] = {{"P", sparse_active(n)}};
   return in;
 }
 
@@ -54,6 +85,7 @@ void run_native(benchmark::State& bs, Shape s, bool reverse, int64_t n) {
   std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n)), dy(static_cast<size_t>(n), 1.0f),
       dx(static_cast<size_t>(n));
   std::vector<int32_t> trips(static_cast<size_t>(n), kCarriedTrips);
+  std::vector<int64_t> active = sparse_active(n);
   for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = 0.1f + 0.001f * static_cast<float>(i % 1000);
   float total = 0;
   for (auto _ : bs) {
@@ -63,6 +95,10 @@ void run_native(benchmark::State& bs, Shape s, bool reverse, int64_t n) {
       native_carried_forward(x.data(), trips.data(), y.data(), n);
     else if (s == Shape::nested)
       native_nested_forward(x.data(), y.data(), n);
+    else if (s == Shape::sparse && reverse)
+      native_sparse_reverse(active.data(), x.data(), dy.data(), dx.data(), n);
+    else if (s == Shape::sparse)
+      native_sparse_forward(active.data(), x.data(), y.data(), n);
     else
       total += native_atomic_forward(x.data(), n);
     benchmark::DoNotOptimize(y.data());
@@ -108,10 +144,10 @@ double at(const std::vector<double>& v, double q) {
 int main(int argc, char** argv) {
   using namespace pb::bench;
   benchmark::Initialize(&argc, argv);
-  for (Shape s : {Shape::carried, Shape::nested, Shape::atomic})
+  for (Shape s : {Shape::carried, Shape::nested, Shape::atomic, Shape::sparse})
     for (bool reverse : {false, true})
       for (Backend b : {Backend::interp, Backend::cpu, Backend::cpu_1thread, Backend::native}) {
-        if (b == Backend::native && reverse && s != Shape::carried) continue;
+        if (b == Backend::native && reverse && s != Shape::carried && s != Shape::sparse) continue;
         for (int64_t n : {int64_t{1000}, int64_t{10000}, int64_t{100000}, int64_t{1000000}}) {
           std::string label = fmt::format("{}/{}/{}/{}", name(s), reverse ? "reverse" : "forward", name(b), n);
           auto* bm = benchmark::RegisterBenchmark(label.c_str(),

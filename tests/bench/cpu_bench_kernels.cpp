@@ -62,4 +62,25 @@ kernel "atomic" {{
                      n);
 }
 
+std::string sparse_kernel(int64_t n) {
+  return fmt::format(R"(pointer P : [{1}]
+dense D : [{0}] in P
+field x : f32[{0}] grad x_grad in D
+field y : f32[{0}] grad y_grad in D
+kernel "sparse" {{
+  <f32> $0 = const 1
+  $1 : struct for in D noneblock_dim=adaptive {{
+    <i32> $2 = loop $1 index 0
+    <*f32> $3 = global ptr [x], index [$2] activate=false
+    <f32> $4 = global load $3
+    <f32> $5 = mul $4 $4
+    <f32> $6 = add $5 $0
+    <*f32> $7 = global ptr [y], index [$2] activate=true
+    $8 : global store [$7 <- $6]
+  }}
+}}
+)",
+                     n, n / kSparseBlock);
+}
+
 }  // namespace pb::bench

@@ -44,4 +44,18 @@ float native_atomic_forward(const float* x, int64_t n) {
   return total;
 }
 
+void native_sparse_forward(const int64_t* active, const float* x, float* y, int64_t n) {
+  for (int64_t b = 0; b < n / kSparseBlock; ++b) {
+    if (!active[b]) continue;
+    for (int64_t i = b * kSparseBlock; i < (b + 1) * kSparseBlock; ++i) y[i] = x[i] * x[i] + 1.0f;
+  }
+}
+
+void native_sparse_reverse(const int64_t* active, const float* x, const float* dy, float* dx, int64_t n) {
+  for (int64_t b = 0; b < n / kSparseBlock; ++b) {
+    if (!active[b]) continue;
+    for (int64_t i = b * kSparseBlock; i < (b + 1) * kSparseBlock; ++i) dx[i] += dy[i] * 2.0f * x[i];
+  }
+}
+
 }  // namespace pb::bench

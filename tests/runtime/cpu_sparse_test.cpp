@@ -146,5 +146,33 @@ TEST(CpuSparse, NestedDenseSpacesNumberCellsAsTheInterpreter) {
   EXPECT_EQ(r.cpu["fields"]["S3place<f32>"]["data"][13], 4.5) << r.cpu.dump();
 }
 
+// A struct for over a sparse space reaches its own cell without a call only while nothing in the
+// kernel deactivates cells: here each iteration deactivates its block first, so its write is
+// dropped on both backends.
+TEST(CpuSparse, AStructForThatDeactivatesItsOwnBlockDropsItsWrites) {
+  constexpr const char* kDeactivating = R"(pointer P : [2]
+dense D : [8] in P
+field x : f32[8] in D
+kernel "drop" {
+  <i32> $0 = const 4
+  <f32> $1 = const 5
+  $2 : struct for in D noneblock_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <i32> $4 = floordiv $3 $0
+    <*gen> $5 = global ptr [P], index [$4] activate=true
+    $6 : deactivate [P] ptr = $5
+    <*f32> $7 = global ptr [x], index [$3] activate=false
+    $8 : global store [$7 <- $1]
+  }
+}
+)";
+  Both r = run_both(kDeactivating, nlohmann::json::parse(R"({"active": {"P": [1, 1]}})"));
+  ASSERT_EQ(r.interp_error, "");
+  ASSERT_EQ(r.cpu_error, "") << r.cpu_error;
+  EXPECT_EQ(r.cpu, r.interp);
+  EXPECT_EQ(r.cpu["fields"]["x"]["data"], nlohmann::json(std::vector<double>(8, 0.0)));
+  EXPECT_EQ(r.cpu["active"]["P"], nlohmann::json::parse("[0, 0]"));
+}
+
 }  // namespace
 }  // namespace pb::runtime::cpu
