@@ -382,14 +382,7 @@ void TaskEmitter::emit(const ir::StructForStmt& s) {
   for (int64_t e : shape) n *= e;
   llvm::Value* count = b_.CreateSelect(count_steps(const_i64(n), s), const_i64(0), const_i64(n));
   counted_loop(count, [&](llvm::Value* t) {
-    std::vector<llvm::Value*> coords(shape.size());
-    llvm::Value* rest = t;
-    for (size_t d = shape.size(); d-- > 0;) {
-      coords[d] = b_.CreateSRem(rest, const_i64(shape[d]));
-      rest = b_.CreateSDiv(rest, const_i64(shape[d]));
-    }
-    loop_coords_[&s] = coords;
-    loop_linear_[&s] = t;
+    unravel_cell(s, t, shape);
     emit_block(*s.body);
   });
 }

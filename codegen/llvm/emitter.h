@@ -180,6 +180,7 @@ class TaskEmitter {
   bool sparse_struct_for(const ir::StructForStmt& s, const ir::Shape& shape);
   llvm::Value* host_call(const char* name, llvm::Type* result, const std::vector<llvm::Value*>& args);
   int sparse_site(SparseSite site);
+  // A struct for's iteration at `cell` (row-major over `shape`): its loop coordinates and linear index.
   void unravel_cell(const ir::Stmt& loop, llvm::Value* cell, const ir::Shape& shape);
 
   // ---- stacks (emit_stack.cpp) ----
