@@ -292,6 +292,21 @@ TEST(CliInput, AFixtureRunsWithItsOwnInputs) {
   EXPECT_NE(r.err.find("argument 0 is missing"), std::string::npos) << r.err;
 }
 
+// gradcheck on a fixture takes its loss and wrt from the fixture's "gradcheck", as run takes its
+// inputs; a kernel file without --loss says to name one.
+TEST(CliInput, GradcheckOnAFixtureUsesItsLossAndWrt) {
+  auto fx = source_path("fixtures/autodiff/sparse_struct_for.fixture.json");
+  auto r = run_cli("gradcheck " + fx);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("d(y = "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(") / d(x); "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gradcheck: PASS: 8 element(s), 8 compared"), std::string::npos) << r.out;
+  auto plain = run_cli("gradcheck " + source_path("fixtures/autodiff/binary_mul_f32.chi"));
+  EXPECT_EQ(plain.exit_code, 2) << plain.err;
+  EXPECT_NE(plain.err.find("gradcheck needs a loss"), std::string::npos) << plain.err;
+  EXPECT_NE(plain.err.find("--loss y"), std::string::npos) << plain.err;
+}
+
 }  // namespace
 
 namespace {

@@ -69,6 +69,17 @@ int cmd_gradcheck(const GradcheckArgs& a) {
   o.backend = *backend;
   workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
   if (inputs.json) o.inputs = std::move(*inputs.json);
+  // A fixture's own loss and wrt, unless given.
+  if (inputs.gradcheck && o.loss.empty() && (*inputs.gradcheck)["loss"].is_string())
+    o.loss = (*inputs.gradcheck)["loss"].get<std::string>();
+  if (inputs.gradcheck && a.options.wrt.empty() && inputs.gradcheck->contains("wrt") &&
+      (*inputs.gradcheck)["wrt"].is_array())
+    for (const auto& w : (*inputs.gradcheck)["wrt"])
+      if (w.is_string()) o.wrt.push_back(w.get<std::string>());
+  if (o.loss.empty())
+    throw UserError(
+        "gradcheck needs a loss: --loss is missing, and the file is not a fixture that names one",
+        fmt::format("name the output field whose sum is the loss: passbench gradcheck {} --loss y", a.file));
   o.inputs_name = inputs.name;
   o.kernel_name = a.file;
   workbench::GradcheckResult r;

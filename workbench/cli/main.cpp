@@ -207,11 +207,11 @@ int main(int argc, char** argv) try {
   auto* gradcheck = app.add_subcommand("gradcheck", "Compare reverse-mode gradients with central finite differences");
   gradcheck->add_option("FILE", gc_args.file, "kernel file (- for stdin)")->required();
   add_dump_option(gradcheck, gc_args.dump);
-  gradcheck->add_option("--loss", gc_args.options.loss, "the output field; the loss is the sum of its elements")
-      ->required();
-  gradcheck->add_option(
-      "--wrt", gc_args.options.wrt,
-      "a field to differentiate by (repeatable; default: every field with a gradient field but the loss)");
+  gradcheck->add_option("--loss", gc_args.options.loss,
+                        "the output field; the loss is the sum of its elements (default: a fixture's gradcheck.loss)");
+  gradcheck->add_option("--wrt", gc_args.options.wrt,
+                        "a field to differentiate by (repeatable; default: a fixture's gradcheck.wrt, else every field "
+                        "with a gradient field but the loss)");
   gradcheck->add_option("--inputs", gc_args.inputs, "inputs JSON, as for run (default: a fixture's own)");
   gradcheck->add_option("--eps", gc_args.options.eps, "finite-difference step, relative: h = eps * max(1, |x|)")
       ->capture_default_str();

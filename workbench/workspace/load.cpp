@@ -126,12 +126,17 @@ CommandInputs command_inputs(const std::string& inputs_flag, const std::string& 
     return {};
   nlohmann::json j = parse_json_text(text, kernel_path);
   if (!j.is_object() || j.contains("format") || !(j.contains("kernel") || j.contains("kernel_text"))) return {};
+  CommandInputs out;
+  if (j.contains("gradcheck") && j["gradcheck"].is_object()) out.gradcheck = j["gradcheck"];
   if (j.contains("inputs_file") && j["inputs_file"].is_string()) {
     std::string p = (std::filesystem::path(kernel_path).parent_path() / j["inputs_file"].get<std::string>()).string();
-    return {parse_json_text(read_file(p), p), p};
+    out.json = parse_json_text(read_file(p), p);
+    out.name = p;
+  } else if (j.contains("inputs")) {
+    out.json = j["inputs"];
+    out.name = kernel_path + ": inputs";
   }
-  if (j.contains("inputs")) return {j["inputs"], kernel_path + ": inputs"};
-  return {};
+  return out;
 }
 
 }  // namespace pb::workbench

@@ -28,10 +28,12 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name)
 
 // The inputs a command runs `kernel_path` with: the file given with --inputs (`inputs_flag`),
 // else the inputs a fixture file carries ("inputs", or "inputs_file" beside it), else none.
-// `name` is what errors about them cite (the file, or `FIXTURE: inputs`).
+// `name` is what errors about them cite (the file, or `FIXTURE: inputs`). `gradcheck` is a
+// fixture's "gradcheck" object (its loss and wrt fields), for gradcheck's defaults.
 struct CommandInputs {
   std::optional<nlohmann::json> json;
   std::string name;
+  std::optional<nlohmann::json> gradcheck;
 };
 CommandInputs command_inputs(const std::string& inputs_flag, const std::string& kernel_path);
 
