@@ -36,7 +36,9 @@ std::unique_ptr<Stmt> Parser::parse_mesh(const std::string& word, DataType hint,
     size_t at = cur_.pos();
     std::string scratch_pad = cur_.read_until("{", "the scratch-pad info (`none`)");
     cur_.check_utf8(at, cur_.pos());
-    if (scratch_pad.find('/') != std::string::npos) cur_.fail_at(at, "expected the scratch-pad info (`none`)");
+    // The JSON reader's token rule (ir/json.cpp, check_token): what prints back as this line.
+    if (scratch_pad.find_first_of("/\r#") != std::string::npos)
+      cur_.fail_at(at, "expected the scratch-pad info (`none`)");
     return std::make_unique<MeshForStmt>(from, to, scratch_pad);
   }
   if (word == "local" || word == "global") {  // `local to global verts $i`

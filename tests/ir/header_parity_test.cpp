@@ -277,5 +277,19 @@ TEST(HeaderParity, ATaskWithoutItsSNodeIsRefusedInJson) {
   EXPECT_TRUE(has(json_error(j), "a listgen task needs \"snode\"")) << json_error(j);
 }
 
+// Found by text_fuzz in session 20: a mesh for's scratch-pad word holding a carriage return was
+// read from text, and its JSON (which refuses line breaks in a token) did not read back. Both
+// readers refuse it.
+TEST(HeaderParity, AMeshScratchPadWithALineBreakIsRefusedByBothReaders) {
+  std::string t = text_error("kernel {\n  $0 : mesh for (verts -> edges) nn\rne {\n  }\n}\n");
+  EXPECT_TRUE(has(t, "h.chi:2:34")) << t;
+  EXPECT_TRUE(has(t, "scratch-pad info")) << t;
+  EXPECT_NO_THROW(parse_kernel("kernel {\n  $0 : mesh for (verts -> edges) none {\n  }\n}\n", "h.chi"));
+  json j = document(json::array());
+  j["body"] = {
+      {{"id", 0}, {"kind", "mesh_for"}, {"from", "verts"}, {"scratch_pad", "nn\rne"}, {"body", json::array()}}};
+  EXPECT_TRUE(has(json_error(j), "$.body[0].scratch_pad")) << json_error(j);
+}
+
 }  // namespace
 }  // namespace pb::ir
