@@ -43,6 +43,14 @@ bool is_sparse_snode(const Kernel& k, std::string_view snode) {
                              [&](std::string_view t) { return base.ends_with(t); });
 }
 
+std::optional<std::vector<int64_t>> cell_pointer_shape(const Kernel& k, std::string_view snode) {
+  const IndexSpace* sp = k.find_space(snode);
+  if (!sp || !sp->declared || !sp->shape) return std::nullopt;
+  if (sp->kind != SNodeKind::dynamic) return sp->shape;
+  const IndexSpace* up = sp->parent.empty() ? nullptr : k.find_space(sp->parent);
+  return up ? up->shape.value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
+}
+
 bool in_sparse_tree(const Kernel& k, std::string_view space) {
   // Parents are declared before their children (nesting_problem), so the walk up ends.
   for (size_t depth = 0; depth <= k.spaces.size(); ++depth) {

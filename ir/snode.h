@@ -41,6 +41,15 @@ bool is_sparse_snode(const Kernel& k, std::string_view snode);
 // inactive, so its fields' elements can be unreachable.
 bool in_sparse_tree(const Kernel& k, std::string_view space);
 
+// The shape whose coordinates an SNode op's cell pointer (`global ptr [S1pointer], index [...]`,
+// SNodePtrStmt) gives: the SNode's full shape, or a dynamic SNode's parent's (its ops address the
+// parent's cells). nullopt when the SNode is not declared with a shape; kDeclareSNodeRemedy says
+// what to do then.
+std::optional<std::vector<int64_t>> cell_pointer_shape(const Kernel& k, std::string_view snode);
+inline constexpr const char* kDeclareSNodeRemedy =
+    "declare it in the header with its kind, full shape and parent (`pointer S1pointer : [4]`), as docs/ir-format.md "
+    "shows";
+
 // The first place `k` uses a sparse SNode (a declared sparse space, a sparse lookup, a task or an
 // SNode op over a sparse SNode), described for an error; nullopt when it uses none. Backends that
 // model dense SNodes only refuse such a kernel with it.

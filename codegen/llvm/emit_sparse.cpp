@@ -153,17 +153,11 @@ void TaskEmitter::emit(const ir::SNodeOpStmt& s) {
 }
 
 void TaskEmitter::emit(const ir::SNodePtrStmt& s) {
-  const ir::IndexSpace* sp = m_.kernel.find_space(s.snode);
-  if (!sp || !sp->declared || !sp->shape)
+  std::optional<ir::Shape> cells = ir::cell_pointer_shape(m_.kernel, s.snode);
+  if (!cells)
     throw UserError(fmt::format("the SNode '{}' is not declared (at `{}`)", s.snode, ir::print_stmt(s, m_.kernel)),
-                    "declare it in the header with its kind, full shape and parent (`pointer S1pointer : [4]`), as "
-                    "docs/ir-format.md shows");
-  // The cell's coordinates over the full shape; a dynamic SNode's over its parent's cells.
-  ir::Shape shape = *sp->shape;
-  if (sp->kind == ir::SNodeKind::dynamic) {
-    const ir::IndexSpace* up = sp->parent.empty() ? nullptr : m_.kernel.find_space(sp->parent);
-    shape = up ? up->shape.value_or(ir::Shape{}) : ir::Shape{};
-  }
+                    ir::kDeclareSNodeRemedy);
+  const ir::Shape& shape = *cells;
   if (s.indices().size() != shape.size())
     throw UserError(fmt::format("the cells of SNode '{}' have {} coordinate(s), but `{}` gives {}", s.snode,
                                 shape.size(), ir::print_stmt(s, m_.kernel), s.indices().size()),

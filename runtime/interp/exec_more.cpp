@@ -10,6 +10,7 @@
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/snode.h"
 #include "ir/visitor.h"
 
 namespace pb::runtime::detail {
@@ -52,20 +53,14 @@ struct More {
   // The cell's number, row-major over the SNode's full shape (a dynamic SNode's: over its parent's
   // cells); the SNode op it feeds works on that cell (runtime/interp/sparse.cpp).
   std::optional<Value> operator()(const ir::SNodePtrStmt& s) const {
-    const ir::IndexSpace* sp = ctx.kernel.find_space(s.snode);
-    if (!sp || !sp->declared || !sp->shape)
-      fail(s, fmt::format("the SNode '{}' is not declared", s.snode),
-           "declare it in the header with its kind, full shape and parent (`pointer S1pointer : [4]`), as "
-           "docs/ir-format.md shows");
-    ir::Shape shape = *sp->shape;
-    if (sp->kind == ir::SNodeKind::dynamic) {
-      const ir::IndexSpace* up = sp->parent.empty() ? nullptr : ctx.kernel.find_space(sp->parent);
-      shape = up ? up->shape.value_or(ir::Shape{}) : ir::Shape{};
-    }
+    std::optional<ir::Shape> cells = ir::cell_pointer_shape(ctx.kernel, s.snode);
+    if (!cells) fail(s, fmt::format("the SNode '{}' is not declared", s.snode), ir::kDeclareSNodeRemedy);
+    const ir::Shape& shape = *cells;
     if (in.size() != shape.size())
       fail(s,
            fmt::format("the cells of SNode '{}' {} have {} coordinate(s), but the global ptr gives {}", s.snode,
-                       sp->kind == ir::SNodeKind::dynamic ? "(its parent's cells)" : "", shape.size(), in.size()),
+                       ctx.kernel.find_space(s.snode)->kind == ir::SNodeKind::dynamic ? "(its parent's cells)" : "",
+                       shape.size(), in.size()),
            "give one index per dimension of the SNode's full shape (of its parent's, for a dynamic SNode)");
     int64_t cell = 0;
     for (size_t d = 0; d < shape.size(); ++d) {
