@@ -21,8 +21,8 @@ enum StmtTraits : uint8_t {
   kContainer = 16,       // holds blocks of statements
   kOffloadedStage = 32,  // appears only after offloading (tasks, the SNode access chain); not differentiated
   // Read from reference dumps and run by the interpreter; autodiff does not differentiate it and
-  // the backends refuse it, each by this trait with a located error. The one exception: the CPU
-  // backend runs SNode ops and cell pointers through its sparse-SNode host (codegen/llvm/emit_sparse.cpp).
+  // the backends refuse it, each by this trait with a located error. The exceptions: both backends
+  // run SNode ops and cell pointers (codegen/llvm/emit_sparse.cpp, codegen/spirv/emit_sparse.cpp).
   kNoBackend = 64,
   // A mesh statement: read, printed and verified, never run (passbench has no mesh model). The
   // verifier keeps the non-container ones inside a mesh for or a mesh_for task.

@@ -120,10 +120,6 @@ CompiledKernel compile(const ir::Kernel& source, const LoweringOptions& options)
   if (auto use = ir::first_type_use_outside(source, compiles_type))
     throw UserError(fmt::format("the SPIR-V backend does not compile quant types yet: {}", *use),
                     "run the kernel on the interpreter (--backend=interp), which runs quant integers");
-  if (auto use = ir::first_sparse_use(source))
-    throw UserError(fmt::format("the SPIR-V backend compiles dense SNodes only: {}", *use),
-                    "run the kernel on the interpreter (--backend=interp) or the cpu (--backend=cpu), which run sparse "
-                    "SNodes");
   std::unique_ptr<ir::Kernel> lowered = lower_narrow_integers(source);
   const ir::Kernel& kernel = lowered ? *lowered : source;
   CompiledKernel out;
@@ -140,17 +136,30 @@ CompiledKernel compile(const ir::Kernel& source, const LoweringOptions& options)
   out.push_constants = res.push_constants;
   out.push_constant_bytes = res.push_constant_bytes;
   out.temps_words = plan.temps_words;
-  for (const detail::Task& task : plan.tasks) {
-    TaskInfo info = detail::TaskEmitter(kernel, plan, res, options, task, out).emit();
-    describe_dispatch(kernel, task, info);
+  out.activity = detail::activity_ranges(res.sparse);
+  auto add = [&](TaskInfo info, const std::string& name) {
     if (options.validate) {
       ValidationResult v = validate(info.spirv);
       if (!v.ok)
         internal_error(__FILE__, __LINE__,
-                       fmt::format("SPIR-V codegen bug: the module of task {} ({}) fails validation:\n{}\n{}",
-                                   task.name, lowering_name(options), v.message, v.excerpt));
+                       fmt::format("SPIR-V codegen bug: the module of task {} ({}) fails validation:\n{}\n{}", name,
+                                   lowering_name(options), v.message, v.excerpt));
     }
     out.tasks.push_back(std::move(info));
+  };
+  for (const detail::Task& task : plan.tasks) {
+    if (task.kind == TaskKind::struct_for) {  // a sparse space's cells are listed as the task starts
+      int space = res.sparse.find(detail::iterated_space(*task.roots.front()));
+      if (space >= 0 && res.sparse.spaces[static_cast<size_t>(space)].list_word >= 0) {
+        detail::Task listing;
+        listing.kind = TaskKind::range_for;
+        listing.name = task.name + "_list";
+        add(detail::TaskEmitter(kernel, plan, res, options, listing, out).emit_listing(space), listing.name);
+      }
+    }
+    TaskInfo info = detail::TaskEmitter(kernel, plan, res, options, task, out).emit();
+    describe_dispatch(kernel, task, info);
+    add(std::move(info), task.name);
   }
   return out;
 }

@@ -20,6 +20,8 @@ std::string_view binding_kind_name(BindingKind k) {
       return "heap";
     case BindingKind::flags:
       return "flags";
+    case BindingKind::activity:
+      return "activity";
   }
   return "?";
 }
@@ -75,6 +77,7 @@ nlohmann::json to_json(const CompiledKernel& k) {
     if (b.field >= 0) e["field"] = b.field;
     if (b.arg >= 0) e["arg"] = b.arg;
     if (b.elements) e["elements"] = *b.elements;
+    if (b.ambient) e["ambient"] = true;
     j["bindings"].push_back(e);
   }
   j["push_constants"] = nlohmann::json::array();
@@ -132,6 +135,16 @@ nlohmann::json to_json(const CompiledKernel& k) {
   j["asserts"] = nlohmann::json::array();
   for (const AssertInfo& a : k.asserts)
     j["asserts"].push_back({{"code", a.code}, {"stmt", a.stmt_id}, {"message", a.message}});
+  if (!k.problems.empty()) {
+    j["problems"] = nlohmann::json::array();
+    for (const ProblemInfo& p : k.problems)
+      j["problems"].push_back({{"code", p.code}, {"stmt", p.stmt_id}, {"message", p.message}});
+  }
+  if (!k.activity.empty()) {
+    j["activity"] = nlohmann::json::array();
+    for (const SparseRange& r : k.activity)
+      j["activity"].push_back({{"space", r.space}, {"word", r.word}, {"words", r.words}});
+  }
   j["flags"] = {{"stack_overflow", kFlagStackOverflow},
                 {"assert", kFlagAssert},
                 {"step_budget", kFlagStepBudget},

@@ -23,6 +23,7 @@ enum class BindingKind : uint8_t {
   temps,         // uint words: root-level values and locals shared between tasks
   heap,          // adstack entries: one slice of heap_stride_words words per invocation
   flags,         // uint words, host visible: see FlagWord
+  activity,      // uint words: the sparse spaces' activity, then struct fors' cell lists (SparseRange)
 };
 std::string_view binding_kind_name(BindingKind k);
 
@@ -36,6 +37,9 @@ struct Binding {
   int field = -1;                                    // field id (field, grad_field)
   int arg = -1;                                      // argument index (ndarray, ndarray_grad, ndarray_dual)
   std::optional<uint64_t> elements;                  // when known at compile time
+  // A field under a sparse space: the buffer holds one more element past the field's, where an
+  // access through a cell that is not live goes (its reads give 0; what lands there is dropped).
+  bool ambient = false;
 };
 
 // Words of the flags buffer. The host zeroes them before a launch and reads them after.
@@ -44,7 +48,8 @@ enum FlagWord : uint32_t {
   kFlagAssert = 1,         // max over failed asserts of their code (AssertInfo::code); 0: none
   kFlagStepBudget = 2,     // max over `while` loops that ran past while_budget of their statement id + 1
   kFlagLoopCut = 3,        // max over serial loops the driver left before their end of their id + 1
-  kNumFlagWords = 4,
+  kFlagProblem = 4,        // the first sparse-SNode problem met (ProblemInfo::code); 0: none
+  kNumFlagWords = 5,
 };
 
 // One member of the push-constant block (std430 offsets).
@@ -103,6 +108,24 @@ struct AssertInfo {
   std::string message;  // printf-style text; the arguments are not captured
 };
 
+// A run-time problem of a sparse-SNode statement that the interpreter reports as an error (an
+// index outside the space, a full dynamic cell, an op with no meaning there).
+struct ProblemInfo {
+  uint32_t code = 0;  // 1-based, written to the problem flag word
+  int stmt_id = 0;
+  std::string message;  // names the statement; the run's values are not captured
+  std::string remedy;
+};
+
+// Words of the activity binding: one space's activity (pointer, bitmasked, hash: 0/1 per cell,
+// row-major over the full shape; dynamic: the length under each parent cell), uploaded from the
+// state's and written back after the launch.
+struct SparseRange {
+  std::string space;
+  uint32_t word = 0;
+  uint32_t words = 0;
+};
+
 struct CompiledKernel {
   std::string kernel_name;
   LoweringOptions options;
@@ -118,7 +141,9 @@ struct CompiledKernel {
   std::vector<ir::ScalarKind> returns;
   uint32_t return_word = 0;
   std::vector<AssertInfo> asserts;
-  std::vector<std::string> notes;  // what was dropped or approximated, one line each
+  std::vector<ProblemInfo> problems;
+  std::vector<SparseRange> activity;  // the declared sparse spaces (empty: a dense kernel)
+  std::vector<std::string> notes;     // what was dropped or approximated, one line each
 };
 
 // The metadata as JSON (modules as word counts, not words).

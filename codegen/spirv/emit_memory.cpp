@@ -44,7 +44,10 @@ Place TaskEmitter::place_of(const ir::Stmt* pointer) const {
 
 // ---- conversions between values and their stored form ----
 
-Id TaskEmitter::load(const Place& p) { return value_form(p, b_.op(spv::OpLoad, p.storage_type, {p.pointer})); }
+Id TaskEmitter::load(const Place& p) {
+  Id v = value_form(p, b_.op(spv::OpLoad, p.storage_type, {p.pointer}));
+  return p.live ? b_.op(spv::OpSelect, value_type(p.kind), {p.live, v, constant(p.kind, 0)}) : v;
+}
 
 Id TaskEmitter::value_form(const Place& p, Id raw) {
   Id vt = value_type(p.kind);
@@ -97,6 +100,7 @@ Id TaskEmitter::linear_index(const ir::Stmt&, std::span<const ir::Stmt* const> i
 }
 
 void TaskEmitter::operator()(const ir::GlobalPtrStmt& s) {
+  if (sparse_global_ptr(s)) return;
   const ir::Field& f = k_.field(s.field);
   std::vector<Id> extents(s.indices().size(), 0);
   for (size_t d = 1; d < extents.size(); ++d)
@@ -120,7 +124,11 @@ void TaskEmitter::operator()(const ir::GlobalStoreStmt& s) { store(place_of(s.de
 
 // ---- atomics ----
 
-void TaskEmitter::operator()(const ir::AtomicOpStmt& s) { define(s, atomic(place_of(s.dest()), s.op, value(s.val()))); }
+void TaskEmitter::operator()(const ir::AtomicOpStmt& s) {
+  const Place p = place_of(s.dest());
+  Id old = atomic(p, s.op, value(s.val()));
+  define(s, p.live ? b_.op(spv::OpSelect, value_type(p.kind), {p.live, old, constant(p.kind, 0)}) : old);
+}
 
 // Returns the old value. Function-scope cells need no atomicity; integer buffers use the native
 // instruction; f32 add/sub use SPV_EXT_shader_atomic_float_add when enabled; everything else is

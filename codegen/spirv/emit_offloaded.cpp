@@ -105,6 +105,7 @@ uint32_t TaskEmitter::cells_of(const ir::SNodeLookupStmt& s) {
 }
 
 void TaskEmitter::operator()(const ir::SNodeLookupStmt& s) {
+  if (sparse_lookup(s)) return;
   Id index = int_convert(value(s.index()), s.index()->type.scalar, ScalarKind::u32);
   Id base = b_.op(spv::OpIMul, t_u32(), {value(s.parent_ptr()), c_u32(cells_of(s))});
   define(s, b_.op(spv::OpIAdd, t_u32(), {base, index}));
@@ -118,6 +119,7 @@ void TaskEmitter::operator()(const ir::GetChStmt& s) {
   }
   auto f = k_.find_field(s.to);
   PB_ASSERT(f, fmt::format("get child ${} names a place with no field (the verifier checks this)", s.id));
+  if (sparse_place(s, *f)) return;
   places_[&s] = buffer_element(res_.field_binding.at(*f), value(s.input()), k_.field(*f).dtype);
 }
 

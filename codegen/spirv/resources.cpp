@@ -35,6 +35,7 @@ class Assigner {
   Assigner(const ir::Kernel& k, const KernelPlan& plan, const LoweringOptions& o) : k_(k), plan_(plan), o_(o) {}
 
   KernelResources run() {
+    r_.sparse = plan_sparse(k_);
     std::map<int, size_t> field_rank;
     std::map<std::pair<int, int>, size_t> ndarray_rank;
     std::map<int, ScalarKind> ndarray_kind;
@@ -56,11 +57,16 @@ class Assigner {
       } else if (const auto* o = ir::dyn_cast<ir::OffloadedStmt>(&s);
                  ir::isa<ir::StructForStmt>(&s) || (o && o->task == ir::TaskType::struct_for)) {
         struct_fors.push_back(&s);
-      } else if (ir::isa<ir::AssertStmt>(&s) || (ir::isa<ir::WhileStmt>(&s) && o_.while_budget) ||
+      } else if (ir::isa<ir::AssertStmt>(&s) || ir::isa<ir::SNodeOpStmt>(&s) || ir::isa<ir::SNodePtrStmt>(&s) ||
+                 (ir::isa<ir::WhileStmt>(&s) && o_.while_budget) ||
                  ((ir::isa<ir::WhileStmt>(&s) || ir::isa<ir::RangeForStmt>(&s)) && o_.check_loop_exits)) {
-        has_assert = true;  // an assert's flag word, or the step-budget and loop-cut flag words
+        has_assert = true;  // an assert's or SNode problem's flag word, or the step-budget and loop-cut ones
       }
     });
+    // Deactivating a cell zeroes every field under it, so all of them are bound.
+    for (const SparseSpace& sp : r_.sparse.spaces)
+      if (sp.under_sparse)
+        for (ir::FieldId f : sp.fields) field_rank.try_emplace(f, sp.full.size());
     for (const auto& [field, rank] : field_rank) add_field(field, rank);
     for (const auto& [key, rank] : ndarray_rank) {
       static constexpr BindingKind kinds[] = {BindingKind::ndarray, BindingKind::ndarray_grad,
@@ -74,7 +80,12 @@ class Assigner {
     if (plan_.temps_words) r_.temps = add(make(BindingKind::temps, "temps", ScalarKind::u32));
     bool has_stacks = !plan_.stack_id.empty();
     if (has_stacks && o_.storage == StackStorage::heap) r_.heap = add(make(BindingKind::heap, "heap", ScalarKind::u32));
-    if ((has_stacks && o_.bounds_check) || has_assert) {
+    if (!r_.sparse.empty()) {
+      Binding b = make(BindingKind::activity, "activity", ScalarKind::u32);
+      b.elements = r_.sparse.words;
+      r_.activity = add(std::move(b));
+    }
+    if ((has_stacks && o_.bounds_check) || has_assert || !r_.sparse.empty()) {
       Binding b = make(BindingKind::flags, "flags", ScalarKind::u32);
       b.elements = kNumFlagWords;
       r_.flags = add(std::move(b));
@@ -128,6 +139,7 @@ class Assigner {
     const ir::Field& f = k_.field(id);
     Binding b = make(f.primal ? BindingKind::grad_field : BindingKind::field, f.name, f.dtype);
     b.field = id;
+    b.ambient = r_.sparse.field_space(k_, id) >= 0;
     if (f.shape) {
       uint64_t n = 1;
       for (int64_t e : *f.shape) n *= static_cast<uint64_t>(e);

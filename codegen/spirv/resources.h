@@ -1,5 +1,5 @@
 // Internal to codegen/spirv: the kernel-wide interface every task module shares: descriptor
-// bindings (set 0: fields, gradient fields, ndarrays, temps, heap, flags) and the push-constant
+// bindings (set 0: fields, gradient fields, ndarrays, temps, heap, flags, activity) and the push-constant
 // block (scalar arguments, then extents that are not known at compile time).
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/spirv/compiled_kernel.h"
+#include "codegen/spirv/sparse_layout.h"
 #include "codegen/spirv/task_plan.h"
 #include "ir/kernel.h"
 
@@ -23,7 +24,8 @@ struct KernelResources {
   std::vector<Binding> bindings;                            // index == binding number
   std::map<int, uint32_t> field_binding;                    // field id -> binding
   std::map<std::pair<int, int>, uint32_t> ndarray_binding;  // (arg, ndarray_array) -> binding
-  std::optional<uint32_t> temps, heap, flags;
+  std::optional<uint32_t> temps, heap, flags, activity;
+  SparseLayout sparse;  // empty for a kernel without sparse spaces
 
   std::vector<PushConstant> push_constants;
   uint32_t push_constant_bytes = 0;

@@ -262,18 +262,7 @@ TaskInfo TaskEmitter::emit() {
   Id fn = b_.begin_function(void_t, b_.type_function(void_t, {}));
   b_.set_name(fn, task_.name);
   b_.begin_block(b_.new_label());
-  if (loop) {
-    Id v3 = b_.type_vector(t_u32(), 3);
-    Id in_ptr = b_.type_pointer(spv::StorageClassInput, v3);
-    gid_var_ = b_.global_variable(in_ptr, spv::StorageClassInput);
-    b_.decorate(gid_var_, spv::DecorationBuiltIn, {spv::BuiltInGlobalInvocationId});
-    b_.set_name(gid_var_, "global_invocation_id");
-    num_groups_var_ = b_.global_variable(in_ptr, spv::StorageClassInput);
-    b_.decorate(num_groups_var_, spv::DecorationBuiltIn, {spv::BuiltInNumWorkgroups});
-    b_.set_name(num_groups_var_, "num_workgroups");
-    gid_ = b_.op(spv::OpCompositeExtract, t_u32(), {b_.op(spv::OpLoad, v3, {gid_var_}), 0});
-    b_.set_name(gid_, "invocation");
-  }
+  if (loop) declare_invocation_ids();
   setup_stacks();
   emit_imports();
   if (loop)
@@ -285,6 +274,24 @@ TaskInfo TaskEmitter::emit() {
     }
   end_segment();
   publish_overflow();
+  return finish(fn);
+}
+
+void TaskEmitter::declare_invocation_ids() {
+  Id v3 = b_.type_vector(t_u32(), 3);
+  Id in_ptr = b_.type_pointer(spv::StorageClassInput, v3);
+  gid_var_ = b_.global_variable(in_ptr, spv::StorageClassInput);
+  b_.decorate(gid_var_, spv::DecorationBuiltIn, {spv::BuiltInGlobalInvocationId});
+  b_.set_name(gid_var_, "global_invocation_id");
+  num_groups_var_ = b_.global_variable(in_ptr, spv::StorageClassInput);
+  b_.decorate(num_groups_var_, spv::DecorationBuiltIn, {spv::BuiltInNumWorkgroups});
+  b_.set_name(num_groups_var_, "num_workgroups");
+  gid_ = b_.op(spv::OpCompositeExtract, t_u32(), {b_.op(spv::OpLoad, v3, {gid_var_}), 0});
+  b_.set_name(gid_, "invocation");
+}
+
+// Closes the entry function and describes the module.
+TaskInfo TaskEmitter::finish(Id fn) {
   b_.op_void(spv::OpReturn, {});
   b_.end_function();
   declare_entry_point(fn);
@@ -386,7 +393,10 @@ void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
     loop_linear_[&loop] = {t, ScalarKind::u32};
   }
   loops_.push_back({cont, merge, false});
-  emit_block(loop_body(task_));
+  if (Id in_list = range ? 0 : listed(loop, t))
+    emit_if(in_list, [&] { emit_block(loop_body(task_)); });
+  else
+    emit_block(loop_body(task_));
   loops_.pop_back();
   if (b_.block_open()) b_.op_void(spv::OpBranch, {cont});
   b_.begin_block(cont);

@@ -29,6 +29,9 @@ struct Place {
   ir::ScalarKind kind = ir::ScalarKind::unknown;
   Id storage_type = 0;
   spv::StorageClass storage = spv::StorageClassFunction;
+  // A sparse field's element: whether its cells are live (0: always). When not, the pointer is
+  // the buffer's ambient slot, and loads and atomics give 0 (emit_sparse.cpp).
+  Id live = 0;
 };
 
 // Per stack of the task: its layout and the variables that hold it.
@@ -77,6 +80,8 @@ class TaskEmitter {
   TaskEmitter(const ir::Kernel& k, const KernelPlan& plan, const KernelResources& res, const LoweringOptions& o,
               const Task& task, CompiledKernel& out);
   TaskInfo emit();
+  // The listing task of sparse space `space` (sparse_layout.h): its cell list, over every cell.
+  TaskInfo emit_listing(int space);
 
   void operator()(const ir::ConstStmt& s);
   void operator()(const ir::ArgLoadStmt& s);
@@ -118,6 +123,9 @@ class TaskEmitter {
   void operator()(const ir::BitExtractStmt& s);
   void operator()(const ir::LoopLinearIndexStmt& s);
   void operator()(const ir::ReturnStmt& s);
+  // Sparse SNodes (emit_sparse.cpp).
+  void operator()(const ir::SNodeOpStmt& s);
+  void operator()(const ir::SNodePtrStmt& s);
   // Kinds passbench reads and interprets but compiles nowhere yet.
   template <class T>
     requires(ir::has_no_backend(T::kKind))
@@ -187,6 +195,8 @@ class TaskEmitter {
  private:
   void emit_block(const ir::Block& b);
   void emit_stmt(const ir::Stmt& s);
+  void declare_invocation_ids();
+  TaskInfo finish(Id function);
   void emit_imports();
   void emit_parallel_loop(const ir::Stmt& loop);
   void emit_struct_for_indices(const ir::Stmt& loop, Id linear);
@@ -200,6 +210,30 @@ class TaskEmitter {
   Id range_count(Id begin, Id end, ir::ScalarKind k, Id* count_type);
   void declare_entry_point(Id function);
   void plan_word_views();
+
+  // Sparse SNodes (emit_sparse.cpp). Cells are u32 values, kDeadCell for a cell under one that is
+  // not live; `act` arguments are bool ids saying whether to activate (0: never).
+  static constexpr uint32_t kDeadCell = 0xffffffffu;
+  const SparseSpace& sparse_space(int s) const { return res_.sparse.spaces[static_cast<size_t>(s)]; }
+  std::vector<Id> unravel(Id cell, const ir::Shape& shape);
+  Id ravel(const std::vector<Id>& coords, const ir::Shape& shape);
+  Place activity_word(Id index);
+  Id level_live(const SparseSpace& sp, const std::vector<Id>& coords, Id act);
+  Id reach_coords(int s, std::vector<Id> coords, Id act);
+  Id child_cell(int s, Id parent, Id index);
+  void zero_under(int s, Id cell);
+  template <class F>
+  void counted_loop(uint64_t n, F&& body);  // body(Id i), i in [0, n) as u32
+  uint32_t problem_site(const ir::Stmt& s, const std::string& message, const std::string& remedy);
+  void raise_problem(Id cond, uint32_t code);  // cond 0: always
+  Id outside_space(const ir::Stmt& st, int s, Id cell, bool parent_cells);
+  Place sparse_element(ir::FieldId f, Id element, Id live);
+  std::vector<Id> checked_coords(const ir::Stmt& s, std::span<const ir::Stmt* const> indices, const ir::Shape& shape,
+                                 const std::string& what, Id* bad);
+  bool sparse_global_ptr(const ir::GlobalPtrStmt& s);
+  bool sparse_lookup(const ir::SNodeLookupStmt& s);
+  bool sparse_place(const ir::GetChStmt& s, ir::FieldId f);
+  Id listed(const ir::Stmt& loop, Id cell);  // the struct for's cell is in its list (0: no list)
 
   // Adstacks (emit_adstack.cpp).
   void setup_stacks();

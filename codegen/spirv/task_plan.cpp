@@ -138,7 +138,6 @@ class Planner {
                                     "mesh model)",
                                     ir::print_stmt(*s, k_)),
                         "compare the mesh kernel's IR; compile kernels without a mesh");
-      if (!o->has_body() || o->task == ir::TaskType::struct_for) check_dense(*o);
       if (!o->has_body()) continue;
       Task t;
       t.kind = o->task == ir::TaskType::serial      ? TaskKind::serial
@@ -150,15 +149,6 @@ class Planner {
     }
     for (size_t i = 0; i < plan_.tasks.size(); ++i) task_of_root_[plan_.tasks[i].roots.front()] = static_cast<int>(i);
     plan_.global_temporary_words = plan_.temps_words = static_cast<uint32_t>(temporary_bytes / 4);
-  }
-
-  // listgen, gc and clear_list keep the cell lists of sparse SNodes; every cell of a dense one is
-  // active, so they do nothing there (as in the interpreter), and a struct_for visits every cell.
-  // compile() refuses kernels with sparse SNodes before planning (ir::first_sparse_use).
-  void check_dense(const ir::OffloadedStmt& o) const {
-    for (const std::string* sn : {&o.snode, &o.parent_snode})
-      PB_ASSERT(sn->empty() || !ir::is_sparse_snode(k_, *sn),
-                fmt::format("`{}` reached the planner with a sparse SNode", ir::print_stmt(o, k_)));
   }
 
   // A serial task of constants, argument loads, arithmetic and global reads that no other task

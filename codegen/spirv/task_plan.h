@@ -9,11 +9,11 @@
 // only reads them after storing them in the same iteration: there each invocation has its own.
 //
 // A kernel in the offloaded stage (its root holds `offloaded` statements) keeps its tasks: each
-// serial, range_for or struct_for task is one planned task; listgen, gc and clear_list over
-// dense SNodes do nothing and get none. Its global temporaries are the first words of `temps`
-// (word = byte offset / 4); a value one task defines and a later one uses is stored to `temps`
-// after them (values and addresses that read no memory are recomputed). A 64-bit value takes an
-// aligned pair of words.
+// serial, range_for or struct_for task is one planned task; listgen, gc and clear_list get none
+// (a struct_for over a sparse space gets its cell list from a listing task, sparse_layout.h). Its global temporaries
+// are the first words of `temps` (word = byte offset / 4); a value one task defines and a later one uses is stored to
+// `temps` after them (values and addresses that read no memory are recomputed). A 64-bit value takes an aligned pair of
+// words.
 #pragma once
 
 #include <cstdint>

@@ -148,6 +148,7 @@ Buffer* buffer_of(const Binding& b, State& state) {
     case BindingKind::temps:
     case BindingKind::heap:
     case BindingKind::flags:
+    case BindingKind::activity:
       return nullptr;
   }
   return nullptr;

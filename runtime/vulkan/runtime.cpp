@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "codegen/spirv/optimizer.h"
+#include "runtime/interp/sparse.h"
 #include "runtime/vulkan/host_values.h"
 
 namespace pb::runtime::vulkan {
@@ -92,6 +93,12 @@ std::optional<Diagnostic> flag_error(const CompiledKernel& ck, const LaunchResul
         fmt::format("adstack overflow in kernel \"{}\" (flag {} names no stack of the compiled kernel)", ck.kernel_name,
                     r.stack_overflow),
         "give the kernel's stacks larger max_size values and run again");
+  }
+  if (r.problem) {
+    for (const auto& p : ck.problems)
+      if (p.code == r.problem)
+        return Diagnostic::plain(fmt::format("{} in kernel \"{}\" (vulkan)", p.message, ck.kernel_name), p.remedy);
+    return Diagnostic::plain(fmt::format("sparse-SNode problem {} in kernel \"{}\"", r.problem, ck.kernel_name));
   }
   if (r.assert_code) {
     for (const auto& a : ck.asserts)
@@ -248,6 +255,17 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
     dispatches.push_back({&t, groups, std::move(words)});
   }
 
+  // Sparse spaces: the interpreter's checks, and no data under inactive cells.
+  if (!ck.activity.empty()) {
+    std::vector<Buffer*> field_bufs;
+    for (const auto& f : k.fields()) {
+      auto it = state.fields.find(f.name);
+      field_bufs.push_back(it == state.fields.end() ? nullptr : &it->second);
+    }
+    runtime::detail::SparseCells cells;
+    cells.bind(k, state, field_bufs);
+  }
+
   // Buffers and their initial words.
   VkDeviceSize staging_bytes = 0;
   VkBuffer heap_buffer = VK_NULL_HANDLE;
@@ -259,10 +277,18 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
       obj.buffers.push_back(std::move(bb));
       continue;
     }
-    bb.host = detail::buffer_of(b, state);
+    bb.host = b.kind == BindingKind::activity ? nullptr : detail::buffer_of(b, state);
     if (bb.host) {
-      bb.words.reserve(bb.host->data.size() * 2);
+      bb.words.reserve(bb.host->data.size() * 2 + 2);
       for (const ir::Value& v : bb.host->data) detail::append_value(bb.words, v, b.element);
+      if (b.ambient) bb.words.insert(bb.words.end(), 2, 0);  // the ambient slot (64-bit at most)
+      bb.download = true;
+    } else if (b.kind == BindingKind::activity) {
+      bb.words.assign(b.elements.value_or(1), 0);
+      for (const codegen::spirv::SparseRange& r : ck.activity) {
+        const std::vector<int64_t>& a = state.activity[r.space];
+        for (size_t i = 0; i < r.words && i < a.size(); ++i) bb.words[r.word + i] = static_cast<uint32_t>(a[i]);
+      }
       bb.download = true;
     } else if (b.kind == BindingKind::temps) {
       bb.words.assign(std::max<uint32_t>(ck.temps_words, 1), 0);
@@ -412,6 +438,11 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
         ir::Value v = detail::read_value(w, i, b.binding->element);
         b.host->data[i] = v.kind() == b.host->dtype ? v : v.cast_to(b.host->dtype);
       }
+    } else if (b.binding->kind == BindingKind::activity) {
+      for (const codegen::spirv::SparseRange& r : ck.activity) {
+        std::vector<int64_t>& a = state.activity[r.space];
+        a.assign(w + r.word, w + r.word + r.words);
+      }
     } else if (b.binding->kind == BindingKind::temps) {
       if (w[ck.return_word] != 0)
         for (size_t i = 0; i < ck.returns.size(); ++i)
@@ -421,6 +452,7 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
       result.assert_code = w[codegen::spirv::kFlagAssert];
       result.step_budget = w[codegen::spirv::kFlagStepBudget];
       result.loop_cut = w[codegen::spirv::kFlagLoopCut];
+      result.problem = w[codegen::spirv::kFlagProblem];
     }
   }
   if (timed) {

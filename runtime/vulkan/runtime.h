@@ -56,6 +56,7 @@ struct LaunchResult {
   uint32_t assert_code = 0;         // flag word 1: max over failed asserts of their code
   uint32_t step_budget = 0;         // flag word 2: max over `while` loops past the budget of their id + 1
   uint32_t loop_cut = 0;            // flag word 3: max over loops the driver left early of their id + 1
+  uint32_t problem = 0;             // flag word 4: the first sparse-SNode problem's code
   std::vector<ir::Value> returned;  // the values of the last `return` that ran (none: empty)
   std::vector<TaskRun> tasks;
   double kernel_ms = 0;  // first dispatch start to last dispatch end, from timestamps

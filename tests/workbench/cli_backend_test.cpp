@@ -132,4 +132,22 @@ TEST(FixtureCheckBackend, StackFixturesMatchTheInterpreterOnVulkan) {
   EXPECT_NE(r.out.find("PASS "), std::string::npos) << r.out;
 }
 
+// A sparse fixture runs on Vulkan as on the interpreter: the same JSON (fields and cell
+// activity), and the comparison table has the space's cells.
+TEST(CliBackend, SparseSNodesRunOnVulkanAsOnTheInterpreter) {
+  REQUIRE_VULKAN();
+  const std::string fixture = source_path("fixtures/interp/sparse_pointer_struct_for.fixture.json");
+  auto interp = run_cli("run " + fixture);
+  ASSERT_EQ(interp.exit_code, 0) << interp.err;
+  auto vulkan = run_cli("run " + fixture + " --backend=vulkan");
+  EXPECT_EQ(vulkan.exit_code, 0) << vulkan.err;
+  EXPECT_EQ(vulkan.out, interp.out);
+  auto all = run_cli("run " + fixture + " --backend=all");
+  EXPECT_EQ(all.exit_code, 0) << all.out << all.err;
+  EXPECT_NE(all.out.find("vulkan   S1pointer (cells)"), std::string::npos) << all.out;
+  auto compiled = run_cli("compile " + fixture + " --target=spvasm");
+  EXPECT_EQ(compiled.exit_code, 0) << compiled.err;
+  EXPECT_NE(compiled.out.find("sparse_pointer_struct_for_t0_struct_for_1_list"), std::string::npos) << compiled.err;
+}
+
 }  // namespace
