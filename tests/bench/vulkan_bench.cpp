@@ -1,9 +1,9 @@
 // The Vulkan runtime against the interpreter on kernels shaped like the reference compiler's use:
-// an elementwise loop, a loop-carried dynamic inner loop (autodiff stacks in reverse) and an
-// atomic add into a scalar, forward and reverse, over --sizes top-level iterations. Per case:
-// kernel time from timestamp queries and launch time (uploads, dispatches, downloads) as the
-// median of --repeat launches after one untimed launch (pipeline creation), the adstack heap's
-// bytes the launch used, and the interpreter's time where the size is at most --interp-max.
+// an elementwise loop, a loop-carried dynamic inner loop (autodiff stacks in reverse), an atomic
+// add into a scalar and a struct for over a sparse field, forward and reverse, over --sizes top-level iterations. Per
+// case: kernel time from timestamp queries and launch time (uploads, dispatches, downloads) as the median of --repeat
+// launches after one untimed launch (pipeline creation), the adstack heap's bytes the launch used, and the
+// interpreter's time where the size is at most --interp-max.
 // `--shape S` runs one kernel; `--workgroup N` (the lowering's workgroup size) and
 // `--max-workgroups N` (the launch's cap) change the dispatch shape. Writes JSON:
 //   {"device": ..., "cases": [{"kernel", "direction", "size", "backend", "kernel_ms", "launch_ms",
@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_args.h"
+#include "cpu_bench_kernels.h"
 #include "ir/diagnostic.h"
 #include "ir/parser.h"
 #include "passes/pass_manager.h"
@@ -27,6 +28,7 @@
 #include "runtime/interp/interpreter.h"
 #include "runtime/vulkan/run.h"
 #include "vulkan_copy_rate.h"
+#include "vulkan_vector_probe.h"
 
 namespace {
 
@@ -38,8 +40,10 @@ long peak_rss_kib() {
   return u.ru_maxrss;
 }
 
-// The loop bodies; every kernel reads x, n and writes y (or total).
+// The loop bodies; every kernel reads x, n and writes y (or total); the sparse one is cpu_bench's
+// (a struct for over a field under pointer blocks, every other one active).
 std::string kernel_text(const std::string& shape, size_t n) {
+  if (shape == "sparse") return bench::sparse_kernel(static_cast<int64_t>(n));
   std::string head = fmt::format(
       "field x : f32[{0}] grad x_grad\nfield n : i32[{0}]\nfield y : f32[{0}] grad y_grad\n"
       "field total : f32[] grad total_grad\nkernel \"{1}\" {{\n  <i32> $0 = const 0\n  <i32> $1 = const {0}\n"
@@ -65,6 +69,16 @@ std::string kernel_text(const std::string& shape, size_t n) {
 }
 
 runtime::State inputs(const ir::Kernel& k, size_t size) {
+  if (k.find_space("P")) {  // the sparse shape
+    std::vector<int64_t> active(size / bench::kSparseBlock);
+    for (size_t b = 0; b < active.size(); ++b) active[b] = b % 2 == 0 ? 1 : 0;
+    runtime::State s = runtime::make_state(k, {{"active", {{"P", active}}}});
+    for (size_t i = 0; i < size; ++i) {
+      s.fields.at("x").data[i] = ir::Value::make_f32(0.1f + 0.001f * static_cast<float>(i % 1000));
+      s.fields.at("y_grad").data[i] = ir::Value::make_f32(1.0f);
+    }
+    return s;
+  }
   runtime::State s = runtime::make_state(k, nlohmann::json::object());
   for (size_t i = 0; i < size; ++i) {
     s.fields.at("x").data[i] = ir::Value::make_f32(0.1f * static_cast<float>(i % 13) - 0.6f);
@@ -85,11 +99,12 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   return pb::bench::guarded_main("vulkan_bench", [&] {
     size_t interp_max = 100'000;
-    std::vector<std::string> shapes = {"elementwise", "carried", "atomic"};
+    std::vector<std::string> shapes = {"elementwise", "carried", "atomic", "sparse"};
     codegen::spirv::LoweringOptions lowering;
     runtime::vulkan::LaunchOptions launch;
     std::vector<std::string> kernel_files;  // --kernel FILE: also time these kernels, forward, random inputs
     uint64_t copy_bytes = 0;                // --copy-rate BYTES: the device's own copy rate, random and zero data
+    uint64_t probe_elements = 0;            // --vector-probe N: hand-written float/vec4 kernels over N floats
     std::vector<char*> rest{argv[0]};
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
@@ -101,6 +116,8 @@ int main(int argc, char** argv) {
         lowering.workgroup_size = static_cast<uint32_t>(pb::bench::count_or_throw("--workgroup", argv[++i], 1));
       else if (a == "--copy-rate" && i + 1 < argc)
         copy_bytes = pb::bench::count_or_throw("--copy-rate", argv[++i], 4);
+      else if (a == "--vector-probe" && i + 1 < argc)
+        probe_elements = pb::bench::count_or_throw("--vector-probe", argv[++i], 16);
       else if (a == "--kernel" && i + 1 < argc)
         kernel_files.emplace_back(argv[++i]);
       else if (a == "--dispatch-repeat" && i + 1 < argc)
@@ -111,8 +128,8 @@ int main(int argc, char** argv) {
         rest.push_back(argv[i]);
     }
     for (const std::string& shape : shapes)
-      if (shape != "elementwise" && shape != "carried" && shape != "atomic")
-        throw std::runtime_error("--shape takes elementwise, carried or atomic");
+      if (shape != "elementwise" && shape != "carried" && shape != "atomic" && shape != "sparse")
+        throw std::runtime_error("--shape takes elementwise, carried, atomic or sparse");
     pb::bench::BenchArgs defaults;
     defaults.sizes = {1'000, 10'000, 100'000, 1'000'000};
     auto args = pb::bench::parse_bench_args(static_cast<int>(rest.size()), rest.data(), defaults, "vulkan_bench");
@@ -183,6 +200,20 @@ int main(int argc, char** argv) {
                                     {"ms", c.ms},
                                     {"tb_per_s", c.bytes_per_s * 1e-12}});
       }
+    }
+    if (vk && probe_elements) {
+      for (uint32_t width : {1u, 4u})
+        for (uint32_t unroll : {1u, 2u, 4u})
+          for (uint32_t groups : {0u, 1056u}) {
+            pb::bench::ProbeRate p =
+                pb::bench::vulkan_vector_probe(probe_elements / 16 * 16, width, unroll, groups, args->repeat);
+            out["vector_probe"].push_back({{"elements", probe_elements / 16 * 16},
+                                           {"width", width},
+                                           {"unroll", unroll},
+                                           {"workgroups", p.workgroups},
+                                           {"ms", p.ms},
+                                           {"tb_per_s", p.bytes_per_s * 1e-12}});
+          }
     }
     for (const std::string& file : kernel_files) {
       if (!vk) break;
