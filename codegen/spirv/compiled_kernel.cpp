@@ -115,6 +115,7 @@ nlohmann::json to_json(const CompiledKernel& k) {
       e["space_shape"] = shape;
     }
     if (t.invocations) e["invocations"] = *t.invocations;
+    if (t.streaming) e["streaming"] = true;
     if (!t.stacks.empty()) {
       e["heap_stride_words"] = t.heap_stride_words;
       for (const StackLayout& s : t.stacks) {

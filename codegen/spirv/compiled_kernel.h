@@ -99,6 +99,9 @@ struct TaskInfo {
   uint32_t heap_stride_words =
       0;  // heap storage: words per invocation (the stacks' heap_words, 64-bit ones 16-byte aligned)
   std::vector<StackLayout> stacks;
+  // The module only loads and stores device memory: no atomic instruction, no adstack. A GPU
+  // streams such a task fastest with fewer, longer-lived invocations (runtime/vulkan/runtime.h).
+  bool streaming = false;
   std::vector<uint32_t> spirv;  // the module
 };
 

@@ -308,7 +308,19 @@ TaskInfo TaskEmitter::finish(Id fn) {
     std::sort(info.bindings.begin(), info.bindings.end());
   }
   info.spirv = b_.words();
+  info.streaming = info.stacks.empty() && !has_atomic(info.spirv);
   return info;
+}
+
+bool has_atomic(const std::vector<uint32_t>& words) {
+  for (size_t i = 5; i < words.size();) {  // after the header: (word count << 16 | opcode) each
+    uint32_t op = words[i] & 0xffffu, count = words[i] >> 16;
+    if ((op >= spv::OpAtomicLoad && op <= spv::OpAtomicXor) || op == spv::OpAtomicFAddEXT ||
+        op == spv::OpAtomicFMinEXT || op == spv::OpAtomicFMaxEXT)
+      return true;
+    i += count ? count : 1;
+  }
+  return false;
 }
 
 void TaskEmitter::declare_entry_point(Id fn) {

@@ -75,6 +75,9 @@ struct Segment {
   uint32_t overflow = 0;                     // the signal of pushes known to overflow
 };
 
+// Whether a module holds an atomic instruction.
+bool has_atomic(const std::vector<uint32_t>& words);
+
 class TaskEmitter {
  public:
   TaskEmitter(const ir::Kernel& k, const KernelPlan& plan, const KernelResources& res, const LoweringOptions& o,

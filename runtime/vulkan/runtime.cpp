@@ -42,13 +42,14 @@ struct BoundBuffer {
 // Releases every Vulkan object of one launch on any exit.
 struct LaunchObjects {
   Device& device;
+  BufferPool& buffers_from;
   std::vector<BoundBuffer> buffers;
   Device::Allocation staging;
   VkDescriptorPool pool = VK_NULL_HANDLE;
   VkCommandBuffer commands = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   bool submitted = false;  // the fence will signal
-  explicit LaunchObjects(Device& d) : device(d) {}
+  LaunchObjects(Device& d, BufferPool& p) : device(d), buffers_from(p) {}
   ~LaunchObjects() {
     VkDevice h = device.handle();
     if (fence) {
@@ -57,8 +58,9 @@ struct LaunchObjects {
     }
     if (commands) vkFreeCommandBuffers(h, device.command_pool(), 1, &commands);
     if (pool) vkDestroyDescriptorPool(h, pool, nullptr);
-    for (BoundBuffer& b : buffers) device.release(b.device);
-    device.release(staging);
+    // After the fence (or with nothing submitted): no work uses the buffers any more.
+    for (BoundBuffer& b : buffers) buffers_from.give(b.device, false);
+    buffers_from.give(staging, true);
   }
 };
 
@@ -124,7 +126,7 @@ std::optional<Diagnostic> flag_error(const CompiledKernel& ck, const LaunchResul
   return std::nullopt;
 }
 
-Runtime::Runtime(const std::string& device_filter) : device_(device_filter), heap_(device_) {}
+Runtime::Runtime(const std::string& device_filter) : device_(device_filter), heap_(device_), pool_(device_) {}
 
 Runtime::~Runtime() {
   vkDeviceWaitIdle(device_.handle());
@@ -229,7 +231,7 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
                     "pass fewer scalar arguments");
 
   VkDevice h = device_.handle();
-  LaunchObjects obj(device_);
+  LaunchObjects obj(device_, pool_);
   LaunchResult result;
   const uint64_t serial = ++serial_;
 
@@ -245,7 +247,8 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
   for (const TaskInfo& t : ck.tasks) {
     uint64_t n = detail::task_iterations(k, t, state).value_or(options.fallback_invocations);
     uint64_t wg = std::max<uint32_t>(t.workgroup_size, 1);
-    auto groups = static_cast<uint32_t>(std::clamp<uint64_t>((n + wg - 1) / wg, 1, max_groups));
+    uint32_t cap = t.streaming ? std::max<uint32_t>(1, std::min(max_groups, options.streaming_workgroups)) : max_groups;
+    auto groups = static_cast<uint32_t>(std::clamp<uint64_t>((n + wg - 1) / wg, 1, cap));
     std::vector<uint32_t> words = t.spirv;
     if (options.optimize) words = codegen::spirv::optimize_spirv(words, {}, ck.kernel_name, t.name).words;
     uint64_t invocations = uint64_t{groups} * wg;
@@ -297,12 +300,12 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
       bb.words.assign(codegen::spirv::kNumFlagWords, 0);
       bb.download = true;
     }
-    bb.device = device_.allocate(bb.words.size() * 4, false);
+    bb.device = pool_.take(bb.words.size() * 4, false);
     bb.staging_offset = staging_bytes;
     staging_bytes += (bb.words.size() * 4 + 15) / 16 * 16;
     obj.buffers.push_back(std::move(bb));
   }
-  obj.staging = device_.allocate(staging_bytes, true);
+  obj.staging = pool_.take(staging_bytes, true);
   for (BoundBuffer& b : obj.buffers)
     if (!b.words.empty())
       std::memcpy(static_cast<char*>(obj.staging.mapped) + b.staging_offset, b.words.data(), b.words.size() * 4);

@@ -2,16 +2,16 @@
 // the interpreter's host memory (runtime/interp/state.h), so that results compare directly.
 //
 // One launch: every field, gradient field and ndarray the bindings name is uploaded through a
-// staging buffer into a device-local storage buffer, with the temps and a zeroed flags buffer;
-// scalar arguments and extents go into push constants at the metadata's offsets; the tasks run
-// in order, one compute pipeline each, separated by memory barriers; the buffers come back
-// through the staging buffer into the state. Timestamps around each dispatch give kernel time.
+// staging buffer into a device-local storage buffer (both from the runtime's BufferPool), with the temps and a zeroed
+// flags buffer; scalar arguments and extents go into push constants at the metadata's offsets; the tasks run in order,
+// one compute pipeline each, separated by memory barriers; the buffers come back through the staging buffer into the
+// state. Timestamps around each dispatch give kernel time.
 //
 // Dispatch size: a task's iteration count (constant, or its range evaluated on the host from
 // the arguments and the field values at launch; fallback_invocations when the bound is not an
-// expression of those), capped at max_workgroups. Every parallel task loops over its range with
-// a grid stride, so any count computes the same result; the count only sizes the heap.
-// Flags: the launch result carries the raw flag words; flag_error() turns them into the error.
+// expression of those), capped at max_workgroups (streaming tasks: streaming_workgroups). Every parallel task loops
+// over its range with a grid stride, so any count computes the same result; the count only sizes the heap. Flags: the
+// launch result carries the raw flag words; flag_error() turns them into the error.
 #pragma once
 
 #include <cstdint>
@@ -28,13 +28,17 @@
 #include "runtime/interp/interpreter.h"
 #include "runtime/interp/state.h"
 #include "runtime/vulkan/adstack_heap.h"
+#include "runtime/vulkan/buffer_pool.h"
 #include "runtime/vulkan/device.h"
 
 namespace pb::runtime::vulkan {
 
 struct LaunchOptions {
-  bool optimize = false;                 // run spirv-opt (codegen/spirv/optimizer.h) on each module first
-  uint32_t max_workgroups = 65535;       // per dispatch (also capped by the device's limit)
+  bool optimize = false;            // run spirv-opt (codegen/spirv/optimizer.h) on each module first
+  uint32_t max_workgroups = 65535;  // per dispatch (also capped by the device's limit)
+  // A streaming task (TaskInfo::streaming) gets at most this many: 32 per SM of a 132-SM GPU, so
+  // each invocation keeps loads in flight over several grid-stride steps (docs/performance.md).
+  uint32_t streaming_workgroups = 4224;
   uint64_t fallback_invocations = 1024;  // a dynamic range the host cannot evaluate
   // run_kernel: `while` iterations one invocation may run (0: none; above 2^32 - 1 it is capped
   // there), compiled in as LoweringOptions::while_budget.
@@ -79,6 +83,7 @@ class Runtime {
 
   const DeviceInfo& device() const { return device_.info(); }
   HeapStats heap_stats() const { return heap_.stats(); }
+  PoolStats pool_stats() const { return pool_.stats(); }
   AdStackHeap& heap() { return heap_; }
 
   // Runs `ck` (compiled from `k`) against `state` and writes every buffer back into it. Throws
@@ -96,6 +101,7 @@ class Runtime {
 
   Device device_;
   AdStackHeap heap_;
+  BufferPool pool_;      // after device_: released before it
   uint64_t serial_ = 0;  // submissions so far; each launch waits for its own
   VkQueryPool queries_ = VK_NULL_HANDLE;
   uint32_t query_count_ = 0;

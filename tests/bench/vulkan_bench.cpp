@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_args.h"
+#include "codegen/spirv/compile.h"
 #include "cpu_bench_kernels.h"
 #include "ir/diagnostic.h"
 #include "ir/parser.h"
@@ -124,6 +125,9 @@ int main(int argc, char** argv) {
         launch.dispatch_repeat = static_cast<uint32_t>(pb::bench::count_or_throw("--dispatch-repeat", argv[++i], 1));
       else if (a == "--max-workgroups" && i + 1 < argc)
         launch.max_workgroups = static_cast<uint32_t>(pb::bench::count_or_throw("--max-workgroups", argv[++i], 1));
+      else if (a == "--streaming-workgroups" && i + 1 < argc)
+        launch.streaming_workgroups =
+            static_cast<uint32_t>(pb::bench::count_or_throw("--streaming-workgroups", argv[++i], 1));
       else
         rest.push_back(argv[i]);
     }
@@ -146,6 +150,7 @@ int main(int argc, char** argv) {
       out["cases"] = nlohmann::json::array();
       out["workgroup_size"] = lowering.workgroup_size;
       out["max_workgroups"] = launch.max_workgroups;
+      out["streaming_workgroups"] = launch.streaming_workgroups;
       out["dispatch_repeat"] = launch.dispatch_repeat;
       for (size_t size : args->sizes)
         for (const std::string& shape : shapes) {
@@ -162,12 +167,20 @@ int main(int argc, char** argv) {
             runtime::vulkan::run_kernel(*vk, *k, warm, lowering, launch);  // creates the pipelines
             std::vector<double> kernel_ms, launch_ms;
             uint64_t heap_bytes = 0;
+            nlohmann::json tasks;
             for (int r = 0; r < args->repeat; ++r) {
               runtime::State s = base;
               auto report = runtime::vulkan::run_kernel(*vk, *k, s, lowering, launch);
               kernel_ms.push_back(report.launch.kernel_ms);
               launch_ms.push_back(report.launch.launch_ms);
               for (const auto& t : report.launch.tasks) heap_bytes = std::max(heap_bytes, t.heap_bytes);
+              if (r + 1 == args->repeat) {  // the dispatch shape, task by task
+                tasks = nlohmann::json::array();
+                for (size_t t = 0; t < report.launch.tasks.size(); ++t)
+                  tasks.push_back({{"task", report.launch.tasks[t].task},
+                                   {"invocations", report.launch.tasks[t].invocations},
+                                   {"streaming", report.compiled.tasks[t].streaming}});
+              }
             }
             out["cases"].push_back({{"kernel", shape},
                                     {"direction", direction},
@@ -176,6 +189,7 @@ int main(int argc, char** argv) {
                                     {"kernel_ms", median(kernel_ms)},
                                     {"launch_ms", median(launch_ms)},
                                     {"heap_bytes", heap_bytes},
+                                    {"tasks", tasks},
                                     {"peak_rss_kib", peak_rss_kib()}});
             if (size > interp_max) continue;
             runtime::State s = base;
@@ -214,6 +228,34 @@ int main(int argc, char** argv) {
                                            {"ms", p.ms},
                                            {"tb_per_s", p.bytes_per_s * 1e-12}});
           }
+      // The generated elementwise kernel's module, as a launch runs it, in the probe's harness.
+      uint64_t n = probe_elements / 16 * 16;
+      auto k = ir::parse_kernel(kernel_text("elementwise", n), "elementwise.chi");
+      codegen::spirv::CompiledKernel ck =
+          codegen::spirv::compile(*k, runtime::vulkan::lowering_for(*k, vk->device(), lowering));
+      const codegen::spirv::TaskInfo& task = ck.tasks.front();
+      uint64_t wg = task.workgroup_size;
+      for (uint32_t groups : {static_cast<uint32_t>(std::min<uint64_t>((n + wg - 1) / wg, launch.max_workgroups)),
+                              static_cast<uint32_t>((n + wg - 1) / wg)})
+        for (bool pattern : {false, true}) {
+          pb::bench::ProbeRate g =
+              pb::bench::vulkan_module_probe(task.spirv, task.name, n, groups, args->repeat, false, pattern);
+          out["vector_probe"].push_back({{"elements", n},
+                                         {"module", "generated"},
+                                         {"workgroup_size", wg},
+                                         {"workgroups", groups},
+                                         {"data", pattern ? "pattern" : "random"},
+                                         {"ms", g.ms},
+                                         {"tb_per_s", g.bytes_per_s * 1e-12}});
+        }
+      pb::bench::ProbeRate p = pb::bench::vulkan_vector_probe(probe_elements / 16 * 16, 1, 1, 0, args->repeat, true);
+      out["vector_probe"].push_back({{"elements", probe_elements / 16 * 16},
+                                     {"width", 1},
+                                     {"unroll", 1},
+                                     {"workgroups", p.workgroups},
+                                     {"fresh_buffers", true},
+                                     {"ms", p.ms},
+                                     {"tb_per_s", p.bytes_per_s * 1e-12}});
     }
     for (const std::string& file : kernel_files) {
       if (!vk) break;

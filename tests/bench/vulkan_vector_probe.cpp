@@ -16,6 +16,8 @@ namespace {
 using runtime::vulkan::check;
 using runtime::vulkan::Device;
 
+constexpr uint64_t kEvictBytes = uint64_t{256} << 20;  // several times any GPU's L2 cache
+
 // The module as SPIR-V assembly: over `count` values of the element type, invocation g handles
 // steps g, g + stride, ... below `steps`; step s reads elements s + k * steps for k < unroll,
 // then writes them.
@@ -139,7 +141,8 @@ struct Objects {
 
 }  // namespace
 
-ProbeRate vulkan_vector_probe(uint64_t elements, uint32_t width, uint32_t unroll, uint32_t workgroups, int repeat) {
+ProbeRate vulkan_vector_probe(uint64_t elements, uint32_t width, uint32_t unroll, uint32_t workgroups, int repeat,
+                              bool fresh) {
   if ((width != 1 && width != 4) || unroll == 0 || elements % (uint64_t{width} * unroll) != 0)
     throw UserError(fmt::format("vector probe: {} elements do not split into {} x {}", elements, width, unroll),
                     "give a width of 1 or 4 and a size that is a multiple of width x unroll");
@@ -148,6 +151,14 @@ ProbeRate vulkan_vector_probe(uint64_t elements, uint32_t width, uint32_t unroll
   std::string source = probe_source(elements / width, width, unroll);
   if (!tools.Assemble(source, &words) || !tools.Validate(words))
     throw UserError("vector probe: the hand-written module does not assemble or validate", source);
+  uint64_t steps = elements / width / unroll;
+  uint32_t groups =
+      workgroups ? workgroups : static_cast<uint32_t>(std::clamp<uint64_t>((steps + 255) / 256, 1, 65535));
+  return vulkan_module_probe(words, "main", elements, groups, repeat, fresh, false);
+}
+
+ProbeRate vulkan_module_probe(const std::vector<uint32_t>& words, const std::string& entry, uint64_t elements,
+                              uint32_t groups, int repeat, bool fresh, bool pattern) {
   Device dev;
   if (!dev.info().timestamps) throw UserError("the device writes no timestamps: no vector probe");
   VkDevice h = dev.handle();
@@ -156,11 +167,13 @@ ProbeRate vulkan_vector_probe(uint64_t elements, uint32_t width, uint32_t unroll
   o.buffers.push_back(dev.allocate(bytes, true));   // staging
   o.buffers.push_back(dev.allocate(bytes, false));  // x
   o.buffers.push_back(dev.allocate(bytes, false));  // y
+  o.buffers.push_back(dev.allocate(kEvictBytes, false));  // written between the upload and the kernel
   auto* staged = static_cast<float*>(o.buffers[0].mapped);
   uint64_t state = 0x9E3779B97F4A7C15ull;
   for (uint64_t i = 0; i < elements; ++i) {
     state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-    staged[i] = static_cast<float>(static_cast<double>(state >> 11) * 0x1.0p-53);
+    staged[i] = pattern ? 0.1f * static_cast<float>(i % 13) - 0.6f
+                        : static_cast<float>(static_cast<double>(state >> 11) * 0x1.0p-53);
   }
 
   VkShaderModuleCreateInfo sci{};
@@ -169,7 +182,8 @@ ProbeRate vulkan_vector_probe(uint64_t elements, uint32_t width, uint32_t unroll
   sci.pCode = words.data();
   check(vkCreateShaderModule(h, &sci, nullptr, &o.module), "vkCreateShaderModule");
   VkDescriptorSetLayoutBinding b[2]{};
-  for (uint32_t i = 0; i < 2; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  for (uint32_t i = 0; i < 2; ++i)
+    b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   VkDescriptorSetLayoutCreateInfo dci{};
   dci.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
   dci.bindingCount = 2;
@@ -185,7 +199,7 @@ ProbeRate vulkan_vector_probe(uint64_t elements, uint32_t width, uint32_t unroll
   cci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cci.stage.module = o.module;
-  cci.stage.pName = "main";
+  cci.stage.pName = entry.c_str();
   cci.layout = o.layout;
   check(vkCreateComputePipelines(h, VK_NULL_HANDLE, 1, &cci, nullptr, &o.pipeline), "vkCreateComputePipelines");
   VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
@@ -219,11 +233,17 @@ ProbeRate vulkan_vector_probe(uint64_t elements, uint32_t width, uint32_t unroll
   qci.queryCount = 2;
   check(vkCreateQueryPool(h, &qci, nullptr, &o.queries), "vkCreateQueryPool");
 
-  uint64_t steps = elements / width / unroll;
-  uint32_t groups = workgroups ? workgroups : static_cast<uint32_t>(std::clamp<uint64_t>((steps + 255) / 256, 1, 65535));
   groups = std::min(groups, dev.info().max_workgroup_count_x);
   std::vector<double> times;
   for (int r = 0; r < std::max(repeat, 1) + 1; ++r) {  // the first run only warms up
+    if (fresh && r > 0) {  // new memory for x and y, as a launch that allocates its buffers has
+      for (size_t i = 1; i < 3; ++i) {
+        dev.release(o.buffers[i]);
+        o.buffers[i] = dev.allocate(bytes, false);
+        infos[i - 1].buffer = o.buffers[i].buffer;
+      }
+      vkUpdateDescriptorSets(h, 2, writes, 0, nullptr);
+    }
     VkCommandBufferAllocateInfo cbai{};
     cbai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
     cbai.commandPool = dev.command_pool();
@@ -238,12 +258,17 @@ ProbeRate vulkan_vector_probe(uint64_t elements, uint32_t width, uint32_t unroll
     vkCmdResetQueryPool(cb, o.queries, 0, 2);
     VkBufferCopy whole{0, 0, bytes};
     vkCmdCopyBuffer(cb, o.buffers[0].buffer, o.buffers[1].buffer, 1, &whole);
+    if (pattern) vkCmdFillBuffer(cb, o.buffers[2].buffer, 0, bytes, 0);  // y zeroed, as a launch uploads it
+    // x was just written through the L2 cache (50 MB on an H200): writing a larger buffer evicts
+    // it, so that the kernel reads device memory, not the cache.
+    vkCmdFillBuffer(cb, o.buffers[3].buffer, 0, kEvictBytes, 0x3f800000u);
     VkMemoryBarrier mb{};
     mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
     mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0,
-                         nullptr, 0, nullptr);
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    // Every stage after it waits, the start timestamp included: the fill's tail is not timed.
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, nullptr,
+                         0, nullptr);
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.pipeline);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.layout, 0, 1, &set, 0, nullptr);
     vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, o.queries, 0);

@@ -69,7 +69,7 @@ TEST(Tasks, SplitSerialRangeAndStructTasksWithDispatchMetadata) {
   EXPECT_EQ(sf.kind, TaskKind::struct_for);
   EXPECT_EQ(sf.space, "S1dense");
   EXPECT_EQ(sf.invocations, 8u);
-  EXPECT_EQ(sf.workgroup_size, 128u);
+  EXPECT_EQ(sf.workgroup_size, 256u);
   for (const TaskInfo& t : ck.tasks) {
     EXPECT_EQ(lines_with(t.spirv, fmt::format("OpEntryPoint GLCompute %{} \"{}\"", t.name, t.name)).size(), 1u);
   }
@@ -299,6 +299,42 @@ TEST(Options, ParseAndNameLowerings) {
   EXPECT_EQ(all_stack_lowerings().size(), 16u);
   EXPECT_THROW(parse_lowering("storage=disk"), UserError);
   EXPECT_THROW(parse_lowering("colour=red"), UserError);
+}
+
+// A task whose module only loads and stores is streaming (the runtime gives it fewer, longer-
+// lived invocations); an atomic or a sparse activation in the module makes it not.
+TEST(Tasks, ATaskWithoutAtomicsOrStacksIsStreaming) {
+  const char* plain = R"(field x : f32[64]
+field y : f32[64]
+field total : f32[]
+kernel "k" {
+  <i32> $0 = const 0
+  <i32> $1 = const 64
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = global load $4
+    <*f32> $6 = global ptr [y], index [$3] activate=true
+    $7 : global store [$6 <- $5]
+  }
+  $8 : for in range($0, $1) block_dim=adaptive {
+    <i32> $9 = loop $8 index 0
+    <*f32> $10 = global ptr [x], index [$9] activate=true
+    <f32> $11 = global load $10
+    <*f32> $12 = global ptr [total], index [] activate=true
+    <f32> $13 = atomic add($12, $11)
+  }
+}
+)";
+  CompiledKernel ck = compile(*parse(plain), LoweringOptions{});
+  ASSERT_EQ(ck.tasks.size(), 2u);
+  EXPECT_TRUE(ck.tasks[0].streaming);
+  EXPECT_FALSE(ck.tasks[1].streaming);
+  EXPECT_TRUE(to_json(ck)["tasks"][0].value("streaming", false));
+  std::string sparse = std::string("pointer P : [8]\ndense D : [64] in P\n") + plain;
+  sparse.replace(sparse.find("field x : f32[64]"), 17, "field x : f32[64] in D");
+  CompiledKernel activating = compile(*parse(sparse), LoweringOptions{});
+  EXPECT_FALSE(activating.tasks[0].streaming) << "its write activates cells with an atomic or";
 }
 
 }  // namespace

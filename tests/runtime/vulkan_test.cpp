@@ -52,7 +52,7 @@ State inputs(const ir::Kernel& k, int size, int modulus) {
 
 TEST(VulkanRuntime, ForwardAndReverseMatchTheInterpreterUnderEveryLowering) {
   REQUIRE_VULKAN();
-  const int size = 300;  // three workgroups of 128
+  const int size = 300;  // more than one workgroup
   auto forward = ir::parse_kernel(carried(size), "carried.chi");
   auto reverse = reverse_of(carried(size));
   for (const ir::Kernel* k : {forward.get(), reverse.get()}) {
@@ -89,7 +89,8 @@ TEST(VulkanRuntime, ManyWorkgroupsAndAGridStrideGiveTheInterpretersResult) {
     ASSERT_FALSE(report.launch.tasks.empty());
     uint64_t launched = 0;
     for (const TaskRun& t : report.launch.tasks) launched = std::max(launched, t.invocations);
-    EXPECT_EQ(launched, std::min<uint64_t>(1024, uint64_t{groups} * 128)) << groups << " workgroups";
+    const uint64_t wg = codegen::spirv::LoweringOptions{}.workgroup_size;
+    EXPECT_EQ(launched, std::min<uint64_t>((size + wg - 1) / wg * wg, groups * wg)) << groups << " workgroups";
     EXPECT_GT(expect_same(want, got, fmt::format("{} workgroups", groups)), 0u);
   }
 }
@@ -174,25 +175,55 @@ TEST(VulkanRuntime, HeapGrowsByDoublingAndReleasesWhatItReplaced) {
   EXPECT_GE(runtime.heap_stats().grows, 3u);
 }
 
+// A kernel launched again takes its buffers from the pool (no new allocation) and gives the same
+// result; a larger launch allocates what the pool cannot serve.
+TEST(VulkanRuntime, ALaunchAgainReusesTheBuffersOfTheLastOne) {
+  REQUIRE_VULKAN();
+  Runtime runtime;  // a fresh pool
+  auto k = reverse_of(carried(300), "reverse_ad{ad_stack_size=8}");
+  State first = inputs(*k, 300, 5), want = first;
+  run_kernel(*k, want);
+  run_kernel(runtime, *k, first);
+  PoolStats after_first = runtime.pool_stats();
+  EXPECT_GT(after_first.allocated, 2u);  // fields, gradients, staging
+  EXPECT_EQ(after_first.reused, 0u);
+  EXPECT_GT(after_first.pooled_bytes, 0u);
+  for (int again = 0; again < 2; ++again) {
+    State state = inputs(*k, 300, 5);
+    run_kernel(runtime, *k, state);
+    EXPECT_GT(expect_same(want, state, fmt::format("launch {}", again + 2)), 0u);
+    EXPECT_EQ(runtime.pool_stats().allocated, after_first.allocated) << "launch " << again + 2;
+    EXPECT_EQ(runtime.pool_stats().pooled_bytes, after_first.pooled_bytes);
+  }
+  EXPECT_EQ(runtime.pool_stats().reused, 2 * after_first.allocated);
+  auto larger = reverse_of(carried(3000), "reverse_ad{ad_stack_size=8}");
+  State big = inputs(*larger, 3000, 5), big_want = big;
+  run_kernel(*larger, big_want);
+  run_kernel(runtime, *larger, big);
+  EXPECT_GT(expect_same(big_want, big, "a larger launch"), 0u);
+  EXPECT_GT(runtime.pool_stats().allocated, after_first.allocated);
+}
+
 TEST(VulkanRuntime, ADoubledHeapThatCannotBeAllocatedIsRetriedAtTheExactSize) {
   REQUIRE_VULKAN();
   Runtime runtime;
-  auto k = reverse_of(carried(128), "reverse_ad{ad_stack_size=8}");
-  State state = inputs(*k, 128, 5);
+  const int wg = static_cast<int>(codegen::spirv::LoweringOptions{}.workgroup_size);  // one workgroup
+  auto k = reverse_of(carried(wg), "reverse_ad{ad_stack_size=8}");
+  State state = inputs(*k, wg, 5);
   run_kernel(runtime, *k, state);
   uint64_t first = runtime.heap_stats().bytes;
   ASSERT_GT(first, 0u);
   // Heap sizes in units of the first launch's (one workgroup): allocations above the limit fail.
-  auto wide = reverse_of(carried(128 * 5), "reverse_ad{ad_stack_size=8}");
-  State wide_state = inputs(*wide, 128 * 5, 5);
+  auto wide = reverse_of(carried(wg * 5), "reverse_ad{ad_stack_size=8}");
+  State wide_state = inputs(*wide, wg * 5, 5);
   State want = wide_state;
   run_kernel(*wide, want);
   runtime.heap().set_allocation_limit(5 * first);
   run_kernel(runtime, *wide, wide_state);  // need 5x; 2 x first < need, so the first try is the need
   EXPECT_EQ(runtime.heap_stats().bytes, 5 * first);
   EXPECT_EQ(runtime.heap_stats().exact_retries, 0u);
-  auto wider = reverse_of(carried(128 * 6), "reverse_ad{ad_stack_size=8}");
-  State wider_state = inputs(*wider, 128 * 6, 5);
+  auto wider = reverse_of(carried(wg * 6), "reverse_ad{ad_stack_size=8}");
+  State wider_state = inputs(*wider, wg * 6, 5);
   want = wider_state;
   run_kernel(*wider, want);
   runtime.heap().set_allocation_limit(6 * first);
@@ -201,8 +232,8 @@ TEST(VulkanRuntime, ADoubledHeapThatCannotBeAllocatedIsRetriedAtTheExactSize) {
   EXPECT_EQ(runtime.heap_stats().bytes, 6 * first);
   EXPECT_GT(expect_same(want, wider_state, "exact retry"), 0u);
   // Not even the need fits: a user error naming the bytes, with the remedy.
-  auto widest = reverse_of(carried(128 * 8), "reverse_ad{ad_stack_size=8}");
-  State widest_state = inputs(*widest, 128 * 8, 5);
+  auto widest = reverse_of(carried(wg * 8), "reverse_ad{ad_stack_size=8}");
+  State widest_state = inputs(*widest, wg * 8, 5);
   try {
     run_kernel(runtime, *widest, widest_state);
     FAIL() << "a heap the device cannot allocate was used";
