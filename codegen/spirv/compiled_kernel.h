@@ -102,6 +102,7 @@ struct TaskInfo {
   // The module only loads and stores device memory: no atomic instruction, no adstack. A GPU
   // streams such a task fastest with fewer, longer-lived invocations (runtime/vulkan/runtime.h).
   bool streaming = false;
+  uint32_t unroll = 1;          // iterations per grid-stride step (LoweringOptions::unroll, where the loop qualifies)
   std::vector<uint32_t> spirv;  // the module
 };
 

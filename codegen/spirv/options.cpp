@@ -12,7 +12,7 @@ namespace {
 constexpr const char* kKeys =
     "storage=function|heap, count=per-stack|shared-array, push=branch|select, "
     "bounds=on|off, float64=on|off, int64=on|off, atomic-float-add=on|off, "
-    "print=drop|error, capacity=N, workgroup=N";
+    "print=drop|error, capacity=N, workgroup=N, unroll=N";
 
 [[noreturn]] void bad(std::string_view pair, std::string_view why) {
   throw UserError(fmt::format("bad SPIR-V lowering option '{}': {}", pair, why), fmt::format("use {}", kKeys));
@@ -72,6 +72,10 @@ LoweringOptions parse_lowering(std::string_view text, LoweringOptions o) {
       o.symbolic_stack_capacity = positive(pair, v);
     } else if (key == "workgroup") {
       o.workgroup_size = static_cast<uint32_t>(positive(pair, v));
+    } else if (key == "unroll") {
+      int64_t u = positive(pair, v);
+      if (u > 16) bad(pair, "expected 1 to 16");
+      o.unroll = static_cast<uint32_t>(u);
     } else {
       bad(pair, "unknown key");
     }

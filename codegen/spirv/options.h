@@ -21,6 +21,8 @@ enum class StackPush : uint8_t { branch, select };
 // What `print` becomes: dropped (listed in the compiled kernel's notes), or a user error.
 enum class PrintLowering : uint8_t { drop, error };
 
+inline constexpr uint32_t kRunUnroll = 4;  // measured on an H200: docs/performance.md
+
 struct LoweringOptions {
   StackStorage storage = StackStorage::heap;
   StackCount count = StackCount::shared_array;
@@ -47,6 +49,11 @@ struct LoweringOptions {
   // Local size x of parallel tasks whose loop has block_dim=adaptive. 256 measured best on an
   // H200 for streaming and atomic kernels alike (docs/performance.md).
   uint32_t workgroup_size = 256;
+  // Iterations one step of a streaming range for's grid-stride loop runs, their loads before their
+  // stores (codegen/spirv/emit_unroll.cpp says which loops qualify); 1: no unrolling. 0: the
+  // caller's default: none when compiling for inspection (stable ID and size metrics),
+  // kRunUnroll when the Vulkan runtime compiles a kernel to run it.
+  uint32_t unroll = 0;
   bool validate = true;  // run spirv-val on every module (a failure is an InternalError)
 };
 

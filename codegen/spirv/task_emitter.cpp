@@ -309,6 +309,7 @@ TaskInfo TaskEmitter::finish(Id fn) {
   }
   info.spirv = b_.words();
   info.streaming = info.stacks.empty() && !has_atomic(info.spirv);
+  info.unroll = unroll_;
   return info;
 }
 
@@ -387,10 +388,23 @@ void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
   Id groups = b_.op(spv::OpCompositeExtract, t_u32(), {b_.op(spv::OpLoad, v3, {num_groups_var_}), 0});
   Id stride = b_.op(spv::OpIMul, t_u32(), {groups, c_u32(workgroup_size_)});
 
+  const uint32_t unroll = range ? unroll_factor() : 1;
+  unroll_ = unroll;
   auto [header, check, body, cont, merge] = b_.begin_loop(true);
   Id t = b_.op(spv::OpLoad, t_u32(), {t_var});
   b_.op_void(spv::OpBranchConditional, {b_.op(spv::OpULessThan, t_bool(), {t, count}), body, merge});
   b_.begin_block(body);
+  if (unroll > 1) {
+    emit_unrolled_step(loop, {t, count, stride, begin, end, bound_kind, rf && rf->reversed}, unroll);
+    if (b_.block_open()) b_.op_void(spv::OpBranch, {cont});
+    b_.begin_block(cont);
+    Id step = b_.op(spv::OpIMul, t_u32(), {stride, c_u32(unroll)});
+    b_.op_void(spv::OpStore, {t_var, b_.op(spv::OpIAdd, t_u32(), {b_.op(spv::OpLoad, t_u32(), {t_var}), step})});
+    b_.op_void(spv::OpBranch, {header});
+    b_.begin_block(merge);
+    if (off && off->tls_epilogue) emit_block(*off->tls_epilogue);
+    return;
+  }
   if (range) {
     Id tb = int_convert(t, ScalarKind::u32, bound_kind);
     Id index = rf && rf->reversed

@@ -202,6 +202,15 @@ class TaskEmitter {
   TaskInfo finish(Id function);
   void emit_imports();
   void emit_parallel_loop(const ir::Stmt& loop);
+  // Unrolled grid-stride steps (emit_unroll.cpp).
+  struct UnrolledRange {
+    Id t = 0, count = 0, stride = 0;  // the step's first iteration, the trip count, the grid stride
+    Id begin = 0, end = 0;
+    ir::ScalarKind kind = ir::ScalarKind::i32;
+    bool reversed = false;
+  };
+  uint32_t unroll_factor() const;  // the iterations one step runs (1: the loop does not qualify)
+  void emit_unrolled_step(const ir::Stmt& loop, const UnrolledRange& r, uint32_t unroll);
   void emit_struct_for_indices(const ir::Stmt& loop, Id linear);
   Id space_extent(const ir::Stmt& loop, const std::optional<ir::Shape>& shape, int axis);
   // The offloaded stage (emit_offloaded.cpp).
@@ -310,6 +319,7 @@ class TaskEmitter {
   Id push_var_ = 0, push_struct_ = 0;
   Id gid_var_ = 0, num_groups_var_ = 0, gid_ = 0;
   uint32_t workgroup_size_ = 1;
+  uint32_t unroll_ = 1;  // iterations per grid-stride step of the parallel loop
   std::vector<StackSlot> stacks_;
   std::unordered_map<const ir::Stmt*, size_t> stack_index_;
   Id counts_var_ = 0;  // shared-array counts: one element per count group

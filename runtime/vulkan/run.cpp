@@ -50,6 +50,7 @@ codegen::spirv::LoweringOptions lowering_for(const ir::Kernel& k, const DeviceIn
   base.float64 = base.float64 || uses_kind(k, {ir::ScalarKind::f64});
   base.int64 = base.int64 || base.float64 || uses_kind(k, {ir::ScalarKind::i64, ir::ScalarKind::u64});
   base.atomic_float_add = base.atomic_float_add || device.atomic_float_add;
+  if (base.unroll == 0) base.unroll = codegen::spirv::kRunUnroll;
   return base;
 }
 

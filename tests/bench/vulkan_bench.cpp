@@ -113,6 +113,8 @@ int main(int argc, char** argv) {
         interp_max = pb::bench::count_or_throw("--interp-max", argv[++i], 0);
       else if (a == "--shape" && i + 1 < argc)
         shapes = {argv[++i]};
+      else if (a == "--unroll" && i + 1 < argc)
+        lowering.unroll = static_cast<uint32_t>(pb::bench::count_or_throw("--unroll", argv[++i], 1));
       else if (a == "--workgroup" && i + 1 < argc)
         lowering.workgroup_size = static_cast<uint32_t>(pb::bench::count_or_throw("--workgroup", argv[++i], 1));
       else if (a == "--copy-rate" && i + 1 < argc)
@@ -151,6 +153,7 @@ int main(int argc, char** argv) {
       out["workgroup_size"] = lowering.workgroup_size;
       out["max_workgroups"] = launch.max_workgroups;
       out["streaming_workgroups"] = launch.streaming_workgroups;
+      out["unroll"] = lowering.unroll;
       out["dispatch_repeat"] = launch.dispatch_repeat;
       for (size_t size : args->sizes)
         for (const std::string& shape : shapes) {

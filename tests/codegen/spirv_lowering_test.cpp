@@ -303,7 +303,7 @@ TEST(Options, ParseAndNameLowerings) {
 
 // A task whose module only loads and stores is streaming (the runtime gives it fewer, longer-
 // lived invocations); an atomic or a sparse activation in the module makes it not.
-TEST(Tasks, ATaskWithoutAtomicsOrStacksIsStreaming) {
+TEST(Tasks, ATaskWithoutAtomicsOrStacksIsStreamingAndUnrolled) {
   const char* plain = R"(field x : f32[64]
 field y : f32[64]
 field total : f32[]
@@ -326,11 +326,26 @@ kernel "k" {
   }
 }
 )";
-  CompiledKernel ck = compile(*parse(plain), LoweringOptions{});
+  CompiledKernel ck = compile(*parse(plain), parse_lowering("unroll=4"));
   ASSERT_EQ(ck.tasks.size(), 2u);
+  EXPECT_EQ(compile(*parse(plain), LoweringOptions{}).tasks[0].unroll, 1u) << "compile alone does not unroll";
   EXPECT_TRUE(ck.tasks[0].streaming);
   EXPECT_FALSE(ck.tasks[1].streaming);
   EXPECT_TRUE(to_json(ck)["tasks"][0].value("streaming", false));
+  // The first loop qualifies for unrolling (its loads come before its stores); the second has an
+  // atomic; a loop that stores to what it loads does not qualify, nor does unroll=1.
+  EXPECT_EQ(ck.tasks[0].unroll, 4u);
+  EXPECT_EQ(ck.tasks[1].unroll, 1u);
+  std::string asm_text = disassemble(ck.tasks[0].spirv);
+  size_t first_load = asm_text.find("OpLoad %float"), last_load = asm_text.rfind("OpLoad %float");
+  ASSERT_NE(first_load, std::string::npos) << asm_text;
+  EXPECT_LT(last_load, asm_text.find("OpStore", first_load)) << asm_text;
+  EXPECT_EQ(test::count_opcode(ck.tasks[0].spirv, spv::OpLoad) >= 4, true);
+  std::string in_place = plain;
+  in_place.replace(in_place.find("global ptr [y], index [$3]"), 26, "global ptr [x], index [$3]");
+  EXPECT_EQ(compile(*parse(in_place), parse_lowering("unroll=4")).tasks[0].unroll, 1u);
+  EXPECT_EQ(compile(*parse(plain), parse_lowering("unroll=1")).tasks[0].unroll, 1u);
+  EXPECT_THROW(parse_lowering("unroll=17"), UserError);
   std::string sparse = std::string("pointer P : [8]\ndense D : [64] in P\n") + plain;
   sparse.replace(sparse.find("field x : f32[64]"), 17, "field x : f32[64] in D");
   CompiledKernel activating = compile(*parse(sparse), LoweringOptions{});

@@ -95,6 +95,51 @@ TEST(VulkanRuntime, ManyWorkgroupsAndAGridStrideGiveTheInterpretersResult) {
   }
 }
 
+// An unrolled streaming loop (four iterations per grid-stride step, loads first) gives the
+// interpreter's result for trip counts that leave partial steps, forward and reversed ranges,
+// from one workgroup to one iteration per invocation.
+TEST(VulkanRuntime, UnrolledStepsWithPartialTailsGiveTheInterpretersResult) {
+  REQUIRE_VULKAN();
+  for (int size : {1, 255, 1000, 5003})
+    for (const char* order : {"", "reversed "}) {
+      std::string text = fmt::format(R"(field x : f32[{0}]
+field y : f32[{0}]
+field z : i32[{0}]
+kernel "unrolled" {{
+  <i32> $0 = const 0
+  <i32> $1 = const {0}
+  <f32> $2 = const 1.5
+  $3 : {1}for in range($0, $1) block_dim=adaptive {{
+    <i32> $4 = loop $3 index 0
+    <*f32> $5 = global ptr [x], index [$4] activate=true
+    <f32> $6 = global load $5
+    <f32> $7 = mul $6 $2
+    <*f32> $8 = global ptr [y], index [$4] activate=true
+    $9 : global store [$8 <- $7]
+    <*i32> $10 = global ptr [z], index [$4] activate=true
+    $11 : global store [$10 <- $4]
+  }}
+}}
+)",
+                                     size, order);
+      auto k = ir::parse_kernel(text, "unrolled.chi");
+      State state = make_state(*k, nlohmann::json::object());
+      for (int i = 0; i < size; ++i)
+        state.fields.at("x").data[static_cast<size_t>(i)] = ir::Value::make_f32(static_cast<float>(i % 7) - 2.5f);
+      State want = state;
+      run_kernel(*k, want);
+      for (uint32_t groups : {1u, 3u, 65535u}) {
+        State got = state;
+        LaunchOptions lo;
+        lo.max_workgroups = groups;
+        RunReport report = run_kernel(*device(), *k, got, {}, lo);
+        ASSERT_EQ(report.compiled.tasks.size(), 1u);
+        EXPECT_EQ(report.compiled.tasks[0].unroll, 4u);
+        EXPECT_GT(expect_same(want, got, fmt::format("{}{} with {} workgroups", size, order, groups)), 0u);
+      }
+    }
+}
+
 TEST(VulkanRuntime, OverflowIsAnErrorTheFlagResetsAndALargerSizeSucceeds) {
   REQUIRE_VULKAN();
   const int size = 200;
