@@ -87,6 +87,32 @@ std::optional<std::string> first_sparse_use(const Kernel& k) {
   return use;
 }
 
+std::optional<SNodeUseProblem> snode_use_problem(const Kernel& k, const Stmt& s) {
+  std::string_view snode, kind;
+  if (const auto* l = dyn_cast<SNodeLookupStmt>(&s)) {
+    snode = l->snode;
+    kind = l->snode_type;
+  } else if (const auto* o = dyn_cast<SNodeOpStmt>(&s)) {
+    snode = o->snode;
+  } else if (const auto* c = dyn_cast<SNodePtrStmt>(&s)) {
+    snode = c->snode;
+  } else if (const auto* t = dyn_cast<OffloadedStmt>(&s)) {
+    snode = is_sparse_snode(k, t->parent_snode) ? t->parent_snode : t->snode;
+  }
+  if (snode.empty()) return std::nullopt;
+  const IndexSpace* sp = k.find_space(snode);
+  bool declared = sp && sp->declared && sp->shape;
+  if (!declared && (is_sparse_snode(k, snode) || (!kind.empty() && kind != "dense" && kind != "root")))
+    return SNodeUseProblem{
+        fmt::format("`{}` uses the sparse SNode '{}', which the header does not declare", print_stmt(s, k), snode),
+        kDeclareSNodeRemedy};
+  if (declared && !kind.empty() && kind != snode_kind_name(sp->kind))
+    return SNodeUseProblem{fmt::format("`{}` looks up SNode '{}' as {}, but the header declares it {}",
+                                       print_stmt(s, k), snode, kind, snode_kind_name(sp->kind)),
+                           "declare the space with the kind the dump prints"};
+  return std::nullopt;
+}
+
 std::optional<std::string> nesting_problem(const Kernel& k) {
   for (size_t i = 0; i < k.spaces.size(); ++i) {
     const IndexSpace& sp = k.spaces[i];

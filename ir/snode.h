@@ -13,6 +13,7 @@
 namespace pb::ir {
 
 class Kernel;
+class Stmt;
 struct IndexSpace;
 
 // How a space's cells become active: every cell of a dense space always is; a pointer, bitmasked
@@ -49,6 +50,15 @@ std::optional<std::vector<int64_t>> cell_pointer_shape(const Kernel& k, std::str
 inline constexpr const char* kDeclareSNodeRemedy =
     "declare it in the header with its kind, full shape and parent (`pointer S1pointer : [4]`), as docs/ir-format.md "
     "shows";
+
+// What is wrong with how statement `s` names an SNode (a lookup, an SNode op, a cell pointer, an
+// offloaded task): a sparse SNode the header does not declare with a shape, or a lookup of a
+// declared space as another kind than declared. nullopt when nothing is. The interpreter and the
+// SPIR-V backend refuse a kernel at its first one, before running or compiling anything.
+struct SNodeUseProblem {
+  std::string message, remedy;
+};
+std::optional<SNodeUseProblem> snode_use_problem(const Kernel& k, const Stmt& s);
 
 // The first place `k` uses a sparse SNode (a declared sparse space, a sparse lookup, a task or an
 // SNode op over a sparse SNode), described for an error; nullopt when it uses none. Backends that

@@ -33,37 +33,11 @@ int SparseLayout::field_space(const ir::Kernel& k, ir::FieldId f) const {
   return s >= 0 && spaces[static_cast<size_t>(s)].under_sparse ? s : -1;
 }
 
-// A sparse SNode the header does not declare, or looks up as another kind than declared: its
-// cells would be taken for a dense space's.
-static void check_declared(const ir::Kernel& k) {
-  ir::walk(k.root(), [&](const ir::Stmt& s) {
-    std::string snode, kind;
-    if (const auto* l = ir::dyn_cast<ir::SNodeLookupStmt>(&s)) {
-      snode = l->snode;
-      kind = l->snode_type;
-    } else if (const auto* o = ir::dyn_cast<ir::SNodeOpStmt>(&s)) {
-      snode = o->snode;
-    } else if (const auto* c = ir::dyn_cast<ir::SNodePtrStmt>(&s)) {
-      snode = c->snode;
-    } else if (const auto* t = ir::dyn_cast<ir::OffloadedStmt>(&s)) {
-      snode = ir::is_sparse_snode(k, t->parent_snode) ? t->parent_snode : t->snode;
-    }
-    if (snode.empty()) return;
-    const ir::IndexSpace* sp = k.find_space(snode);
-    bool declared = sp && sp->declared && sp->shape;
-    if (!declared && (ir::is_sparse_snode(k, snode) || (!kind.empty() && kind != "dense" && kind != "root")))
-      throw UserError(fmt::format("`{}` uses the sparse SNode '{}', which the header does not declare",
-                                  ir::print_stmt(s, k), snode),
-                      ir::kDeclareSNodeRemedy);
-    if (declared && !kind.empty() && kind != ir::snode_kind_name(sp->kind))
-      throw UserError(fmt::format("`{}` looks up SNode '{}' as {}, but the header declares it {}", ir::print_stmt(s, k),
-                                  snode, kind, ir::snode_kind_name(sp->kind)),
-                      "declare the space with the kind the dump prints");
-  });
-}
-
 SparseLayout plan_sparse(const ir::Kernel& k) {
-  check_declared(k);
+  // An undeclared sparse SNode's cells would be taken for a dense space's.
+  ir::walk(k.root(), [&](const ir::Stmt& s) {
+    if (auto problem = ir::snode_use_problem(k, s)) throw UserError(problem->message, problem->remedy);
+  });
   SparseLayout l;
   bool any = false;
   for (const ir::IndexSpace& sp : k.spaces) {

@@ -29,10 +29,6 @@ int64_t ravel(const std::vector<int64_t>& c, const ir::Shape& shape) {
   return cell;
 }
 
-const char* kDeclareRemedy =
-    "declare it in the header with its kind, full shape and parent (`pointer S1pointer : [4]`, then "
-    "`dense S2dense : [32] in S1pointer`), as docs/ir-format.md shows";
-
 // The number of activity entries of a declared sparse space: one per cell, or for a dynamic
 // space one length per parent cell.
 ir::Shape activity_shape(const ir::Kernel& k, const ir::IndexSpace& sp) {
@@ -160,32 +156,13 @@ void SparseCells::bind(const ir::Kernel& k, std::map<std::string, std::vector<in
             "declare the spaces as the dump's access chain nests them");
       return;
     }
-    std::string snode, kind;
-    if (const auto* l = ir::dyn_cast<ir::SNodeLookupStmt>(&s)) {
-      snode = l->snode;
-      kind = l->snode_type;
-    } else if (const auto* o = ir::dyn_cast<ir::SNodeOpStmt>(&s)) {
-      snode = o->snode;
-    } else if (const auto* c = ir::dyn_cast<ir::SNodePtrStmt>(&s)) {
-      snode = c->snode;
-    } else if (const auto* t = ir::dyn_cast<ir::OffloadedStmt>(&s)) {
-      snode = ir::is_sparse_snode(k, t->parent_snode) ? t->parent_snode : t->snode;
-    }
-    if (snode.empty()) return;
-    if (kind == "bit_struct" || kind == "quant_array" || kind == "bit_array")
+    const auto* l = ir::dyn_cast<ir::SNodeLookupStmt>(&s);
+    if (l && (l->snode_type == "bit_struct" || l->snode_type == "quant_array" || l->snode_type == "bit_array"))
       throw UserError(
           fmt::format("`{}` looks up the {} SNode '{}', a quantized layout that the interpreter does not run",
-                      ir::print_stmt(s, k), kind, snode),
+                      ir::print_stmt(s, k), l->snode_type, l->snode),
           "run the kernel without quantized types (their reads and writes need the bit layout)");
-    int sp = space(snode);
-    if (sp < 0 && (ir::is_sparse_snode(k, snode) || (!kind.empty() && kind != "dense" && kind != "root")))
-      throw UserError(fmt::format("`{}` uses the sparse SNode '{}', which the header does not declare",
-                                  ir::print_stmt(s, k), snode),
-                      kDeclareRemedy);
-    if (sp >= 0 && !kind.empty() && kind != ir::snode_kind_name(spaces_[static_cast<size_t>(sp)].kind))
-      throw UserError(fmt::format("`{}` looks up SNode '{}' as {}, but the header declares it {}", ir::print_stmt(s, k),
-                                  snode, kind, ir::snode_kind_name(spaces_[static_cast<size_t>(sp)].kind)),
-                      "declare the space with the kind the dump prints");
+    if (auto problem = ir::snode_use_problem(k, s)) throw UserError(problem->message, problem->remedy);
   });
   field_space_.assign(k.fields().size(), -1);
   std::map<int, std::vector<char>> live_maps;  // by space, for the fields in it

@@ -164,9 +164,9 @@ ProbeRate vulkan_module_probe(const std::vector<uint32_t>& words, const std::str
   VkDevice h = dev.handle();
   Objects o(dev);
   const uint64_t bytes = elements * 4;
-  o.buffers.push_back(dev.allocate(bytes, true));   // staging
-  o.buffers.push_back(dev.allocate(bytes, false));  // x
-  o.buffers.push_back(dev.allocate(bytes, false));  // y
+  o.buffers.push_back(dev.allocate(bytes, true));         // staging
+  o.buffers.push_back(dev.allocate(bytes, false));        // x
+  o.buffers.push_back(dev.allocate(bytes, false));        // y
   o.buffers.push_back(dev.allocate(kEvictBytes, false));  // written between the upload and the kernel
   auto* staged = static_cast<float*>(o.buffers[0].mapped);
   uint64_t state = 0x9E3779B97F4A7C15ull;

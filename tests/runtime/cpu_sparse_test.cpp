@@ -76,48 +76,9 @@ TEST(CpuSparse, HostProblemsFailTheLaunchNamingTheStatementAndTask) {
   EXPECT_NE(oob.cpu_error.find("index out of bounds for SNode 'B' of shape [8]"), std::string::npos) << oob.cpu_error;
 }
 
-// 4,096 iterations on 4 threads activate every other pointer block through their writes; a
-// struct for over the dense space below visits only the live cells (2,048 of them) and sums
-// them atomically; is_active reads back per block.
+// sparse_kernels.h's parallel kernel on 4 threads: more iterations than threads in each loop.
 TEST(CpuSparse, ParallelTasksActivateAndVisitMoreCellsThanThreads) {
-  constexpr const char* kParallel = R"(pointer P : [64]
-dense D : [4096] in P
-field x : f32[4096] in D
-field total : f32[]
-field seen : i32[64]
-kernel "many" {
-  <i32> $0 = const 0
-  <i32> $1 = const 4096
-  <i32> $2 = const 64
-  <i32> $3 = const 2
-  $4 : for in range($0, $1) block_dim=adaptive {
-    <i32> $5 = loop $4 index 0
-    <i32> $6 = floordiv $5 $2
-    <i32> $7 = mod $6 $3
-    <u1> $8 = cmp_eq $7 $0
-    $9 : if $8 {
-      <f32> $10 = cast_value<f32> $5
-      <*f32> $11 = global ptr [x], index [$5] activate=true
-      $12 : global store [$11 <- $10]
-    }
-  }
-  $13 : struct for in D noneblock_dim=adaptive {
-    <i32> $14 = loop $13 index 0
-    <*f32> $15 = global ptr [x], index [$14] activate=false
-    <f32> $16 = global load $15
-    <*f32> $17 = global ptr [total], index [] activate=true
-    <f32> $18 = atomic add($17, $16)
-  }
-  $19 : for in range($0, $2) block_dim=adaptive {
-    <i32> $20 = loop $19 index 0
-    <*gen> $21 = global ptr [P], index [$20] activate=true
-    <u1> $22 = is_active [P] ptr = $21
-    <i32> $23 = cast_value<i32> $22
-    <*i32> $24 = global ptr [seen], index [$20] activate=true
-    $25 : global store [$24 <- $23]
-  }
-}
-)";
+  using runtime::test::sparse::kParallel;
   Both r = run_both(kParallel, nullptr, 4);
   ASSERT_EQ(r.interp_error, "");
   ASSERT_EQ(r.cpu_error, "");

@@ -96,49 +96,11 @@ TEST(VulkanSparse, ProblemsFailTheLaunchNamingTheStatement) {
   EXPECT_NE(none.vulkan_error.find("which the header does not declare"), std::string::npos) << none.vulkan_error;
 }
 
-// 4,096 iterations activate every other pointer block through their writes; a struct for over
-// the dense space below visits only the live cells (2,048 of them) and sums them atomically;
-// is_active reads back per block. With 2 workgroups of 128 each invocation runs 16 iterations.
+// sparse_kernels.h's parallel kernel: with 2 workgroups of 256 each invocation runs 8 iterations
+// of each loop; with 65,535 (capped at the trip count) one each.
 TEST(VulkanSparse, ParallelTasksActivateAndVisitMoreCellsThanAWorkgroup) {
   REQUIRE_VULKAN();
-  constexpr const char* kParallel = R"(pointer P : [64]
-dense D : [4096] in P
-field x : f32[4096] in D
-field total : f32[]
-field seen : i32[64]
-kernel "many" {
-  <i32> $0 = const 0
-  <i32> $1 = const 4096
-  <i32> $2 = const 64
-  <i32> $3 = const 2
-  $4 : for in range($0, $1) block_dim=128 {
-    <i32> $5 = loop $4 index 0
-    <i32> $6 = floordiv $5 $2
-    <i32> $7 = mod $6 $3
-    <u1> $8 = cmp_eq $7 $0
-    $9 : if $8 {
-      <f32> $10 = cast_value<f32> $5
-      <*f32> $11 = global ptr [x], index [$5] activate=true
-      $12 : global store [$11 <- $10]
-    }
-  }
-  $13 : struct for in D noneblock_dim=128 {
-    <i32> $14 = loop $13 index 0
-    <*f32> $15 = global ptr [x], index [$14] activate=false
-    <f32> $16 = global load $15
-    <*f32> $17 = global ptr [total], index [] activate=true
-    <f32> $18 = atomic add($17, $16)
-  }
-  $19 : for in range($0, $2) block_dim=128 {
-    <i32> $20 = loop $19 index 0
-    <*gen> $21 = global ptr [P], index [$20] activate=true
-    <u1> $22 = is_active [P] ptr = $21
-    <i32> $23 = cast_value<i32> $22
-    <*i32> $24 = global ptr [seen], index [$20] activate=true
-    $25 : global store [$24 <- $23]
-  }
-}
-)";
+  using runtime::test::sparse::kParallel;
   for (uint32_t groups : {2u, 65535u}) {
     Both r = run_both(kParallel, nullptr, groups);
     ASSERT_EQ(r.interp_error, "");
