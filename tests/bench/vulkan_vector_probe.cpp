@@ -9,6 +9,7 @@
 
 #include "ir/diagnostic.h"
 #include "runtime/vulkan/device.h"
+#include "vulkan_copy_rate.h"
 
 namespace pb::bench {
 namespace {
@@ -244,73 +245,35 @@ ProbeRate vulkan_module_probe(const std::vector<uint32_t>& words, const std::str
       }
       vkUpdateDescriptorSets(h, 2, writes, 0, nullptr);
     }
-    VkCommandBufferAllocateInfo cbai{};
-    cbai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-    cbai.commandPool = dev.command_pool();
-    cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cbai.commandBufferCount = 1;
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    check(vkAllocateCommandBuffers(h, &cbai, &cb), "vkAllocateCommandBuffers");
-    VkCommandBufferBeginInfo begin{};
-    begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
-    vkCmdResetQueryPool(cb, o.queries, 0, 2);
-    VkBufferCopy whole{0, 0, bytes};
-    vkCmdCopyBuffer(cb, o.buffers[0].buffer, o.buffers[1].buffer, 1, &whole);
-    if (pattern) vkCmdFillBuffer(cb, o.buffers[2].buffer, 0, bytes, 0);  // y zeroed, as a launch uploads it
-    // x was just written through the L2 cache (50 MB on an H200): writing a larger buffer evicts
-    // it, so that the kernel reads device memory, not the cache.
-    vkCmdFillBuffer(cb, o.buffers[3].buffer, 0, kEvictBytes, 0x3f800000u);
-    VkMemoryBarrier mb{};
-    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    // Every stage after it waits, the start timestamp included: the fill's tail is not timed.
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, nullptr,
-                         0, nullptr);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.pipeline);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.layout, 0, 1, &set, 0, nullptr);
-    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, o.queries, 0);
-    vkCmdDispatch(cb, groups, 1, 1);
-    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, o.queries, 1);
-    check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
-    VkSubmitInfo si{};
-    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cb;
-    check(vkQueueSubmit(dev.queue(), 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
-    check(vkQueueWaitIdle(dev.queue()), "vkQueueWaitIdle");
-    uint64_t ticks[2] = {0, 0};
-    check(vkGetQueryPoolResults(h, o.queries, 0, 2, sizeof ticks, ticks, 8,
-                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-          "vkGetQueryPoolResults");
-    if (r > 0) times.push_back(static_cast<double>(ticks[1] - ticks[0]) * dev.info().timestamp_period_ns * 1e-6);
-    vkFreeCommandBuffers(h, dev.command_pool(), 1, &cb);
+    submit_and_wait(dev, [&](VkCommandBuffer cb) {
+      vkCmdResetQueryPool(cb, o.queries, 0, 2);
+      VkBufferCopy whole{0, 0, bytes};
+      vkCmdCopyBuffer(cb, o.buffers[0].buffer, o.buffers[1].buffer, 1, &whole);
+      if (pattern) vkCmdFillBuffer(cb, o.buffers[2].buffer, 0, bytes, 0);  // y zeroed, as a launch uploads it
+      // x was just written through the L2 cache (50 MB on an H200): writing a larger buffer evicts
+      // it, so that the kernel reads device memory, not the cache.
+      vkCmdFillBuffer(cb, o.buffers[3].buffer, 0, kEvictBytes, 0x3f800000u);
+      VkMemoryBarrier mb{};
+      mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+      mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      // Every stage after it waits, the start timestamp included: the fill's tail is not timed.
+      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0,
+                           nullptr, 0, nullptr);
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.pipeline);
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.layout, 0, 1, &set, 0, nullptr);
+      vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, o.queries, 0);
+      vkCmdDispatch(cb, groups, 1, 1);
+      vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, o.queries, 1);
+    });
+    if (r > 0) times.push_back(timed_ms(dev, o.queries));
   }
   // The result must be the arithmetic's: a wrong module would time nothing useful.
   std::vector<float> x(staged, staged + elements);
-  VkCommandBufferAllocateInfo cbai{};
-  cbai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  cbai.commandPool = dev.command_pool();
-  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cbai.commandBufferCount = 1;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  check(vkAllocateCommandBuffers(h, &cbai, &cb), "vkAllocateCommandBuffers");
-  VkCommandBufferBeginInfo begin{};
-  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
-  VkBufferCopy back{0, 0, bytes};
-  vkCmdCopyBuffer(cb, o.buffers[2].buffer, o.buffers[0].buffer, 1, &back);
-  check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
-  VkSubmitInfo si{};
-  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cb;
-  check(vkQueueSubmit(dev.queue(), 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
-  check(vkQueueWaitIdle(dev.queue()), "vkQueueWaitIdle");
-  vkFreeCommandBuffers(h, dev.command_pool(), 1, &cb);
+  submit_and_wait(dev, [&](VkCommandBuffer cb) {
+    VkBufferCopy back{0, 0, bytes};
+    vkCmdCopyBuffer(cb, o.buffers[2].buffer, o.buffers[0].buffer, 1, &back);
+  });
   for (uint64_t i = 0; i < elements; ++i)
     if (std::fabs(staged[i] - (x[i] * 1.5f - 0.3f)) > 1e-6f)
       throw UserError(fmt::format("vector probe: element {} is {}, not {}", i, staged[i], x[i] * 1.5f - 0.3f));

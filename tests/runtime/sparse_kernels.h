@@ -2,6 +2,10 @@
 // value and the CPU backend's (cpu_sparse_test.cpp) run against the interpreter.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
 namespace pb::runtime::test::sparse {
 
 // Writes with and without activation through a pointer space, read back.
@@ -184,5 +188,19 @@ kernel "many" {
   }
 }
 )";
+
+// kParallel's state after a backend's run (state_to_json) against the interpreter's: the same
+// activity (32 live blocks), x and seen; the atomic sum of 2,048 integers below 2^12 within 1e-5
+// relative (exact in f32 only up to the rounding of partial sums in another order).
+inline void expect_parallel_result(const nlohmann::json& got, const nlohmann::json& want) {
+  EXPECT_EQ(got["active"], want["active"]);
+  EXPECT_EQ(got["fields"]["x"], want["fields"]["x"]);
+  EXPECT_EQ(got["fields"]["seen"], want["fields"]["seen"]);
+  double total = want["fields"]["total"]["data"][0].get<double>();
+  EXPECT_NEAR(got["fields"]["total"]["data"][0].get<double>(), total, 1e-5 * total);
+  int active = 0;
+  for (const auto& a : got["active"]["P"]) active += a.get<int>();
+  EXPECT_EQ(active, 32);
+}
 
 }  // namespace pb::runtime::test::sparse
