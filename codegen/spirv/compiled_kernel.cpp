@@ -117,6 +117,7 @@ nlohmann::json to_json(const CompiledKernel& k) {
     if (t.invocations) e["invocations"] = *t.invocations;
     if (t.streaming) e["streaming"] = true;
     if (t.unroll > 1) e["unroll"] = t.unroll;
+    if (t.vector > 1) e["vector"] = t.vector;
     if (!t.stacks.empty()) {
       e["heap_stride_words"] = t.heap_stride_words;
       for (const StackLayout& s : t.stacks) {

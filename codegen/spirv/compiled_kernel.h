@@ -102,7 +102,10 @@ struct TaskInfo {
   // The module only loads and stores device memory: no atomic instruction, no adstack. A GPU
   // streams such a task fastest with fewer, longer-lived invocations (runtime/vulkan/runtime.h).
   bool streaming = false;
-  uint32_t unroll = 1;          // iterations per grid-stride step (LoweringOptions::unroll, where the loop qualifies)
+  uint32_t unroll = 1;  // iterations per grid-stride step (LoweringOptions::unroll, where the loop qualifies)
+  // Consecutive iterations per step of one invocation: kVectorLanes with vector steps
+  // (LoweringOptions::vector), else 1. A launch needs count / vector invocations.
+  uint32_t vector = 1;
   std::vector<uint32_t> spirv;  // the module
 };
 

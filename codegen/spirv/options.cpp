@@ -12,7 +12,7 @@ namespace {
 constexpr const char* kKeys =
     "storage=function|heap, count=per-stack|shared-array, push=branch|select, "
     "bounds=on|off, float64=on|off, int64=on|off, atomic-float-add=on|off, "
-    "print=drop|error, capacity=N, workgroup=N, unroll=N";
+    "print=drop|error, capacity=N, workgroup=N, unroll=N, vector=on|off";
 
 [[noreturn]] void bad(std::string_view pair, std::string_view why) {
   throw UserError(fmt::format("bad SPIR-V lowering option '{}': {}", pair, why), fmt::format("use {}", kKeys));
@@ -76,6 +76,8 @@ LoweringOptions parse_lowering(std::string_view text, LoweringOptions o) {
       int64_t u = positive(pair, v);
       if (u > 16) bad(pair, "expected 1 to 16");
       o.unroll = static_cast<uint32_t>(u);
+    } else if (key == "vector") {
+      o.vector = on_off(pair, v) ? VectorSteps::on : VectorSteps::off;
     } else {
       bad(pair, "unknown key");
     }

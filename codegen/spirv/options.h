@@ -22,6 +22,10 @@ enum class StackPush : uint8_t { branch, select };
 enum class PrintLowering : uint8_t { drop, error };
 
 inline constexpr uint32_t kRunUnroll = 4;  // measured on an H200: docs/performance.md
+// Iterations of a vector step: one 4-vector load or store per buffer (emit_vector.cpp).
+inline constexpr uint32_t kVectorLanes = 4;
+// Whether an unrolled loop may take vector steps.
+enum class VectorSteps : uint8_t { caller_default, on, off };
 
 struct LoweringOptions {
   StackStorage storage = StackStorage::heap;
@@ -54,6 +58,11 @@ struct LoweringOptions {
   // caller's default: none when compiling for inspection (stable ID and size metrics),
   // kRunUnroll when the Vulkan runtime compiles a kernel to run it.
   uint32_t unroll = 0;
+  // Vector steps: an unrolled loop whose body reaches 32-bit buffers at its own index runs
+  // kVectorLanes consecutive iterations per step, each such buffer as one 4-vector load or store
+  // (codegen/spirv/emit_vector.cpp). caller_default: off when compiling for inspection, as the
+  // Vulkan runtime decides when it runs a kernel (runtime/vulkan/run.cpp).
+  VectorSteps vector = VectorSteps::caller_default;
   bool validate = true;  // run spirv-val on every module (a failure is an InternalError)
 };
 

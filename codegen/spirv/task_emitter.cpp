@@ -93,8 +93,7 @@ Id TaskEmitter::value(const ir::Stmt* s) const {
 Id TaskEmitter::buffer_variable(uint32_t binding) {
   if (auto it = buffer_vars_.find(binding); it != buffer_vars_.end()) return it->second;
   const Binding& info = res_.bindings.at(binding);
-  ScalarKind element = info.element == ScalarKind::u1 ? ScalarKind::u32 : info.element;
-  if (word_views_.count(binding)) element = ir::bit_width(element) == 64 ? ScalarKind::u64 : ScalarKind::u32;
+  ScalarKind element = stored_kind(binding);
   Id elem = storage_type(element);
   uint32_t stride = ir::bit_width(element) == 64 ? 8 : 4;
   if (info.kind == BindingKind::heap) elem = heap_slice_, stride = 4 * heap_slice_words_;  // a slice per invocation
@@ -116,14 +115,19 @@ Id TaskEmitter::buffer_variable(uint32_t binding) {
 
 Place TaskEmitter::buffer_element(uint32_t binding, Id index, ScalarKind kind) {
   Id var = buffer_variable(binding);
-  const Binding& info = res_.bindings.at(binding);
-  ScalarKind element = info.element == ScalarKind::u1 ? ScalarKind::u32 : info.element;
-  PB_ASSERT(info.kind != BindingKind::heap, "heap entries are reached through heap_entry, not buffer_element");
-  if (word_views_.count(binding) || info.kind == BindingKind::temps || info.kind == BindingKind::flags)
-    element = ir::bit_width(element) == 64 ? ScalarKind::u64 : ScalarKind::u32;
-  Id st = storage_type(element);
+  PB_ASSERT(res_.bindings.at(binding).kind != BindingKind::heap,
+            "heap entries are reached through heap_entry, not buffer_element");
+  Id st = storage_type(stored_kind(binding));
   Id ptr = b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassStorageBuffer, st), {var, c_u32(0), index});
   return Place{ptr, kind, st, spv::StorageClassStorageBuffer};
+}
+
+ScalarKind TaskEmitter::stored_kind(uint32_t binding) const {
+  const Binding& info = res_.bindings.at(binding);
+  ScalarKind element = info.element == ScalarKind::u1 ? ScalarKind::u32 : info.element;
+  if (word_views_.count(binding) || info.kind == BindingKind::temps || info.kind == BindingKind::flags)
+    element = ir::bit_width(element) == 64 ? ScalarKind::u64 : ScalarKind::u32;
+  return element;
 }
 
 Id TaskEmitter::push_constant(uint32_t member) {
@@ -310,6 +314,7 @@ TaskInfo TaskEmitter::finish(Id fn) {
   info.spirv = b_.words();
   info.streaming = info.stacks.empty() && !has_atomic(info.spirv);
   info.unroll = unroll_;
+  info.vector = vector_;
   return info;
 }
 
@@ -388,17 +393,31 @@ void TaskEmitter::emit_parallel_loop(const ir::Stmt& loop) {
   Id groups = b_.op(spv::OpCompositeExtract, t_u32(), {b_.op(spv::OpLoad, v3, {num_groups_var_}), 0});
   Id stride = b_.op(spv::OpIMul, t_u32(), {groups, c_u32(workgroup_size_)});
 
-  const uint32_t unroll = range ? unroll_factor() : 1;
-  unroll_ = unroll;
+  const std::map<const ir::Stmt*, uint32_t> vec = range ? vector_pointers(loop) : std::map<const ir::Stmt*, uint32_t>{};
+  const uint32_t unroll = !vec.empty() ? kVectorLanes : range ? unroll_factor() : 1;
+  unroll_ = vec.empty() ? unroll : 1;
+  vector_ = vec.empty() ? 1 : kVectorLanes;
+  // Vector steps: t counts steps of kVectorLanes iterations, ceil(count / kVectorLanes) of them.
+  Id steps = vec.empty() ? count
+                         : b_.op(spv::OpIAdd, t_u32(),
+                                 {b_.op(spv::OpShiftRightLogical, t_u32(), {count, c_u32(2)}),
+                                  b_.op(spv::OpSelect, t_u32(),
+                                        {b_.op(spv::OpINotEqual, t_bool(),
+                                               {b_.op(spv::OpBitwiseAnd, t_u32(), {count, c_u32(3)}), c_u32(0)}),
+                                         c_u32(1), c_u32(0)})});
   auto [header, check, body, cont, merge] = b_.begin_loop(true);
   Id t = b_.op(spv::OpLoad, t_u32(), {t_var});
-  b_.op_void(spv::OpBranchConditional, {b_.op(spv::OpULessThan, t_bool(), {t, count}), body, merge});
+  b_.op_void(spv::OpBranchConditional, {b_.op(spv::OpULessThan, t_bool(), {t, steps}), body, merge});
   b_.begin_block(body);
   if (unroll > 1) {
-    emit_unrolled_step(loop, {t, count, stride, begin, end, bound_kind, rf && rf->reversed}, unroll);
+    UnrolledRange r{t, count, stride, begin, end, bound_kind, rf && rf->reversed};
+    if (vec.empty())
+      emit_unrolled_step(loop, r, unroll);
+    else
+      emit_vector_step(loop, r, vec);
     if (b_.block_open()) b_.op_void(spv::OpBranch, {cont});
     b_.begin_block(cont);
-    Id step = b_.op(spv::OpIMul, t_u32(), {stride, c_u32(unroll)});
+    Id step = vec.empty() ? b_.op(spv::OpIMul, t_u32(), {stride, c_u32(unroll)}) : stride;
     b_.op_void(spv::OpStore, {t_var, b_.op(spv::OpIAdd, t_u32(), {b_.op(spv::OpLoad, t_u32(), {t_var}), step})});
     b_.op_void(spv::OpBranch, {header});
     b_.begin_block(merge);

@@ -174,8 +174,9 @@ class TaskEmitter {
   // Resources (declared in this module on first use).
   Id buffer_variable(uint32_t binding);
   Place buffer_element(uint32_t binding, Id index, ir::ScalarKind kind);
-  Id push_constant(uint32_t member);  // the loaded member value, as stored
-  Id invocation_id();                 // GlobalInvocationID.x (0 in serial tasks)
+  ir::ScalarKind stored_kind(uint32_t binding) const;  // the element type a binding is declared with
+  Id push_constant(uint32_t member);                   // the loaded member value, as stored
+  Id invocation_id();                                  // GlobalInvocationID.x (0 in serial tasks)
 
   // Structured control flow helpers. `body` emits into the open block and may close it.
   template <class F>
@@ -209,8 +210,25 @@ class TaskEmitter {
     ir::ScalarKind kind = ir::ScalarKind::i32;
     bool reversed = false;
   };
+  struct Lane {  // one iteration of a step: its values and places, and whether it runs
+    std::unordered_map<const ir::Stmt*, Id> values;
+    std::unordered_map<const ir::Stmt*, Place> places;
+    Id valid = 0;  // 0: always (the step's first iteration, or a full vector step)
+    Id index = 0;
+    ir::ScalarKind kind = ir::ScalarKind::i32;  // the index's
+  };
+  std::optional<uint32_t> pointer_binding(const ir::Stmt* ptr) const;  // a field or ndarray pointer's binding
+  bool unrollable() const;         // whether the parallel loop's iterations may run as steps
   uint32_t unroll_factor() const;  // the iterations one step runs (1: the loop does not qualify)
   void emit_unrolled_step(const ir::Stmt& loop, const UnrolledRange& r, uint32_t unroll);
+  std::vector<Lane> step_lanes(const UnrolledRange& r, uint32_t n, bool checked);
+  void emit_in_lane(const ir::Stmt& loop, Lane& lane, const ir::Stmt& s);
+  // Vector steps (emit_vector.cpp): the pointers of an unrolled loop's body that a vector step
+  // reaches as one vector per step (empty: the loop takes no vector steps), and the step.
+  // Each pointer with its binding.
+  std::map<const ir::Stmt*, uint32_t> vector_pointers(const ir::Stmt& loop) const;
+  void emit_vector_step(const ir::Stmt& loop, const UnrolledRange& r, const std::map<const ir::Stmt*, uint32_t>& vec);
+  Id vector_view(uint32_t binding, ir::ScalarKind element);
   void emit_struct_for_indices(const ir::Stmt& loop, Id linear);
   Id space_extent(const ir::Stmt& loop, const std::optional<ir::Shape>& shape, int axis);
   // The offloaded stage (emit_offloaded.cpp).
@@ -315,11 +333,13 @@ class TaskEmitter {
   std::vector<LoopTargets> loops_;
   std::map<uint32_t, Id> buffer_vars_;
   std::map<ir::ScalarKind, Id> temps_views_;  // 64-bit views of the temps binding, by element kind
+  std::map<uint32_t, Id> vector_views_;       // vector steps: 4-vector views of field and ndarray bindings
   std::set<uint32_t> word_views_;             // bindings declared as uint words (float compare-exchange atomics)
   Id push_var_ = 0, push_struct_ = 0;
   Id gid_var_ = 0, num_groups_var_ = 0, gid_ = 0;
   uint32_t workgroup_size_ = 1;
   uint32_t unroll_ = 1;  // iterations per grid-stride step of the parallel loop
+  uint32_t vector_ = 1;  // consecutive iterations per invocation step (vector steps: kVectorLanes)
   std::vector<StackSlot> stacks_;
   std::unordered_map<const ir::Stmt*, size_t> stack_index_;
   Id counts_var_ = 0;  // shared-array counts: one element per count group

@@ -51,6 +51,7 @@ codegen::spirv::LoweringOptions lowering_for(const ir::Kernel& k, const DeviceIn
   base.int64 = base.int64 || base.float64 || uses_kind(k, {ir::ScalarKind::i64, ir::ScalarKind::u64});
   base.atomic_float_add = base.atomic_float_add || device.atomic_float_add;
   if (base.unroll == 0) base.unroll = codegen::spirv::kRunUnroll;
+  if (base.vector == codegen::spirv::VectorSteps::caller_default) base.vector = codegen::spirv::VectorSteps::on;
   return base;
 }
 

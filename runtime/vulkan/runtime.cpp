@@ -246,6 +246,7 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
   uint32_t max_groups = std::max<uint32_t>(1, std::min(options.max_workgroups, dev.max_workgroup_count_x));
   for (const TaskInfo& t : ck.tasks) {
     uint64_t n = detail::task_iterations(k, t, state).value_or(options.fallback_invocations);
+    n = (n + t.vector - 1) / std::max<uint32_t>(t.vector, 1);  // vector steps: one invocation per step
     uint64_t wg = std::max<uint32_t>(t.workgroup_size, 1);
     uint32_t cap = t.streaming ? std::max<uint32_t>(1, std::min(max_groups, options.streaming_workgroups)) : max_groups;
     auto groups = static_cast<uint32_t>(std::clamp<uint64_t>((n + wg - 1) / wg, 1, cap));
@@ -349,7 +350,9 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
   pipelines.reserve(dispatches.size());
   for (const Dispatch& d : dispatches) pipelines.push_back(pipeline_for(layout, d.words, d.task->name));
 
-  auto query_need = static_cast<uint32_t>(2 * dispatches.size());
+  // Two timestamps per dispatch; with dispatch_repeat, two per repeat (each repeat timed alone).
+  const uint32_t repeats = std::max(options.dispatch_repeat, 1u);
+  auto query_need = static_cast<uint32_t>(2 * dispatches.size() * repeats);
   bool timed = dev.timestamps && query_need > 0;
   if (timed && query_count_ < query_need) {
     if (queries_) vkDestroyQueryPool(h, queries_, nullptr);
@@ -389,18 +392,21 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
     if (ck.push_constant_bytes)
       vkCmdPushConstants(cb, layout.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, ck.push_constant_bytes,
                          push.data());
-    if (timed) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, static_cast<uint32_t>(2 * i));
-    for (uint32_t r = 0; r < std::max(options.dispatch_repeat, 1u); ++r) {
+    for (uint32_t r = 0; r < repeats; ++r) {
       if (r > 0) {
         VkMemoryBarrier again = barrier(VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
                                         VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
         vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
                              &again, 0, nullptr, 0, nullptr);
       }
+      // A repeat's start waits for everything before it, so it times that repeat alone.
+      const auto q = static_cast<uint32_t>(2 * (i * repeats + r));
+      if (timed)
+        vkCmdWriteTimestamp(cb, repeats > 1 ? VK_PIPELINE_STAGE_ALL_COMMANDS_BIT : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                            queries_, q);
       vkCmdDispatch(cb, dispatches[i].groups, 1, 1);
+      if (timed) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, q + 1);
     }
-    if (timed)
-      vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, static_cast<uint32_t>(2 * i + 1));
     VkMemoryBarrier between = barrier(VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
                                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &between,
@@ -464,10 +470,24 @@ LaunchResult Runtime::launch(const ir::Kernel& k, const CompiledKernel& ck, Stat
                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
           "vkGetQueryPoolResults");
     double ns = dev.timestamp_period_ns;
-    const double repeat = std::max(options.dispatch_repeat, 1u);
-    for (size_t i = 0; i < dispatches.size(); ++i)
-      result.tasks[i].ms = static_cast<double>(ticks[2 * i + 1] - ticks[2 * i]) * ns * 1e-6 / repeat;
-    result.kernel_ms = static_cast<double>(ticks[query_need - 1] - ticks[0]) * ns * 1e-6 / repeat;
+    result.kernel_span_ms =
+        static_cast<double>(ticks[query_need - 1] - ticks[0]) * ns * 1e-6 / static_cast<double>(repeats);
+    if (repeats == 1) {
+      for (size_t i = 0; i < dispatches.size(); ++i)
+        result.tasks[i].ms = static_cast<double>(ticks[2 * i + 1] - ticks[2 * i]) * ns * 1e-6;
+      result.kernel_ms = result.kernel_span_ms;
+    } else {
+      for (size_t i = 0; i < dispatches.size(); ++i) {
+        std::vector<double> times(repeats);
+        for (uint32_t r = 0; r < repeats; ++r) {
+          size_t q = 2 * (i * repeats + r);
+          times[r] = static_cast<double>(ticks[q + 1] - ticks[q]) * ns * 1e-6;
+        }
+        std::nth_element(times.begin(), times.begin() + repeats / 2, times.end());
+        result.tasks[i].ms = times[repeats / 2];
+        result.kernel_ms += result.tasks[i].ms;
+      }
+    }
     result.timed = true;
   }
   result.launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

@@ -44,7 +44,8 @@ struct LaunchOptions {
   // there), compiled in as LoweringOptions::while_budget.
   uint64_t max_steps = kDefaultMaxSteps;
   // Benchmarks only: each dispatch is recorded this many times back to back (with the barrier
-  // between), and its time is the mean. Only for kernels whose result does not depend on it.
+  // between), each repeat timed alone, and its time is their median (LaunchResult::kernel_span_ms
+  // keeps the mean with the barriers). Only for kernels whose result does not depend on it.
   uint32_t dispatch_repeat = 1;
 };
 
@@ -63,9 +64,12 @@ struct LaunchResult {
   uint32_t problem = 0;             // flag word 4: the first sparse-SNode problem's code
   std::vector<ir::Value> returned;  // the values of the last `return` that ran (none: empty)
   std::vector<TaskRun> tasks;
-  double kernel_ms = 0;  // first dispatch start to last dispatch end, from timestamps
-  double launch_ms = 0;  // host wall time of the whole launch (uploads, dispatches, downloads)
-  bool timed = false;    // kernel_ms and the tasks' ms come from timestamps
+  // First dispatch start to last dispatch end, from timestamps; with dispatch_repeat, the sum of
+  // the tasks' median repeat times.
+  double kernel_ms = 0;
+  double kernel_span_ms = 0;  // first dispatch start to last dispatch end / dispatch_repeat
+  double launch_ms = 0;       // host wall time of the whole launch (uploads, dispatches, downloads)
+  bool timed = false;         // kernel_ms and the tasks' ms come from timestamps
 };
 
 // The error the flags of `r` mean, or nullopt: an adstack overflow names the kernel, the task,

@@ -4,9 +4,11 @@
 // case: kernel time from timestamp queries and launch time (uploads, dispatches, downloads) as the median of --repeat
 // launches after one untimed launch (pipeline creation), the adstack heap's bytes the launch used, and the
 // interpreter's time where the size is at most --interp-max.
-// `--shape S` runs one kernel; `--workgroup N` (the lowering's workgroup size) and
+// `--shape S` runs one kernel; `--vector on|off` (vector steps; on, as the runtime runs kernels),
+// `--unroll N`, `--workgroup N` (the lowering's workgroup size) and
 // `--max-workgroups N` (the launch's cap) change the dispatch shape. Writes JSON:
-//   {"device": ..., "cases": [{"kernel", "direction", "size", "backend", "kernel_ms", "launch_ms",
+//   {"device": ..., "cases": [{"kernel", "direction", "size", "backend", "kernel_ms" (median; _min, _max:
+//     the range), "kernel_span_ms" (with --dispatch-repeat: the mean with the barriers), "launch_ms",
 //     "heap_bytes", "peak_rss_kib"}, ...]}
 // Without a Vulkan device it writes {"skipped": reason} and succeeds.
 #include <fmt/format.h>
@@ -115,6 +117,8 @@ int main(int argc, char** argv) {
         shapes = {argv[++i]};
       else if (a == "--unroll" && i + 1 < argc)
         lowering.unroll = static_cast<uint32_t>(pb::bench::count_or_throw("--unroll", argv[++i], 1));
+      else if (a == "--vector" && i + 1 < argc)
+        lowering = codegen::spirv::parse_lowering(std::string("vector=") + argv[++i], lowering);
       else if (a == "--workgroup" && i + 1 < argc)
         lowering.workgroup_size = static_cast<uint32_t>(pb::bench::count_or_throw("--workgroup", argv[++i], 1));
       else if (a == "--copy-rate" && i + 1 < argc)
@@ -154,6 +158,7 @@ int main(int argc, char** argv) {
       out["max_workgroups"] = launch.max_workgroups;
       out["streaming_workgroups"] = launch.streaming_workgroups;
       out["unroll"] = lowering.unroll;
+      out["vector"] = lowering.vector == codegen::spirv::VectorSteps::off ? "off" : "on";
       out["dispatch_repeat"] = launch.dispatch_repeat;
       for (size_t size : args->sizes)
         for (const std::string& shape : shapes) {
@@ -168,13 +173,14 @@ int main(int argc, char** argv) {
             runtime::State base = inputs(*k, size);
             runtime::State warm = base;
             runtime::vulkan::run_kernel(*vk, *k, warm, lowering, launch);  // creates the pipelines
-            std::vector<double> kernel_ms, launch_ms;
+            std::vector<double> kernel_ms, launch_ms, span_ms;
             uint64_t heap_bytes = 0;
             nlohmann::json tasks;
             for (int r = 0; r < args->repeat; ++r) {
               runtime::State s = base;
               auto report = runtime::vulkan::run_kernel(*vk, *k, s, lowering, launch);
               kernel_ms.push_back(report.launch.kernel_ms);
+              span_ms.push_back(report.launch.kernel_span_ms);
               launch_ms.push_back(report.launch.launch_ms);
               for (const auto& t : report.launch.tasks) heap_bytes = std::max(heap_bytes, t.heap_bytes);
               if (r + 1 == args->repeat) {  // the dispatch shape, task by task
@@ -182,7 +188,9 @@ int main(int argc, char** argv) {
                 for (size_t t = 0; t < report.launch.tasks.size(); ++t)
                   tasks.push_back({{"task", report.launch.tasks[t].task},
                                    {"invocations", report.launch.tasks[t].invocations},
-                                   {"streaming", report.compiled.tasks[t].streaming}});
+                                   {"streaming", report.compiled.tasks[t].streaming},
+                                   {"unroll", report.compiled.tasks[t].unroll},
+                                   {"vector", report.compiled.tasks[t].vector}});
               }
             }
             out["cases"].push_back({{"kernel", shape},
@@ -190,6 +198,9 @@ int main(int argc, char** argv) {
                                     {"size", size},
                                     {"backend", "vulkan"},
                                     {"kernel_ms", median(kernel_ms)},
+                                    {"kernel_ms_min", *std::min_element(kernel_ms.begin(), kernel_ms.end())},
+                                    {"kernel_ms_max", *std::max_element(kernel_ms.begin(), kernel_ms.end())},
+                                    {"kernel_span_ms", median(span_ms)},
                                     {"launch_ms", median(launch_ms)},
                                     {"heap_bytes", heap_bytes},
                                     {"tasks", tasks},
@@ -238,14 +249,17 @@ int main(int argc, char** argv) {
           codegen::spirv::compile(*k, runtime::vulkan::lowering_for(*k, vk->device(), lowering));
       const codegen::spirv::TaskInfo& task = ck.tasks.front();
       uint64_t wg = task.workgroup_size;
-      for (uint32_t groups : {static_cast<uint32_t>(std::min<uint64_t>((n + wg - 1) / wg, launch.max_workgroups)),
-                              static_cast<uint32_t>((n + wg - 1) / wg)})
+      uint64_t steps = (n + task.vector - 1) / task.vector;  // invocations a launch needs (vector steps: n / 4)
+      uint32_t streaming = std::min(launch.max_workgroups, launch.streaming_workgroups);
+      for (uint32_t groups : {static_cast<uint32_t>(std::min<uint64_t>((steps + wg - 1) / wg, streaming)),
+                              static_cast<uint32_t>((steps + wg - 1) / wg)})
         for (bool pattern : {false, true}) {
           pb::bench::ProbeRate g =
               pb::bench::vulkan_module_probe(task.spirv, task.name, n, groups, args->repeat, false, pattern);
           out["vector_probe"].push_back({{"elements", n},
                                          {"module", "generated"},
                                          {"workgroup_size", wg},
+                                         {"vector", task.vector},
                                          {"workgroups", groups},
                                          {"data", pattern ? "pattern" : "random"},
                                          {"ms", g.ms},

@@ -352,5 +352,46 @@ kernel "k" {
   EXPECT_FALSE(activating.tasks[0].streaming) << "its write activates cells with an atomic or";
 }
 
+// Vector steps: a loop that qualifies for unrolled steps and reaches a 32-bit buffer at its own
+// index takes four consecutive iterations per step, those buffers as 4-vectors; only when asked
+// (the runtime asks; compile alone does not), and not where no buffer is at the loop's index.
+TEST(Tasks, ALoopAtItsOwnIndexTakesVectorStepsWhenAsked) {
+  const char* text = R"(field x : f32[64]
+field y : f32[64]
+field d : f64[64]
+kernel "k" {
+  <i32> $0 = const 0
+  <i32> $1 = const 64
+  <i32> $14 = const 1
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = global load $4
+    <*f32> $6 = global ptr [y], index [$3] activate=true
+    $7 : global store [$6 <- $5]
+  }
+  $8 : for in range($0, $1) block_dim=adaptive {
+    <i32> $9 = loop $8 index 0
+    <i32> $15 = add $9 $14
+    <*f32> $10 = global ptr [x], index [$15] activate=true
+    <f32> $11 = global load $10
+    <f64> $16 = cast_value<f64> $11
+    <*f64> $12 = global ptr [d], index [$9] activate=true
+    $13 : global store [$12 <- $16]
+  }
+}
+)";
+  CompiledKernel on = compile(*parse(text), parse_lowering("vector=on,float64=on,int64=on"));
+  ASSERT_EQ(on.tasks.size(), 2u);
+  EXPECT_EQ(on.tasks[0].vector, 4u);
+  EXPECT_EQ(to_json(on)["tasks"][0].value("vector", 0), 4);
+  EXPECT_NE(disassemble(on.tasks[0].spirv).find("OpTypeVector %float 4"), std::string::npos);
+  EXPECT_EQ(on.tasks[1].vector, 1u) << "x at i + 1 and a 64-bit d are no 4-vectors of 32-bit elements";
+  EXPECT_EQ(compile(*parse(text), parse_lowering("float64=on,int64=on")).tasks[0].vector, 1u)
+      << "compile alone takes no vector steps";
+  EXPECT_EQ(compile(*parse(text), parse_lowering("vector=off,float64=on,int64=on")).tasks[0].vector, 1u);
+  EXPECT_THROW(parse_lowering("vector=4"), UserError);
+}
+
 }  // namespace
 }  // namespace pb::codegen::spirv
