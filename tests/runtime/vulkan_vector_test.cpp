@@ -58,6 +58,19 @@ State fields_state(const ir::Kernel& k, int size) {
   return s;
 }
 
+// Runs `k` from `state` on the device (the runtime's lowering) and expects the interpreter's
+// state exactly; returns the single task's compiled description.
+codegen::spirv::TaskInfo expect_interpreters_state(const ir::Kernel& k, const State& state,
+                                                   const LaunchOptions& lo = {}, const std::string& where = "") {
+  State want = state;
+  run_kernel(k, want);
+  State got = state;
+  RunReport report = run_kernel(*device(), k, got, {}, lo);
+  EXPECT_EQ(state_to_json(k, got), state_to_json(k, want)) << where;
+  EXPECT_EQ(report.compiled.tasks.size(), 1u) << where;
+  return report.compiled.tasks.at(0);
+}
+
 TEST(VulkanVector, FullPartialAndUnalignedStepsGiveTheInterpretersResult) {
   REQUIRE_VULKAN();
   for (int size : {1, 3, 4, 5, 255, 1000, 5003})
@@ -65,17 +78,11 @@ TEST(VulkanVector, FullPartialAndUnalignedStepsGiveTheInterpretersResult) {
       if (begin >= size && size > 1) continue;
       auto k = ir::parse_kernel(fields_kernel(size, std::min(begin, size), size, ""), "vector.chi");
       State state = fields_state(*k, size);
-      State want = state;
-      run_kernel(*k, want);
       for (uint32_t groups : {1u, 3u, 65535u}) {
-        State got = state;
         LaunchOptions lo;
         lo.max_workgroups = groups;
-        RunReport report = run_kernel(*device(), *k, got, {}, lo);
-        ASSERT_EQ(report.compiled.tasks.size(), 1u);
-        EXPECT_EQ(report.compiled.tasks[0].vector, 4u);
         std::string where = fmt::format("size {}, begin {}, {} workgroups", size, begin, groups);
-        EXPECT_EQ(state_to_json(*k, got), state_to_json(*k, want)) << where;
+        EXPECT_EQ(expect_interpreters_state(*k, state, lo, where).vector, 4u) << where;
       }
     }
 }
@@ -84,14 +91,9 @@ TEST(VulkanVector, AReversedRangeTakesUnrolledStepsInstead) {
   REQUIRE_VULKAN();
   const int size = 1001;
   auto k = ir::parse_kernel(fields_kernel(size, 0, size, "reversed "), "vector.chi");
-  State state = fields_state(*k, size);
-  State want = state;
-  run_kernel(*k, want);
-  State got = state;
-  RunReport report = run_kernel(*device(), *k, got, {}, {});
-  EXPECT_EQ(report.compiled.tasks[0].vector, 1u);
-  EXPECT_EQ(report.compiled.tasks[0].unroll, 4u);
-  EXPECT_EQ(state_to_json(*k, got), state_to_json(*k, want));
+  codegen::spirv::TaskInfo task = expect_interpreters_state(*k, fields_state(*k, size));
+  EXPECT_EQ(task.vector, 1u);
+  EXPECT_EQ(task.unroll, 4u);
 }
 
 TEST(VulkanVector, NdarraysTakeVectorStepsToo) {
@@ -121,13 +123,9 @@ kernel "nd" {
   nlohmann::json inputs = {
       {"args", {{{"shape", {1003}}, {"data", a}}, {{"shape", {1003}}, {"data", std::vector<int>(1003, -1)}}}}};
   State state = make_state(*k, inputs);
-  State want = state;
-  run_kernel(*k, want);
-  State got = state;
-  RunReport report = run_kernel(*device(), *k, got, {}, {});
-  EXPECT_EQ(report.compiled.tasks[0].vector, 4u);
-  EXPECT_EQ(state_to_json(*k, got), state_to_json(*k, want));
-  EXPECT_EQ(state_to_json(*k, got)["ndarrays"]["arg1"]["data"][1002], 576);  // (3 * 1002 - 700) / 4, truncated
+  EXPECT_EQ(expect_interpreters_state(*k, state).vector, 4u);
+  run_kernel(*k, state);
+  EXPECT_EQ(state_to_json(*k, state)["ndarrays"]["arg1"]["data"][1002], 576);  // (3 * 1002 - 700) / 4, truncated
 }
 
 }  // namespace
