@@ -131,7 +131,14 @@ std::string Cursor::read_word() {
 std::string Cursor::read_until(std::string_view stops, std::string_view what) {
   skip_blanks();
   size_t start = pos_;
-  while (!at_end() && peek() != '\n' && stops.find(peek()) == std::string_view::npos) advance();
+  while (!at_end() && peek() != '\n' && peek() != '\r' && stops.find(peek()) == std::string_view::npos) advance();
+  // A carriage return ends a line only before its line feed (CRLF); inside a token it would not
+  // print back (the JSON form refuses it too).
+  if (!at_end() && peek() == '\r') {
+    size_t after = text_.find_first_not_of('\r', pos_);
+    if (after != std::string_view::npos && text_[after] != '\n')
+      fail_at(pos_, fmt::format("a carriage return inside {}", what));
+  }
   std::string_view t = text_.substr(start, pos_ - start);
   while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\r')) t.remove_suffix(1);
   if (t.empty()) fail_at(start, fmt::format("expected {}", what));

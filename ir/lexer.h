@@ -41,7 +41,8 @@ class Cursor {
   int64_t read_int_in(int64_t lo, int64_t hi, const char* what);
   // A run of [A-Za-z0-9_.] characters.
   std::string read_word();
-  // Characters up to (not including) any of `stops`, trimmed; fails on an empty result.
+  // Characters up to (not including) any of `stops` or the line's end, trimmed; fails on an
+  // empty result and on a carriage return inside the token.
   std::string read_until(std::string_view stops, std::string_view what);
   // A double-quoted string with C escapes; may span lines (older dumps print raw newlines).
   std::string read_string();

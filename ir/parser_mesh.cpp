@@ -37,7 +37,7 @@ std::unique_ptr<Stmt> Parser::parse_mesh(const std::string& word, DataType hint,
     std::string scratch_pad = cur_.read_until("{", "the scratch-pad info (`none`)");
     cur_.check_utf8(at, cur_.pos());
     // The JSON reader's token rule (ir/json.cpp, check_token): what prints back as this line.
-    if (scratch_pad.find_first_of("/\r#") != std::string::npos)
+    if (scratch_pad.find_first_of("/#") != std::string::npos)  // a carriage return: read_until
       cur_.fail_at(at, "expected the scratch-pad info (`none`)");
     return std::make_unique<MeshForStmt>(from, to, scratch_pad);
   }

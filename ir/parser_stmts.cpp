@@ -514,7 +514,12 @@ std::unique_ptr<Stmt> Parser::parse_for(bool reversed) {
     } else if (cur_.try_consume("block_dim=")) {
       s->block_dim = cur_.try_keyword("adaptive") ? 0 : static_cast<int>(cur_.read_int_in(0, INT32_MAX, "block_dim"));
     } else if (cur_.try_consume("loop_name=")) {
-      s->loop_name = cur_.read_until(" \t{", "a loop name");
+      // A word, as the JSON form (and the offloaded task's line) takes it.
+      size_t name_pos = cur_.pos();
+      s->loop_name = cur_.read_word();
+      if (s->loop_name.empty() ||
+          (!cur_.at_end() && std::string_view(" \t\r\n{").find(cur_.peek()) == std::string_view::npos))
+        cur_.fail_at(name_pos, "a loop name is a word (letters, digits, '_', '.')");
     } else {
       cur_.fail(fmt::format("unexpected '{}' in a for header", std::string(cur_.rest_of_line())));
     }
