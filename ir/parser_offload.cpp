@@ -149,6 +149,8 @@ std::unique_ptr<Stmt> Parser::parse_lookup(size_t pos) {
   size_t type_pos = cur_.pos();
   std::string type = cur_.read_until("]", "an SNode type");
   cur_.check_utf8(type_pos, cur_.pos());
+  // The JSON token rule (ir/json.cpp, check_token): a bare token holds no '#'.
+  if (type.find('#') != std::string::npos) cur_.fail_at(type_pos, "'#' inside an SNode type");
   cur_.expect("]");
   check_name(snode, name_pos);
   cur_.expect("::lookup(");
@@ -270,6 +272,7 @@ std::unique_ptr<Stmt> Parser::parse_offloaded() {
       size_t bls_pos = cur_.pos();
       t->bls = cur_.read_until(" \t{", "the block-local storage");
       cur_.check_utf8(bls_pos, cur_.pos());
+      if (t->bls.find('#') != std::string::npos) cur_.fail_at(bls_pos, "'#' inside the block-local storage");
     } else if (cur_.try_consume("loop_name=")) {
       t->loop_name = cur_.read_word();
     } else if (cur_.try_consume("gdw_level=")) {

@@ -294,11 +294,17 @@ TEST(HeaderParity, AMeshScratchPadWithALineBreakIsRefusedByBothReaders) {
 // Found by a 32-core text_fuzz campaign in session 22 (after 7.97M executions): an SNode lookup's
 // type holding carriage returns was read from text, and its JSON did not read back. Every token
 // read up to a stop character now refuses a carriage return that does not end its line.
-TEST(HeaderParity, ACarriageReturnInsideATokenIsRefusedByBothReaders) {
+TEST(HeaderParity, ACarriageReturnOrAHashInsideATokenIsRefusedByBothReaders) {
   const std::string head = "kernel {\n  <*gen> $0 = get root\n  <i32> $1 = const 0\n";
   std::string t = text_error(head + "  <*gen> $2 = [S0root][ro\r\rot]::lookup($0, $1) activate = false\n}\n");
   EXPECT_TRUE(has(t, "h.chi:4:26")) << t;
   EXPECT_TRUE(has(t, "a carriage return inside an SNode type")) << t;
+  // And a '#' (found by the local campaign after both fixes, at 1.4M executions).
+  std::string hash = text_error(head + "  <*gen> $2 = [S0root][den# Forwardse]::lookup($0, $1) activate = false\n}\n");
+  EXPECT_TRUE(has(hash, "h.chi:4:24")) << hash;
+  EXPECT_TRUE(has(hash, "'#' inside an SNode type")) << hash;
+  std::string bls = text_error("kernel {\n  $0 = offloaded range_for(0, 4) bls=a#b {\n  }\n}\n");
+  EXPECT_TRUE(has(bls, "'#' inside the block-local storage")) << bls;
   // Line ends written as CRLF still read.
   std::string crlf =
       "kernel {\r\n  <*gen> $0 = get root\r\n  <i32> $1 = const 0\r\n"
