@@ -6,8 +6,9 @@
 # WORK: the working folder (binaries, seeds from fixtures/, corpora, segment logs).
 # OUT:  where the results go: lane<N>.txt (campaign.sh's lines), tails.tgz (the end of every
 #       segment log and the findings), resume_<target>.tgz (corpus and segment logs).
-# LANE: "target:jobs:seconds[,target:jobs:seconds...]"; lanes run in parallel, the segments of one
-#       lane one after another (campaign.sh, fork mode with `jobs` jobs).
+# LANE: "target:jobs:seconds[:runs[:nice]][,...]"; lanes run in parallel, the segments of one lane
+#       one after another (campaign.sh with `jobs` processes; a segment stops at `seconds` or after
+#       about `runs` executions; `nice` 19 lets a lane use only the cores the others leave idle).
 # A resume_<target>.tgz in FUZZ_RESUME_DIR (when set) is unpacked into an empty WORK first, so a
 # campaign goes on from its corpus on a fresh machine, and campaign.sh sums its segments.
 # Run from the repository root. Exits 1 when any lane found something.
@@ -37,8 +38,8 @@ for lane in "$@"; do
   (
     rc=0
     for seg in ${lane//,/ }; do
-      IFS=: read -r t j s <<<"$seg"
-      FUZZ_JOBS=$j bash "$root/scripts/fuzz/campaign.sh" "$work/bin" "$work/seeds" "$root/tests/fuzz" \
+      IFS=: read -r t j s r nz <<<"$seg"
+      FUZZ_JOBS=$j FUZZ_RUNS=${r:-} nice -n "${nz:-0}" bash "$root/scripts/fuzz/campaign.sh" "$work/bin" "$work/seeds" "$root/tests/fuzz" \
         "$work/out" "$s" "$t" || rc=1
     done
     exit $rc
@@ -49,16 +50,18 @@ status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 tails=$(mktemp -d)
 mkdir -p "$tails/tails"
-for l in "$work/out"/*.log; do
+for l in "$work/out"/*.log "$work/out"/*.workers/*.log; do
   [ -e "$l" ] || continue
-  { grep -v -E '^#[0-9]+|^INFO:' "$l" | tail -60; grep -E '^#[0-9]+: cov:' "$l" | tail -3; } >"$tails/tails/$(basename "$l")"
+  name=$(basename "$l")
+  case "$l" in *.workers/*) name="$(basename "$(dirname "$l")")_$name" ;; esac
+  { grep -a -v -E '^#[0-9]+|^INFO:' "$l" | tail -60; grep -a -E '^#[0-9]+' "$l" | tail -3; } >"$tails/tails/$name"
 done
 cp -r "$work/out/findings" "$tails/tails/" 2>/dev/null
 tar -czf "$out/tails.tgz" -C "$tails" tails
 rm -rf "$tails"
 for t in passes_fuzz interp_fuzz codegen_fuzz text_fuzz; do
   [ -d "$work/out/corpus/$t" ] || continue
-  (cd "$work/out" && tar -czf "$out/resume_$t.tgz" "corpus/$t" "$t"-*.log)
+  (cd "$work/out" && tar -czf "$out/resume_$t.tgz" "corpus/$t" "$t"-*.log $(ls -d "$t"-*.workers 2>/dev/null))
 done
 cat "$out"/lane*.txt
 exit $status

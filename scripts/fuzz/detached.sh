@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One libFuzzer campaign longer than one device call (docs/fuzzing.md, "Campaign"): lanes.sh runs
+# in its own process session, which outlives the call that started it while the machine is held,
+# so later calls only wait for it and the campaign is one segment (no resume, no re-merge).
+#   scripts/fuzz/detached.sh start BINS WORK LANE...   start lanes.sh in WORK, return at once
+#   scripts/fuzz/detached.sh wait WORK SECONDS [DEST]  wait up to SECONDS, printing progress; when
+#                                                       the lanes are done, copy their results to DEST
+# Run from the repository root. `wait` exits 0 when the lanes finished with no finding, 1 when
+# they finished with one, 3 when they are still running.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+# Executions so far of each segment (jobs mode: the last count each process printed, summed).
+progress() {
+  local l w e total
+  for l in "$1"/out/*.log; do
+    [ -e "$l" ] || continue
+    if [ -d "${l%.log}.workers" ]; then
+      total=0
+      for w in "${l%.log}".workers/fuzz-*.log; do
+        [ -e "$w" ] || continue
+        e=$(grep -a -E '^#[0-9]+' "$w" | tail -1 | sed -E 's/^#([0-9]+).*/\1/')
+        total=$((total + ${e:-0}))
+      done
+      echo "$(basename "$l"): about $total executions in $(ls "${l%.log}".workers | wc -l) processes"
+    else
+      echo "$(basename "$l"): $(grep -a -E '^#[0-9]+: cov:' "$l" | tail -1)"
+    fi
+  done
+  grep -a -h 'passbench fuzz finding\|^SUMMARY: ' "$1"/out/*.log "$1"/out/*.workers/*.log 2>/dev/null | sort | uniq -c
+  uptime
+}
+
+case "${1:-}" in
+  start)
+    bins=$2 work=$3
+    shift 3
+    mkdir -p "$work"
+    setsid nohup bash -c 'bash "$0"/scripts/fuzz/lanes.sh "$@"; echo "rc=$?" >"$2/lanes.rc"' \
+      "$root" "$bins" "$work" "$work/results" "$@" >"$work/lanes.log" 2>&1 </dev/null &
+    echo "detached: lanes started in $work: $*"
+    ;;
+  wait)
+    work=$2 seconds=$3 dest=${4:-}
+    end=$((SECONDS + seconds))
+    while [ ! -e "$work/lanes.rc" ] && [ "$SECONDS" -lt "$end" ]; do sleep 5; done
+    progress "$work"
+    if [ ! -e "$work/lanes.rc" ]; then
+      echo "detached: still running"
+      exit 3
+    fi
+    cat "$work/lanes.log"
+    [ -n "$dest" ] && cp "$work"/results/* "$dest"/
+    grep -q '^rc=0$' "$work/lanes.rc"
+    ;;
+  *)
+    sed -n 2,9p "$0"
+    exit 2
+    ;;
+esac
