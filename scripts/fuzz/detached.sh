@@ -5,6 +5,7 @@
 #   scripts/fuzz/detached.sh start BINS WORK LANE...   start lanes.sh in WORK, return at once
 #   scripts/fuzz/detached.sh wait WORK SECONDS [DEST]  wait up to SECONDS, printing progress; when
 #                                                       the lanes are done, copy their results to DEST
+#   scripts/fuzz/detached.sh stop WORK                 end the campaigns now (then `wait` for them)
 # Run from the repository root. `wait` exits 0 when the lanes finished with no finding, 1 when
 # they finished with one, 3 when they are still running.
 set -uo pipefail
@@ -19,7 +20,8 @@ progress() {
       total=0
       for w in "${l%.log}".workers/fuzz-*.log; do
         [ -e "$w" ] || continue
-        e=$(grep -a -E '^#[0-9]+' "$w" | tail -1 | sed -E 's/^#([0-9]+).*/\1/')
+        e=$(grep -a -E '^stat::number_of_executed_units: ' "$w" | tail -1 | sed -E 's/.*: //')
+        [ -n "$e" ] || e=$(grep -a -E '^#[0-9]+' "$w" | tail -1 | sed -E 's/^#([0-9]+).*/\1/')
         total=$((total + ${e:-0}))
       done
       echo "$(basename "$l"): about $total executions in $(ls "${l%.log}".workers | wc -l) processes"
@@ -53,8 +55,13 @@ case "${1:-}" in
     [ -n "$dest" ] && cp "$work"/results/* "$dest"/
     grep -q '^rc=0$' "$work/lanes.rc"
     ;;
+  stop)
+    # libFuzzer ends on SIGINT after printing its final statistics (the exact executions).
+    pkill -INT -f "^$2/bin/[a-z_]+_fuzz " || true
+    echo "detached: interrupted the fuzzers in $2"
+    ;;
   *)
-    sed -n 2,9p "$0"
+    sed -n 2,10p "$0"
     exit 2
     ;;
 esac
