@@ -83,7 +83,7 @@ ci_runs() {
     passes_fuzz) echo 2500 ;;
     interp_fuzz) echo 3000 ;;
     inputs_fuzz) echo 200000 ;;
-    codegen_fuzz) echo 300 ;;
+    codegen_fuzz) echo 1500 ;;
     *) echo 1000 ;;
   esac
 }

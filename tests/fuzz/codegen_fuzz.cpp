@@ -1,9 +1,11 @@
 // Target: SPIR-V codegen on kernels that verify (kernel_decoder.h), optionally after reverse_ad
-// (first byte, bit 0). Every execution emits the kernel under all 16 adstack lowerings (codegen
-// runs spirv-val on every module and reports an invalid one as an InternalError), then, for one
-// lowering (bits 1-4), runs the optimizer on each task, validates its output and cross-compiles
-// it to MSL (and, with bit 5, GLSL). A construct the backend documents as unsupported, or a
-// module the optimizer or SPIRV-Cross refuses, is a user error and fine.
+// (first byte, bit 0), under the adstack lowering that bits 1-4 pick: emit it (codegen runs
+// spirv-val on every module and reports an invalid one as an InternalError), run the optimizer on
+// each task, validate its output and cross-compile it to MSL (and, with bit 5, GLSL). The input
+// picks one lowering rather than every execution emitting all 16, so that the fuzzer sees each
+// lowering's coverage as the input's own and an execution costs one codegen (docs/fuzzing.md,
+// "Targets"). A construct the backend documents as unsupported, or a module the optimizer or
+// SPIRV-Cross refuses, is a user error and fine.
 #include <string>
 
 #include "codegen/msl/cross.h"
@@ -47,16 +49,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   spirv::LoweringOptions base;
   base.float64 = base.int64 = true;
   std::vector<spirv::LoweringOptions> lowerings = spirv::all_stack_lowerings(base);
-  std::optional<spirv::CompiledKernel> chosen;
-  for (size_t i = 0; i < lowerings.size(); ++i) {
-    std::optional<spirv::CompiledKernel> compiled = emit(*fk.kernel, lowerings[i]);
-    if (!compiled) {
-      fuzz::count("codegen rejected the kernel (user error)");
-      return 0;
-    }
-    if (i == (flags >> 1) % lowerings.size()) chosen = std::move(compiled);
+  std::optional<spirv::CompiledKernel> chosen = emit(*fk.kernel, lowerings[(flags >> 1) % lowerings.size()]);
+  if (!chosen) {
+    fuzz::count("codegen rejected the kernel (user error)");
+    return 0;
   }
-  fuzz::count("emitted under all 16 lowerings");
+  fuzz::count("emitted and validated");
   const std::string name = fk.kernel->name.empty() ? "kernel" : fk.kernel->name;
   for (const auto& task : chosen->tasks) {
     std::vector<uint32_t> words;
@@ -72,14 +70,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fuzz::finding("the optimizer's output fails spirv-val", "[" + spirv::lowering_name(chosen->options) + "] task " +
                                                                   task.name + ": " + v.message + "\n" + v.excerpt +
                                                                   "\n--- kernel:\n" + ir::print_kernel(*fk.kernel));
+    // MSL has no doubles in buffers and no 64-bit atomics, so its refusal does not end the input:
+    // the same module still goes to GLSL when asked.
     try {
       (void)codegen::msl::spirv_to_msl(words, {}, name, task.name);
-      if (flags & 32) (void)codegen::msl::spirv_to_glsl(words, {}, name, task.name);
     } catch (const UserError&) {
-      fuzz::count("SPIRV-Cross refused a module (user error)");
-      return 0;
+      fuzz::count("spirv-cross refused msl (user error)");
+    }
+    if (flags & 32) {
+      try {
+        (void)codegen::msl::spirv_to_glsl(words, {}, name, task.name);
+      } catch (const UserError&) {
+        fuzz::count("spirv-cross refused glsl (user error)");
+      }
     }
   }
-  fuzz::count("optimized and cross-compiled");
+  fuzz::count("optimized every task");
   return 0;
 }
