@@ -29,6 +29,7 @@ for t in text_fuzz passes_fuzz interp_fuzz codegen_fuzz; do
   mkdir -p "$work/seeds/$t"
   while IFS= read -r f; do cp "$f" "$work/seeds/$t/$(echo "${f#fixtures/}" | tr / _)"; done \
     < <(find fixtures -name '*.chi' -o -name '*.log')
+  if [ -d "tests/fuzz/regressions/$t" ]; then cp "tests/fuzz/regressions/$t"/* "$work/seeds/$t/"; fi
 done
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 i=0

@@ -27,7 +27,14 @@ build_targets() {
   echo "libfuzzer: fuzz targets built in $((SECONDS - start)) s"
 }
 
-# The seed corpus of one target, generated from the bundled fixtures.
+# Past findings (tests/fuzz/regressions/TARGET/, one input each) join the seeds, so every run
+# replays them first.
+copy_regressions() {
+  local d="$root/tests/fuzz/regressions/$1"
+  if [ -d "$d" ]; then cp "$d"/* "$2"/; fi
+}
+
+# The seed corpus of one target, generated from the bundled fixtures and its past findings.
 make_seeds() {
   local target=$1 dir="$work/seeds/$1"
   [ -d "$dir" ] && return 0
@@ -37,7 +44,8 @@ make_seeds() {
       local f
       while IFS= read -r f; do
         cp "$f" "$dir/$(echo "${f#"$root/fixtures/"}" | tr / _)"
-      done < <(find "$root/fixtures" -name '*.chi' -o -name '*.log') ;;
+      done < <(find "$root/fixtures" -name '*.chi' -o -name '*.log')
+      copy_regressions "$target" "$dir" ;;
     json_kernel_fuzz)
       if [ -x "$passbench" ]; then
         local f
