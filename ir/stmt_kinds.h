@@ -10,7 +10,7 @@
 namespace pb::ir {
 
 // Traits a kind has, declared with it in the list below and read through the predicates after it.
-enum StmtTraits : uint8_t {
+enum StmtTraits : uint16_t {
   kNoTraits = 0,
   // The result is a function of the attributes and operand values alone: no memory read, no side
   // effect. simplify merges equal ones; backup_ssa recomputes them where reverse code needs them.
@@ -27,6 +27,9 @@ enum StmtTraits : uint8_t {
   // A mesh statement: read, printed and verified, never run (passbench has no mesh model). The
   // verifier keeps the non-container ones inside a mesh for or a mesh_for task.
   kMesh = 128,
+  // Operand 0 is a stack alloc: the one slot where a stack alloc may appear (it names the stack
+  // and gives no value; the verifier holds every other operand to that).
+  kStackOp = 256,
 };
 
 // X(ClassPrefix, json/display name, traits)
@@ -52,11 +55,11 @@ enum StmtTraits : uint8_t {
   X(WhileControl, "while_control", kNoValue)                                                  \
   X(Continue, "continue", kNoValue)                                                           \
   X(AdStackAlloca, "stack_alloc", kNoTraits)                                                  \
-  X(AdStackPush, "stack_push", kNoValue)                                                      \
-  X(AdStackPop, "stack_pop", kNoValue)                                                        \
-  X(AdStackLoadTop, "stack_load_top", kNoTraits)                                              \
-  X(AdStackLoadTopAdj, "stack_load_top_adj", kNoTraits)                                       \
-  X(AdStackAccAdjoint, "stack_acc_adj", kNoValue)                                             \
+  X(AdStackPush, "stack_push", kNoValue | kStackOp)                                           \
+  X(AdStackPop, "stack_pop", kNoValue | kStackOp)                                             \
+  X(AdStackLoadTop, "stack_load_top", kStackOp)                                               \
+  X(AdStackLoadTopAdj, "stack_load_top_adj", kStackOp)                                        \
+  X(AdStackAccAdjoint, "stack_acc_adj", kNoValue | kStackOp)                                  \
   X(Print, "print", kNoValue)                                                                 \
   X(Assert, "assert", kNoValue)                                                               \
   X(Offloaded, "offloaded", kNoValue | kContainer | kOffloadedStage)                          \
@@ -103,13 +106,13 @@ enum class StmtKind : uint8_t {
 std::string_view kind_name(StmtKind k);
 
 // Indexed by StmtKind: a table rather than a switch, whose cases would be identical branches.
-inline constexpr uint8_t kKindTraits[] = {
-#define PB_X(Name, text, traits) static_cast<uint8_t>(traits),
+inline constexpr uint16_t kKindTraits[] = {
+#define PB_X(Name, text, traits) static_cast<uint16_t>(traits),
     PB_STMT_KINDS(PB_X)
 #undef PB_X
 };
 
-constexpr uint8_t traits_of(StmtKind k) { return kKindTraits[static_cast<size_t>(k)]; }
+constexpr uint16_t traits_of(StmtKind k) { return kKindTraits[static_cast<size_t>(k)]; }
 
 constexpr bool computed_from_operands(StmtKind k) { return traits_of(k) & kComputedFromOperands; }
 constexpr bool is_loop(StmtKind k) { return traits_of(k) & kLoop; }
@@ -118,6 +121,7 @@ constexpr bool has_value(StmtKind k) { return !(traits_of(k) & kNoValue); }
 constexpr bool is_container(StmtKind k) { return traits_of(k) & kContainer; }
 constexpr bool is_offloaded_stage(StmtKind k) { return traits_of(k) & kOffloadedStage; }
 constexpr bool has_no_backend(StmtKind k) { return traits_of(k) & kNoBackend; }
+constexpr bool is_stack_op(StmtKind k) { return traits_of(k) & kStackOp; }
 constexpr bool is_mesh(StmtKind k) { return traits_of(k) & kMesh; }
 // The remedy every layer gives for running a mesh kernel: no backend, the interpreter included,
 // runs one (passbench has no mesh model).

@@ -72,6 +72,12 @@ class Verifier {
         continue;  // checked against the enclosing loops below
       if (!has_value(op->kind()))
         error(s, fmt::format("operand ${} is a {}, which gives no value to read", op->id, kind_name(op->kind())));
+      // A stack alloc's type is its element type, but it names the stack, not a value: only a
+      // stack op's stack slot (operand 0) may hold it; its top is read with stack load top.
+      else if (isa<AdStackAllocaStmt>(op) && !(is_stack_op(s.kind()) && i == 0))
+        error(s,
+              fmt::format("operand ${} is a stack alloc, which is not a value (read its top with `stack load top ${}`)",
+                          op->id, op->id));
       // A task's range bound may be a statement of an earlier task (tasks run in order).
       bool earlier_task = isa<OffloadedStmt>(&s) && defined_before_.count(op);
       if (opts_.dominance && !visible_.count(op) && !earlier_task)
