@@ -146,24 +146,25 @@ TEST(VerifierOperands, AStatementWithoutAValueIsNoOperand) {
 // and SPIR-V codegen then stopped on an internal error (the stack has no SPIR-V value).
 TEST(VerifierOperands, AStackAllocIsOnlyTheStackOfAStackOp) {
   auto self_push = parse(k("  <f32> $0 = stack alloc (max_size=1)\n  $1 : stack push $0, val = $0\n"));
-  expect_one_error(*self_push, "<f32> $1 : stack push $0, val = $0", "operand $0 is a stack alloc, which is not a value");
-  auto acc = parse(
-      k("  <f32> $0 = stack alloc (max_size=1)\n  <f32> $1 = const 1\n  $2 : stack push $0, val = $1\n"
-        "  $3 : stack acc adj $0, val = $0\n"));
+  expect_one_error(*self_push, "<f32> $1 : stack push $0, val = $0",
+                   "operand $0 is a stack alloc, which is not a value");
+  auto acc =
+      parse(k("  <f32> $0 = stack alloc (max_size=1)\n  <f32> $1 = const 1\n  $2 : stack push $0, val = $1\n"
+              "  $3 : stack acc adj $0, val = $0\n"));
   expect_one_error(*acc, "<f32> $3 : stack acc adj $0, val = $0", "operand $0 is a stack alloc");
   auto arith = parse(k("  <f32> $0 = stack alloc (max_size=1)\n  <f32> $1 = add $0 $0\n"));
   auto errors = verify(*arith);
   ASSERT_EQ(errors.size(), 2u) << all_errors(errors);  // one per operand slot
-  EXPECT_NE(all_errors(errors).find("read its top with `stack load top $0`"), std::string::npos)
-      << all_errors(errors);
+  EXPECT_NE(all_errors(errors).find("read its top with `stack load top $0`"), std::string::npos) << all_errors(errors);
   auto stored = parse("field y : f32[]\n" +
                       k("  <f32> $0 = stack alloc (max_size=1)\n"
                         "  <*f32> $1 = global ptr [y], index [] activate=true\n  $2 : global store [$1 <- $0]\n"));
   expect_one_error(*stored, "$2 : global store [$1 <- $0]", "operand $0 is a stack alloc");
   // Its own slot in every stack op stays valid.
-  expect_valid(k("  <f32> $0 = stack alloc (max_size=1)\n  <f32> $1 = const 1\n  $2 : stack push $0, val = $1\n"
-                 "  <f32> $3 = stack load top $0\n  <f32> $4 = stack load top adj $0\n"
-                 "  $5 : stack acc adj $0, val = $3\n  $6 : stack pop $0\n"));
+  expect_valid(
+      k("  <f32> $0 = stack alloc (max_size=1)\n  <f32> $1 = const 1\n  $2 : stack push $0, val = $1\n"
+        "  <f32> $3 = stack load top $0\n  <f32> $4 = stack load top adj $0\n"
+        "  $5 : stack acc adj $0, val = $3\n  $6 : stack pop $0\n"));
 }
 
 TEST(VerifierDominance, OperandDefinedLater) {
