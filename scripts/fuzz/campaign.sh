@@ -27,19 +27,37 @@ status=0
 # The executions of one segment. Fork mode prints "#EXECS: cov: ..." lines (the last holds the
 # total); in jobs mode each process prints "#EXECS ..." lines (its last is its count, or a lower
 # bound when it stopped on a finding; with -print_final_stats its exact count), summed.
+worker_execs() {
+  local e
+  e=$(grep -a -E '^stat::number_of_executed_units: ' "$1" | tail -1 | sed -E 's/.*: //')
+  [ -n "$e" ] || e=$(grep -a -E '^#[0-9]+' "$1" | tail -1 | sed -E 's/^#([0-9]+).*/\1/')
+  echo "${e:-0}"
+}
 segment_execs() {
-  local log=$1 workers="${1%.log}.workers" total=0 w e
+  local log=$1 workers="${1%.log}.workers" total=0 w
   if [ -d "$workers" ]; then
     for w in "$workers"/fuzz-*.log; do
       [ -e "$w" ] || continue
-      e=$(grep -a -E '^stat::number_of_executed_units: ' "$w" | tail -1 | sed -E 's/.*: //')
-      [ -n "$e" ] || e=$(grep -a -E '^#[0-9]+' "$w" | tail -1 | sed -E 's/^#([0-9]+).*/\1/')
-      total=$((total + ${e:-0}))
+      total=$((total + $(worker_execs "$w")))
     done
     echo "$total"
   else
     grep -a -E '^#[0-9]+: cov:' "$log" | tail -1 | sed -E 's/^#([0-9]+):.*/\1/'
   fi
+}
+
+# Of a jobs-mode segment's executions (its logs uncut), those that only re-ran the corpus it
+# started from: each process's count at its INITED line, or all of them for a process stopped
+# before it got there. Every process re-runs the whole corpus, so a short segment on many
+# processes can be all replay.
+segment_replayed() {
+  local workers="${1%.log}.workers" total=0 w i
+  for w in "$workers"/fuzz-*.log; do
+    [ -e "$w" ] || continue
+    i=$(grep -a -E '^#[0-9]+[[:space:]]+INITED' "$w" | head -1 | sed -E 's/^#([0-9]+).*/\1/')
+    total=$((total + ${i:-$(worker_execs "$w")}))
+  done
+  echo "$total"
 }
 
 for t in "$@"; do
@@ -77,7 +95,11 @@ for t in "$@"; do
     total=$((total + ${e:-0}))
   done
   echo "$t: segment $n mode=$mode rc=$rc jobs=$jobs seconds=$seconds executions=$(segment_execs "$log") campaign_total=$total"
-  if [ "$mode" = fork ]; then echo "$t: last: $(grep -a -E '^#[0-9]+: cov:' "$log" | tail -1)"; fi
+  if [ "$mode" = fork ]; then
+    echo "$t: last: $(grep -a -E '^#[0-9]+: cov:' "$log" | tail -1)"
+  else
+    echo "$t: segment $n replayed its starting corpus in $(segment_replayed "$log") of those executions"
+  fi
   if [ "$rc" -ne 0 ] || ls "$out/findings/$t-"* >/dev/null 2>&1; then
     status=1
     echo "$t: FINDING"

@@ -18,8 +18,9 @@ before=$(find "$tmp/in/corpus/$t" -type f | wc -l)
 ASAN_OPTIONS=detect_leaks=0:malloc_context_size=0 "$bin/$t" -merge=1 -timeout=20 -rss_limit_mb=2560 \
   -max_len=65536 "$tmp/out/corpus/$t" "$tmp/in/corpus/$t" >"$tmp/merge.log" 2>&1 ||
   { tail -20 "$tmp/merge.log" >&2; exit 1; }
-cut_log() { # keeps reports and statistics, drops the per-execution lines
-  { grep -a -v -E '^#[0-9]+|^INFO:|NEW_FUNC|^/' "$1" | tail -60 || true; grep -a -E '^#[0-9]+' "$1" | tail -3 || true; } >"$2"
+cut_log() { # keeps reports, statistics and INITED (where the corpus replay ended), drops the per-execution lines
+  { grep -a -v -E '^#[0-9]+|^INFO:|NEW_FUNC|^/' "$1" | tail -60 || true; grep -a -E '^#[0-9]+[[:space:]]+INITED' "$1" || true
+    grep -a -E '^#[0-9]+' "$1" | tail -3 || true; } >"$2"
 }
 for l in "$tmp/in/$t"-*.log; do
   [ -e "$l" ] || continue
