@@ -72,7 +72,7 @@ struct EmitShapes {
 };
 
 struct EmitOptions {
-  // The dynamic global-access check (runtime/interp/access_check.h): every load, store and atomic
+  // The dynamic global-access check (runtime/core/access_check.h): every load, store and atomic
   // of an element of a differentiable field or float ndarray calls kAccessCallback (reads after
   // the load, writes before the store or atomic), and no atomic is folded into a per-chunk sum.
   bool check_global_access = false;

@@ -1,4 +1,4 @@
-// Sparse SNodes: the interpreter's rules (runtime/interp/sparse.h) inline, over the activity
+// Sparse SNodes: the interpreter's rules (runtime/core/sparse.h) inline, over the activity
 // binding (sparse_layout.h). A field's data stays in its dense buffer over its space's full
 // shape; an access through a cell that is not live goes to the buffer's ambient slot, past the
 // field's elements, and reads as 0. Activation is an atomic or (a dynamic space's length an atomic

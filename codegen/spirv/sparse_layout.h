@@ -2,7 +2,7 @@
 // (docs/backends.md, "Sparse SNodes").
 //
 // Contract: one `activity` binding of uint words holds, per declared sparse space, its activity
-// as the interpreter keeps it (runtime/interp/sparse.h): 0/1 per cell for pointer, bitmasked and
+// as the interpreter keeps it (runtime/core/sparse.h): 0/1 per cell for pointer, bitmasked and
 // hash spaces, the length under each parent cell for dynamic ones. After them, each space a
 // struct for walks that is sparse or nested under a sparse one has a cell list: one word per cell
 // of its full shape, 1 when the cell was live as the loop's task started. A listing task before

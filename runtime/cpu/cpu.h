@@ -1,7 +1,7 @@
 // The CPU backend: kernels compiled to native code through LLVM (codegen/llvm) and ORC LLJIT,
 // parallel tasks run over all cores with oneTBB, serial tasks once on the calling thread.
 //
-// Results come back in the interpreter's types (runtime/interp/state.h, RunResult), so a run can
+// Results come back in the interpreter's types (runtime/core/state.h, RunResult), so a run can
 // be compared element by element with the reference interpreter.
 //
 // Autodiff stacks live on a heap owned by the CpuRuntime: per task, a stride from the task's stack
@@ -22,15 +22,15 @@
 
 #include "codegen/llvm/emit.h"
 #include "ir/kernel.h"
-#include "runtime/interp/interpreter.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/launch.h"
+#include "runtime/core/state.h"
 
 namespace pb::runtime::cpu {
 
 struct CpuOptions {
   int opt_level = 2;     // LLVM's O0..O3
   bool keep_ir = false;  // keep the LLVM IR text before and after optimization
-  // The dynamic global-access check (runtime/interp/access_check.h): the kernel reports its
+  // The dynamic global-access check (runtime/core/access_check.h): the kernel reports its
   // accesses to differentiable elements, and every task runs on the calling thread in iteration
   // order, the interpreter's order, so both report the same first violation. The launch fails
   // with it after the task that made it.

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
@@ -16,11 +17,11 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "ir/widen.h"
+#include "runtime/core/access_check.h"
+#include "runtime/core/backend.h"
+#include "runtime/core/stack_capacity.h"
 #include "runtime/cpu/cpu_impl.h"
 #include "runtime/cpu/sparse_host.h"
-#include "runtime/interp/access_check.h"
-#include "runtime/interp/ad_stacks.h"
-#include "runtime/interp/interp_ops.h"
 
 namespace pb::runtime::cpu {
 
@@ -421,16 +422,22 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
 RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options, const CpuOptions& cpu,
                      CpuRuntime* runtime) {
   if (options.shuffle || options.trace_decisions)
-    throw UserError(
+    throw Refusal(
         "the cpu backend runs parallel loops in parallel: shuffling and decision tracing are interpreter "
         "options",
         "use --backend=interp for --shuffle and decision traces");
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  RunResult result;
+  auto start = Clock::now();
   // f64 mode: the kernel with every f32 widened to f64 (the buffers are converted by pack).
   std::unique_ptr<ir::Kernel> wide;
   if (options.f64) {
     wide = ir::widen_f32_to_f64(k);
     if (!wide)
-      throw UserError(
+      throw Refusal(
           "f64 mode on the cpu: the kernel reinterprets the bits of an f32 value (`cast_bits`), which "
           "has no f64 meaning",
           "run it in f64 mode on the interpreter (--backend=interp), or without --f64");
@@ -438,22 +445,29 @@ RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& option
   CpuOptions compile = cpu;
   compile.check_global_access = compile.check_global_access || options.check_global_access;
   CpuKernel ck(wide ? *wide : k, state, compile);
+  result.times.compile_ms = ms_since(start);
   std::unique_ptr<CpuRuntime> own;
   if (!runtime) runtime = (own = std::make_unique<CpuRuntime>()).get();
+  auto packing = Clock::now();
   DeviceMemory m = pack(ck, state);
-  RunResult result;
+  result.times.transfer_ms = ms_since(packing);
   LaunchReport report;
+  auto launching = Clock::now();
   try {
     report = runtime->launch(ck, m, options.max_steps);
   } catch (const UserError&) {
     unpack(ck, m, state);
     throw;
   }
+  result.times.kernel_ms = ms_since(launching);
+  auto unpacking = Clock::now();
   unpack(ck, m, state);
+  result.times.transfer_ms += ms_since(unpacking);
   result.printed = std::move(report.printed);
   result.returned = std::move(report.returned);
   result.stack_capacity = std::move(report.stack_capacity);
   result.max_stack_depth = std::move(report.stack_deepest);
+  result.times.total_ms = ms_since(start);
   return result;
 }
 

@@ -1,7 +1,7 @@
 // The CPU backend as a loadable module: libpassbench_cpu.so holds runtime/cpu, codegen/llvm and
 // LLVM itself, so a process that never runs on the CPU backend never maps LLVM (its static
 // initialisers alone made every `passbench` command's resident set several times that of stock
-// spirv-opt). workbench/workspace/cpu_module.h loads it on first use.
+// spirv-opt). runtime/cpu/backend.h loads it on first use.
 //
 // Contract between the two images, which are built from the same sources in one build:
 // - the module keeps private copies of the IR and interpreter code it links (its symbols other than
@@ -21,16 +21,16 @@
 #include "ir/diagnostic.h"
 #include "ir/kernel.h"
 #include "ir/type_tables.h"
-#include "runtime/interp/interpreter.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/launch.h"
+#include "runtime/core/state.h"
 
 namespace pb::runtime::cpu {
 
-inline constexpr int kCpuModuleAbi = 2;
+inline constexpr int kCpuModuleAbi = 3;
 
 struct ModuleError {
-  enum class Kind { none, user, internal } kind = Kind::none;
-  Diagnostic diagnostic;  // kind user
+  enum class Kind { none, refusal, user, internal } kind = Kind::none;
+  Diagnostic diagnostic;  // kinds refusal and user
   std::string message;    // kind internal
 };
 

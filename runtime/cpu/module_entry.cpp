@@ -5,6 +5,7 @@
 
 #include "codegen/llvm/emit.h"
 #include "ir/assert.h"
+#include "runtime/core/backend.h"
 #include "runtime/cpu/cpu.h"
 #include "runtime/cpu/module_api.h"
 
@@ -16,6 +17,9 @@ ModuleError guarded(F&& body) {
   ModuleError e;
   try {
     std::forward<F>(body)();
+  } catch (const Refusal& r) {
+    e.kind = ModuleError::Kind::refusal;
+    e.diagnostic = r.diagnostic();
   } catch (const UserError& u) {
     e.kind = ModuleError::Kind::user;
     e.diagnostic = u.diagnostic();

@@ -1,7 +1,7 @@
 // Internal to runtime/cpu: the sparse-SNode host of one launch (codegen/llvm/emit.h, kSparse*).
 //
 // Contract: it keeps the activity of the kernel's sparse spaces by the interpreter's rules
-// (runtime/interp/sparse.h, the same code), in DeviceMemory::activity, over the launch's packed
+// (runtime/core/sparse.h, the same code), in DeviceMemory::activity, over the launch's packed
 // field buffers: deactivating a cell zeroes their elements there, and append writes there. The
 // task functions call it under one lock, so parallel iterations may activate cells concurrently.
 // A problem a callback meets (an SNode op with no meaning, a full dynamic cell, a chain through a
@@ -18,7 +18,7 @@
 #include "ir/diagnostic.h"
 #include "runtime/cpu/cpu.h"
 #include "runtime/cpu/jit.h"
-#include "runtime/interp/sparse.h"
+#include "runtime/core/sparse.h"
 
 namespace pb::runtime::cpu::detail {
 

@@ -5,19 +5,12 @@
 #include <algorithm>
 
 #include "ir/printer.h"
+#include "runtime/core/stack_capacity.h"
 
 namespace pb::runtime::detail {
 
 std::string AdStacks::stack_text(const ir::AdStackAllocaStmt& a) const {
   return fmt::format("stack ${} (`{}`) in {}", a.id, ir::print_stmt(a, k_), label_);
-}
-
-UserError unsized_stack_error(const ir::AdStackAllocaStmt& a, const ir::Kernel& k, const std::string& label) {
-  return UserError(fmt::format("stack ${} has no size (max_size=0): run determine_ad_stack_size or give a fixed "
-                               "ad_stack_size (`{}` in {})",
-                               a.id, ir::print_stmt(a, k), label),
-                   "run the determine_ad_stack_size pass before running the kernel, or compile with a fixed "
-                   "ad_stack_size");
 }
 
 void AdStacks::alloc(size_t slot, const ir::AdStackAllocaStmt& a, int64_t capacity, bool unsized_unlimited) {

@@ -49,7 +49,4 @@ class AdStacks {
   std::vector<Stack> stacks_;
 };
 
-// The error for running a stack alloc that has no size (max_size=0 and no size expression).
-UserError unsized_stack_error(const ir::AdStackAllocaStmt& a, const ir::Kernel& k, const std::string& label);
-
 }  // namespace pb::runtime::detail

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ir/kernel.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 
 namespace pb::runtime::detail {
 

@@ -14,15 +14,15 @@
 #include "ir/printer.h"
 #include "ir/type_uses.h"
 #include "ir/visitor.h"
-#include "runtime/interp/access_check.h"
+#include "runtime/core/access_check.h"
 #include "runtime/interp/ad_stacks.h"
 #include "runtime/interp/decision_trace.h"
 #include "runtime/interp/exec_more.h"
 #include "runtime/interp/exec_tensor.h"
 #include "runtime/interp/interp_ops.h"
 #include "runtime/interp/program.h"
-#include "runtime/interp/sparse.h"
-#include "runtime/interp/stack_capacity.h"
+#include "runtime/core/sparse.h"
+#include "runtime/core/stack_capacity.h"
 
 namespace pb::runtime {
 namespace {

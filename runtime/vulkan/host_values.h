@@ -9,7 +9,7 @@
 
 #include "codegen/spirv/compiled_kernel.h"
 #include "ir/kernel.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 
 namespace pb::runtime::vulkan::detail {
 

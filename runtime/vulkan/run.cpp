@@ -1,12 +1,13 @@
 #include "runtime/vulkan/run.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "codegen/spirv/compile.h"
 #include "ir/printer.h"
 #include "ir/statements.h"
 #include "ir/visitor.h"
-#include "runtime/interp/stack_capacity.h"
+#include "runtime/core/stack_capacity.h"
 
 namespace pb::runtime::vulkan {
 
@@ -63,7 +64,9 @@ RunReport run_kernel(Runtime& runtime, const ir::Kernel& k, State& state, const 
   o.check_loop_exits = true;
   size_stacks(k, state, o);
   RunReport report;
+  auto start = std::chrono::steady_clock::now();
   report.compiled = codegen::spirv::compile(k, o);
+  report.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   report.launch = runtime.launch(k, report.compiled, state, options);
   if (auto error = flag_error(report.compiled, report.launch)) throw UserError(*error);
   return report;

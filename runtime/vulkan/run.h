@@ -8,7 +8,7 @@
 #include "codegen/spirv/compiled_kernel.h"
 #include "codegen/spirv/options.h"
 #include "ir/kernel.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 #include "runtime/vulkan/runtime.h"
 
 namespace pb::runtime::vulkan {
@@ -16,6 +16,7 @@ namespace pb::runtime::vulkan {
 struct RunReport {
   LaunchResult launch;
   codegen::spirv::CompiledKernel compiled;
+  double compile_ms = 0;  // SPIR-V code generation (host wall time)
 };
 
 // The lowering `k` gets on `device`: `base` with float64/int64 set from the kernel's types,

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "codegen/spirv/optimizer.h"
-#include "runtime/interp/sparse.h"
+#include "runtime/core/sparse.h"
 #include "runtime/vulkan/host_values.h"
 
 namespace pb::runtime::vulkan {

@@ -1,5 +1,5 @@
 // Launches compiled SPIR-V kernels (codegen/spirv/compiled_kernel.h) on a Vulkan device against
-// the interpreter's host memory (runtime/interp/state.h), so that results compare directly.
+// the interpreter's host memory (runtime/core/state.h), so that results compare directly.
 //
 // One launch: every field, gradient field and ndarray the bindings name is uploaded through a
 // staging buffer into a device-local storage buffer (both from the runtime's BufferPool), with the temps and a zeroed
@@ -25,8 +25,8 @@
 #include "codegen/spirv/compiled_kernel.h"
 #include "ir/diagnostic.h"
 #include "ir/kernel.h"
-#include "runtime/interp/interpreter.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/launch.h"
+#include "runtime/core/state.h"
 #include "runtime/vulkan/adstack_heap.h"
 #include "runtime/vulkan/buffer_pool.h"
 #include "runtime/vulkan/device.h"

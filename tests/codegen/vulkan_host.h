@@ -8,7 +8,7 @@
 
 #include "codegen/spirv/compiled_kernel.h"
 #include "ir/kernel.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 #include "runtime/vulkan/runtime.h"
 
 namespace pb::codegen::spirv::test {

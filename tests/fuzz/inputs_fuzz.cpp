@@ -9,7 +9,7 @@
 #include "ir/diagnostic.h"
 #include "ir/parser.h"
 #include "runtime/interp/interpreter.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 #include "tests/fuzz/fuzz_support.h"
 
 using namespace pb;

@@ -7,7 +7,7 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "runtime/interp/interpreter.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/kernel_decoder.h"
 

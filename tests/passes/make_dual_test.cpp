@@ -12,7 +12,7 @@
 #include "pass_test_util.h"
 #include "passes/pass_manager.h"
 #include "runtime/interp/interpreter.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 
 using namespace pb;
 

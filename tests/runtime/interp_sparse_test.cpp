@@ -1,4 +1,4 @@
-// Sparse SNodes on the interpreter (runtime/interp/sparse.h): reads through inactive cells give 0
+// Sparse SNodes on the interpreter (runtime/core/sparse.h): reads through inactive cells give 0
 // and writes without activation are dropped; writes with activation activate every sparse cell
 // above the element; nested multi-dimensional spaces number their cells row-major over the full
 // shape (the access chain and global ptrs agree); and what has no meaning is a clear run error.

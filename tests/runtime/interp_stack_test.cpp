@@ -1,6 +1,6 @@
 // Autodiff stacks in the reference interpreter (docs/autodiff.md, "Autodiff stacks").
 #include "interp_test_util.h"
-#include "runtime/interp/stack_capacity.h"
+#include "runtime/core/stack_capacity.h"
 
 namespace pb::runtime::test {
 namespace {

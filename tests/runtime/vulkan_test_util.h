@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ir/diagnostic.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 #include "runtime/vulkan/runtime.h"
 
 namespace pb::runtime::vulkan::test {

@@ -22,7 +22,7 @@ TEST(CliBackend, CpuGradientsEqualTheInterpreters) {
   EXPECT_EQ(interp.out, cpu.out);
 }
 
-// The CPU backend is a module loaded on first use (workbench/workspace/cpu_module.h).
+// The CPU backend is a module loaded on first use (runtime/cpu/backend.h).
 // $PASSBENCH_CPU_MODULE, when set, is the only place it is looked for.
 CliResult run_with_cpu_module(const std::string& module, const std::string& args) {
   ::setenv("PASSBENCH_CPU_MODULE", module.c_str(), 1);

@@ -1,9 +1,7 @@
-// The CPU backend is a module loaded on first use (workbench/workspace/cpu_module.h): a process
+// The CPU backend is a module loaded on first use (runtime/cpu/backend.h): a process
 // maps it, and LLVM with it, only once it runs something on the CPU; the module exports its entry
 // point and nothing of the LLVM and passbench code it carries. One test: the first assertion is
 // about the process's state before any CPU run.
-#include "workbench/workspace/cpu_module.h"
-
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -13,8 +11,9 @@
 #include <sstream>
 
 #include "ir/parser.h"
-#include "runtime/interp/state.h"
-#include "workbench/workspace/backend.h"
+#include "runtime/core/state.h"
+#include "runtime/cpu/backend.h"
+#include "workbench/workspace/execute.h"
 #include "workbench/workspace/run.h"
 
 using namespace pb;
@@ -49,18 +48,18 @@ TEST(CpuModule, LoadedOnFirstCpuRunOnlyWithItsEntryPointExported) {
   nlohmann::json inputs = nlohmann::json::parse(R"({"fields": {"x": {"data": [0.5, 1, 2, 3]}}})");
 
   runtime::State on_interp = runtime::make_state(*k, inputs);
-  workbench::run_on_backend(workbench::Backend::interp, *k, on_interp, {});
+  workbench::backend_for(workbench::Backend::interp).launch(*k, on_interp, {});
   EXPECT_FALSE(module_mapped()) << "an interpreter run loaded the cpu backend";
 
   runtime::State on_cpu = runtime::make_state(*k, inputs);
-  workbench::run_on_backend(workbench::Backend::cpu, *k, on_cpu, {});
+  workbench::backend_for(workbench::Backend::cpu).launch(*k, on_cpu, {});
   ASSERT_TRUE(module_mapped());
   float a = on_interp.fields.at("y").data.at(0).as_f32();
   float b = on_cpu.fields.at("y").data.at(0).as_f32();
   EXPECT_NEAR(a, b, 1e-5f * std::max(1.0f, std::abs(a)));
   EXPECT_GT(a, 1.0f);  // sin(0.5) + sin(1) + sin(2) + sin(3): the run computed something
 
-  std::string path = workbench::cpu_module_path();
+  std::string path = runtime::cpu::module_path();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
   ASSERT_NE(handle, nullptr) << path;
   EXPECT_NE(dlsym(handle, "passbench_cpu_module_api"), nullptr);

@@ -1,4 +1,5 @@
-// `run --backend` and `fixture check --backend`: the CLI face of workbench/workspace/backend.h.
+// `run` and `fixture check --backend`: the CLI face of workbench/workspace/execute.h, compare.h and
+// fixture_backends.h.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,53 +11,60 @@
 #include "ir/diagnostic.h"
 #include "workbench/cli/commands.h"
 #include "workbench/cli/progress_line.h"
-#include "workbench/workspace/backend.h"
+#include "workbench/workspace/compare.h"
+#include "workbench/workspace/execute.h"
 #include "workbench/workspace/fixture.h"
+#include "workbench/workspace/fixture_backends.h"
 #include "workbench/workspace/load.h"
 #include "workbench/workspace/replay.h"
 
 namespace pb::cli {
 
-int cmd_run_backend(const RunArgs& a) {
+namespace {
+
+void print_stack_usage(const std::vector<workbench::StackUse>& stacks) {
+  for (const auto& s : stacks)
+    std::cerr << fmt::format(
+        "stack ${}: deepest {} of capacity {}{} ({})\n", s.stack_id, s.deepest,
+        s.capacity == 0 ? std::string("unlimited") : std::to_string(s.capacity), s.symbolic ? " (size expression)" : "",
+        s.capacity == 0 || s.deepest == 0 ? std::string("-")
+                                          : fmt::format("{:.2f}x", double(s.capacity) / double(s.deepest)));
+}
+
+void print_times(const std::vector<workbench::TimedLaunch>& launches) {
+  for (const auto& t : launches)
+    std::cerr << fmt::format(
+        "{} on {}{}: compile {:.3f} ms{}, transfer {:.3f} ms, kernel {:.3f} ms ({}), total {:.3f} ms\n", t.kernel,
+        workbench::backend_name(t.backend), t.device.empty() ? "" : " (" + t.device + ")", t.times.compile_ms,
+        t.times.compile_cached ? " (cached)" : "", t.times.transfer_ms, t.times.kernel_ms,
+        t.times.kernel_timed ? "timestamps" : "wall time", t.times.total_ms);
+}
+
+}  // namespace
+
+int cmd_run(const RunArgs& a) {
   std::vector<workbench::Backend> backends = workbench::parse_backends(a.backend);
-  auto k = workbench::load_source(a.file, a.dump).kernel;
+  auto k = workbench::load_source(a.file, a.dump).kernel;  // a kernel file, or a fixture's kernel
   if (!report_verify(*k, a.file)) return 1;
   workbench::RunRequest req = make_run_request(a);
-  bool vulkan = std::find(backends.begin(), backends.end(), workbench::Backend::vulkan) != backends.end();
-  if (a.shuffle || (a.f64 && vulkan))
-    throw UserError("--shuffle applies to the interpreter only, --f64 to the interpreter and the cpu",
-                    "drop them, or use --backend=interp or cpu");
-  if (a.check_global_access && vulkan)
-    throw UserError(
-        "--check-global-access runs on the interpreter and the cpu, which can run a launch's iterations in the "
-        "interpreter's order; vulkan cannot",
-        "use --backend=interp or --backend=cpu (and `passbench replay FILE --passes=check_global_access` for the "
-        "static check)");
-  if (a.stack_usage)
-    throw UserError("--stack-usage reports the interpreter's or the cpu's stack depths",
-                    "use --backend=interp or --backend=cpu (without --time)");
   workbench::BackendOptions o;
   o.device = a.device;
-  o.interp = req.options;
-  const std::string* pipeline = a.grad ? &a.passes : nullptr;
+  workbench::PreparedRequest p = workbench::prepare_request(*k, req);
   try {
     if (backends.size() == 1) {
-      workbench::BackendRun run = workbench::run_on_backend(backends.front(), *k, req, pipeline, o);
-      for (const auto& t : run.launches) std::cerr << t.printed;
-      if (a.time)
-        for (const auto& t : run.launches)
-          std::cerr << fmt::format(
-              "{} on {}{}: kernel {:.3f} ms{}, launch {:.3f} ms\n", t.kernel, workbench::backend_name(backends.front()),
-              t.device.empty() ? "" : " (" + t.device + ")", t.kernel_ms, t.timed ? " (timestamps)" : "", t.launch_ms);
-      std::cout << run.values.dump(2) << "\n";
+      runtime::ExecutionResult x = workbench::execute_on(backends.front(), p, o);
+      for (const auto& l : x.launches) std::cerr << l.result.printed;
+      if (a.stack_usage) print_stack_usage(workbench::stack_uses(x));
+      if (a.time) print_times(workbench::timed_launches(backends.front(), x));
+      std::cout << workbench::execution_values(x).dump(2) << "\n";
       return 0;
     }
-    auto rows = workbench::compare_backends(*k, req, pipeline, backends, o, {a.rtol_f32, a.rtol_f64});
-    std::cout << workbench::format_backend_table(rows);
-    bool ok = !rows.empty();
-    for (const auto& r : rows) ok = ok && r.ok;
-    if (rows.empty()) std::cout << "nothing compared: name a backend besides interp\n";
-    return ok ? 0 : 1;
+    workbench::Comparison c = workbench::compare_backends(p, backends, o, {a.rtol_f32, a.rtol_f64});
+    std::cout << workbench::format_backend_table(c.rows);
+    if (a.time) print_times(c.launches);
+    bool refused = std::any_of(c.rows.begin(), c.rows.end(), [](const auto& d) { return d.refused; });
+    if (c.passed()) return 0;
+    return refused ? 2 : 1;
   } catch (const workbench::RunFailure& e) {
     std::cerr << a.file << ": " << e.what() << "\n";
     return 1;
@@ -72,7 +80,6 @@ int cmd_fixture_backend(const FixtureArgs& a) {
   if (a.jobs < 1) throw UserError(fmt::format("-j {}: at least one job", a.jobs), "for example -j 2");
   workbench::BackendOptions o;
   o.device = a.device;
-  o.interp.max_steps = 20'000'000;
   workbench::Tolerances tol{a.rtol_f32, a.rtol_f64};
   std::vector<workbench::FixtureBackendOutcome> outcomes(files.size());
   std::atomic<size_t> next{0}, done{0};
@@ -84,10 +91,7 @@ int cmd_fixture_backend(const FixtureArgs& a) {
         outcomes[i] = workbench::check_fixture_on_backends(files[i], backends, o, tol);
       } catch (const UserError& e) {
         outcomes[i].passed = false;
-        outcomes[i].rows.push_back({});
-        outcomes[i].rows.back().ok = false;
-        outcomes[i].rows.back().array = "-";
-        outcomes[i].rows.back().error = e.diagnostic().message;
+        outcomes[i].rows.push_back(workbench::failed_row(workbench::Backend::interp, e.diagnostic().message));
       }
     }
   };
@@ -97,26 +101,29 @@ int cmd_fixture_backend(const FixtureArgs& a) {
   for (auto& t : workers) t.join();
   progress.reset();  // the line is erased before the results are printed
   int passed = 0, failed = 0, skipped = 0;
+  size_t values = 0;
   for (size_t i = 0; i < files.size(); ++i) {
-    const auto& o2 = outcomes[i];
-    if (!o2.skipped.empty()) {
-      ++skipped;
-      if (!a.quiet) std::cout << "SKIP " << files[i] << ": " << o2.skipped << "\n";
-      continue;
-    }
-    (o2.passed ? passed : failed)++;
-    if (a.quiet && o2.passed) continue;
-    std::cout << (o2.passed ? "PASS " : "FAIL ") << files[i] << "\n";
-    if (!o2.passed) {
-      std::string table = workbench::format_backend_table(o2.rows);
-      for (size_t p = 0; p < table.size();) {
-        size_t e = table.find('\n', p);
-        std::cout << "    " << table.substr(p, e - p) << "\n";
-        p = e + 1;
+    const auto& out = outcomes[i];
+    values += out.values_compared;
+    bool ran = !out.rows.empty();
+    if (!ran) ++skipped;
+    for (const auto& why : out.skipped)
+      if (!a.quiet || !ran) std::cout << "SKIP " << files[i] << ": " << why << "\n";
+    if (!ran) continue;
+    (out.passed ? passed : failed)++;
+    if (a.quiet && out.passed) continue;
+    std::cout << (out.passed ? "PASS " : "FAIL ") << files[i] << "\n";
+    if (!out.passed) {
+      std::string table = workbench::format_backend_table(out.rows);
+      for (size_t at = 0; at < table.size();) {
+        size_t e = table.find('\n', at);
+        std::cout << "    " << table.substr(at, e - at) << "\n";
+        at = e + 1;
       }
     }
   }
-  std::cout << fmt::format("fixtures on {}: {} passed, {} failed, {} skipped\n", a.backend, passed, failed, skipped);
+  std::cout << fmt::format("fixtures on {}: {} passed, {} failed, {} skipped; {} value(s) compared\n", a.backend,
+                           passed, failed, skipped, values);
   return failed || passed == 0 ? 1 : 0;
 }
 

@@ -13,6 +13,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "workbench/cli/progress_line.h"
+#include "workbench/workspace/execute.h"
 #include "workbench/workspace/fixture.h"
 #include "workbench/workspace/fixture_new.h"
 #include "workbench/workspace/forward.h"
@@ -79,6 +80,25 @@ std::vector<std::pair<std::string, double>> parse_seeds(const std::vector<std::s
   return out;
 }
 
+int on_each_backend(const std::string& spec, const std::string& file,
+                    const std::function<int(workbench::Backend)>& check) {
+  int worst = 0;
+  for (workbench::Backend b : workbench::parse_backends(spec)) {
+    int code = 0;
+    try {
+      code = check(b);
+    } catch (const runtime::Refusal& e) {
+      std::cerr << fmt::format("{}: refused on {}: {}\n", file, workbench::backend_name(b), e.what());
+      code = 2;
+    } catch (const workbench::RunFailure& e) {
+      std::cerr << file << ": " << e.what() << "\n";
+      code = 1;
+    }
+    worst = std::max(worst, code);
+  }
+  return worst;
+}
+
 workbench::RunRequest make_run_request(const RunArgs& a) {
   workbench::RunRequest req;
   workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
@@ -86,56 +106,21 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
   req.inputs_name = inputs.name;
   req.kernel_name = a.file;
   req.seed_grads = parse_seeds(a.seed_grads, "--seed-grad");
+  req.seed_duals = parse_seeds(a.seed_duals, "--seed-dual");
   req.options.shuffle = a.shuffle;
   req.options.seed = a.seed;
   req.options.f64 = a.f64;
   req.options.max_steps = a.max_steps;
   req.options.check_global_access = a.check_global_access;
-  // One backend by name; several (or "all") go through cmd_run_backend, which checks the names.
-  if (auto backend = workbench::backend_from_name(a.backend)) req.backend = *backend;
-  return req;
-}
-
-int cmd_run(const RunArgs& a) {
-  // --stack-usage on the cpu reads the depths its launches track, through the gradient path below.
-  bool cpu_stack_usage = a.backend == "cpu" && a.grad && a.stack_usage && !a.time;
-  if ((a.backend != "interp" && !cpu_stack_usage) || a.time) return cmd_run_backend(a);
-  auto k = workbench::load_source(a.file, a.dump).kernel;  // a kernel file, or a fixture's kernel
-  if (!report_verify(*k, a.file)) return 1;
-  workbench::RunRequest req = make_run_request(a);
-  nlohmann::json values;
-  std::string printed;
-  try {
-    if (a.dual) {
-      // The tangent kernel the pipeline makes, with the seeded duals (docs/autodiff.md).
-      auto out = workbench::run_with_duals(*k, a.dual_passes, req, parse_seeds(a.seed_duals, "--seed-dual"));
-      values = std::move(out.values);
-      printed = std::move(out.printed);
-    } else if (a.grad) {
-      // Forward, seed, then the reverse kernel the pipeline makes (docs/autodiff.md).
-      auto out = workbench::run_with_gradients(*k, a.passes, req);
-      values = std::move(out.values);
-      printed = std::move(out.printed);
-      if (a.stack_usage)
-        for (const auto& s : out.stacks)
-          std::cerr << fmt::format("stack ${}: deepest {} of capacity {}{} ({})\n", s.stack_id, s.deepest,
-                                   s.capacity == 0 ? std::string("unlimited") : std::to_string(s.capacity),
-                                   s.symbolic ? " (size expression)" : "",
-                                   s.capacity == 0 || s.deepest == 0
-                                       ? std::string("-")
-                                       : fmt::format("{:.2f}x", double(s.capacity) / double(s.deepest)));
-    } else {
-      auto out = workbench::run_on_interpreter(*k, req);
-      values = std::move(out.values);
-      printed = std::move(out.printed);
-    }
-  } catch (const workbench::RunFailure& e) {
-    std::cerr << a.file << ": " << e.what() << "\n";
-    return 1;
+  req.stack_usage = a.stack_usage;
+  if (a.dual) {
+    req.mode = runtime::Mode::forward;
+    req.pipeline = a.dual_passes;
+  } else if (a.grad) {
+    req.mode = runtime::Mode::reverse;
+    req.pipeline = a.passes;
   }
-  std::cerr << printed;
-  std::cout << values.dump(2) << "\n";
-  return 0;
+  return req;
 }
 
 int cmd_fixture_new(const NewFixtureArgs& a) {

@@ -3,6 +3,7 @@
 // main() prints it and exits 2.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,9 +37,9 @@ struct RunArgs {
   bool shuffle = false;
   uint64_t seed = 0;
   bool f64 = false;
-  uint64_t max_steps = runtime::kDefaultMaxSteps;  // 0: no limit
-  bool grad = false;                               // forward + reverse (gradient_command.cpp)
-  bool stack_usage = false;  // with --grad: each stack's deepest depth against its capacity (stderr)
+  uint64_t max_steps = runtime::kDefaultMaxSteps;           // 0: no limit
+  bool grad = false;                                        // forward + reverse (gradient_command.cpp)
+  bool stack_usage = false;                                 // each stack's deepest depth against its capacity (stderr)
   std::string passes = workbench::kDefaultReversePipeline;  // with grad: makes the reverse kernel
   bool check_global_access = false;                         // refuse a write to an element read earlier in the launch
   bool dual = false;                                        // the tangent kernel with seeded duals (forward mode)
@@ -49,9 +50,13 @@ struct RunArgs {
   double rtol_f32 = 1e-5, rtol_f64 = 1e-12;  // the comparison table's tolerances
   bool time = false;                         // --time: each launch's kernel and launch time (stderr)
 };
+// One backend: its values (JSON on stdout); several: the comparison table, exit 1 on a
+// difference or when nothing was compared, 2 when a backend refused part of the request.
 int cmd_run(const RunArgs& a);
-// `run --backend` other than interp: the values from one backend, or the comparison table.
-int cmd_run_backend(const RunArgs& a);
+// Runs `check` on each backend `spec` names (interp, cpu, vulkan, all or a comma list) and returns
+// the worst exit code; a backend that refuses the check is printed and counts as 2.
+int on_each_backend(const std::string& spec, const std::string& file,
+                    const std::function<int(workbench::Backend)>& check);
 // FIELD=VALUE pairs of a seed option (`flag` names it in the error).
 std::vector<std::pair<std::string, double>> parse_seeds(const std::vector<std::string>& seeds, const std::string& flag);
 // The inputs, seeds and options of `run`. Throws UserError for unreadable inputs or bad seeds.

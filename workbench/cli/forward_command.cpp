@@ -22,27 +22,18 @@ std::string join(const std::vector<std::string>& names) {
   return s;
 }
 
-}  // namespace
+std::string on_backend(workbench::Backend b) {
+  return b == workbench::Backend::interp ? "" : fmt::format("; on {}", workbench::backend_name(b));
+}
 
-int cmd_jvpcheck(const JvpcheckArgs& a) {
-  auto k = workbench::load_source(a.file, a.dump).kernel;
-  if (!report_verify(*k, a.file)) return 1;
-  workbench::JvpcheckOptions o = a.options;
-  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
-  if (inputs.json) o.inputs = std::move(*inputs.json);
-  o.inputs_name = inputs.name;
-  o.kernel_name = a.file;
-  workbench::JvpcheckResult r;
-  try {
-    r = workbench::jvpcheck(*k, o);
-  } catch (const workbench::RunFailure& e) {
-    std::cerr << a.file << ": " << e.what() << "\n";
-    return 1;
-  }
+int report_jvp(const JvpcheckArgs& a, const workbench::JvpcheckOptions& o, const workbench::JvpcheckResult& r) {
   std::cout << fmt::format(
       "jvpcheck {}: d({}) / d({}); tangent kernel from '{}'; ok when |t - n| <= {:g} + {:g} * max(|t|, |n|); eps "
-      "{:g}; f64\n",
-      a.file, join(r.out), join(r.wrt), o.pipeline, o.abs, o.rel, o.eps);
+      "{:g}; f64{}\n",
+      a.file, join(r.out), join(r.wrt), o.pipeline, o.abs, o.rel, o.eps,
+      o.backend == workbench::Backend::interp
+          ? ""
+          : fmt::format("; tangents on {}, finite differences on interp", workbench::backend_name(o.backend)));
   std::vector<const workbench::JvpElement*> rows;
   for (const auto& e : r.elements)
     if (e.status != workbench::GradStatus::kink) rows.push_back(&e);
@@ -70,25 +61,13 @@ int cmd_jvpcheck(const JvpcheckArgs& a) {
   return r.passed() ? 0 : 1;
 }
 
-int cmd_adjointcheck(const AdjointcheckArgs& a) {
-  auto k = workbench::load_source(a.file, a.dump).kernel;
-  if (!report_verify(*k, a.file)) return 1;
-  workbench::AdjointcheckOptions o = a.options;
-  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
-  if (inputs.json) o.inputs = std::move(*inputs.json);
-  o.inputs_name = inputs.name;
-  o.kernel_name = a.file;
-  workbench::AdjointcheckResult r;
-  try {
-    r = workbench::adjointcheck(*k, o);
-  } catch (const workbench::RunFailure& e) {
-    std::cerr << a.file << ": " << e.what() << "\n";
-    return 1;
-  }
+int report_adjoint(const AdjointcheckArgs& a, const workbench::AdjointcheckOptions& o,
+                   const workbench::AdjointcheckResult& r) {
   std::cout << fmt::format(
       "adjointcheck {}: w . (J v) from '{}' against (J^T w) . v from '{}' over {} ({} element(s)); ok when the "
-      "difference <= {:g} + {:g} * scale; seed {}; f64\n",
-      a.file, o.forward_pipeline, o.reverse_pipeline, join(r.arrays), r.elements, o.abs, o.rel, o.seed);
+      "difference <= {:g} + {:g} * scale; seed {}; f64{}\n",
+      a.file, o.forward_pipeline, o.reverse_pipeline, join(r.arrays), r.elements, o.abs, o.rel, o.seed,
+      on_backend(o.backend));
   for (size_t i = 0; i < r.trials.size(); ++i) {
     const auto& t = r.trials[i];
     std::cout << fmt::format("  trial {}: forward {:.17g}  reverse {:.17g}  difference {:.2e}  scale {:.3g}  {}\n",
@@ -100,6 +79,36 @@ int cmd_adjointcheck(const AdjointcheckArgs& a) {
   if (r.touched == 0)
     std::cout << "adjointcheck: the kernels changed no tangent and no adjoint, so nothing was checked\n";
   return r.passed() ? 0 : 1;
+}
+
+}  // namespace
+
+int cmd_jvpcheck(const JvpcheckArgs& a) {
+  auto k = workbench::load_source(a.file, a.dump).kernel;
+  if (!report_verify(*k, a.file)) return 1;
+  workbench::JvpcheckOptions o = a.options;
+  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
+  if (inputs.json) o.inputs = std::move(*inputs.json);
+  o.inputs_name = inputs.name;
+  o.kernel_name = a.file;
+  return on_each_backend(a.backend, a.file, [&](workbench::Backend b) {
+    o.backend = b;
+    return report_jvp(a, o, workbench::jvpcheck(*k, o));
+  });
+}
+
+int cmd_adjointcheck(const AdjointcheckArgs& a) {
+  auto k = workbench::load_source(a.file, a.dump).kernel;
+  if (!report_verify(*k, a.file)) return 1;
+  workbench::AdjointcheckOptions o = a.options;
+  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
+  if (inputs.json) o.inputs = std::move(*inputs.json);
+  o.inputs_name = inputs.name;
+  o.kernel_name = a.file;
+  return on_each_backend(a.backend, a.file, [&](workbench::Backend b) {
+    o.backend = b;
+    return report_adjoint(a, o, workbench::adjointcheck(*k, o));
+  });
 }
 
 }  // namespace pb::cli

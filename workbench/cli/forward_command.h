@@ -11,8 +11,9 @@ namespace pb::cli {
 
 struct JvpcheckArgs {
   std::string file;
-  std::string dump;    // which dump of a multi-dump log (--dump); "" = the last
-  std::string inputs;  // path of the inputs JSON
+  std::string dump;                // which dump of a multi-dump log (--dump); "" = the last
+  std::string inputs;              // path of the inputs JSON
+  std::string backend = "interp";  // where the tangents run: interp, cpu, vulkan, all or a comma list
   workbench::JvpcheckOptions options;
 };
 // Prints the worst elements and a summary; 0 when every compared element agrees (and at least one
@@ -23,6 +24,7 @@ struct AdjointcheckArgs {
   std::string file;
   std::string dump;
   std::string inputs;
+  std::string backend = "interp";  // where both runs happen: interp, cpu, vulkan, all or a comma list
   workbench::AdjointcheckOptions options;
 };
 // Prints one line per trial and a summary; 0 when every trial agrees and the kernels touched an

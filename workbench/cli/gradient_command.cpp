@@ -57,38 +57,7 @@ void print_kinks(const workbench::GradcheckResult& r) {
                            r.kinks, names);
 }
 
-}  // namespace
-
-int cmd_gradcheck(const GradcheckArgs& a) {
-  auto k = workbench::load_source(a.file, a.dump).kernel;  // a kernel file, or a fixture's kernel
-  if (!report_verify(*k, a.file)) return 1;
-  workbench::GradcheckOptions o = a.options;
-  std::optional<workbench::Backend> backend = workbench::backend_from_name(a.backend);
-  if (!backend)
-    throw UserError(fmt::format("--backend: unknown backend '{}'", a.backend), "choose interp, cpu or vulkan");
-  o.backend = *backend;
-  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
-  if (inputs.json) o.inputs = std::move(*inputs.json);
-  // A fixture's own loss and wrt, unless given.
-  if (inputs.gradcheck && o.loss.empty() && (*inputs.gradcheck)["loss"].is_string())
-    o.loss = (*inputs.gradcheck)["loss"].get<std::string>();
-  if (inputs.gradcheck && a.options.wrt.empty() && inputs.gradcheck->contains("wrt") &&
-      (*inputs.gradcheck)["wrt"].is_array())
-    for (const auto& w : (*inputs.gradcheck)["wrt"])
-      if (w.is_string()) o.wrt.push_back(w.get<std::string>());
-  if (o.loss.empty())
-    throw UserError(
-        "gradcheck needs a loss: --loss is missing, and the file is not a fixture that names one",
-        fmt::format("name the output field whose sum is the loss: passbench gradcheck {} --loss y", a.file));
-  o.inputs_name = inputs.name;
-  o.kernel_name = a.file;
-  workbench::GradcheckResult r;
-  try {
-    r = workbench::gradcheck(*k, o);
-  } catch (const workbench::RunFailure& e) {
-    std::cerr << a.file << ": " << e.what() << "\n";
-    return 1;
-  }
+int report(const GradcheckArgs& a, const workbench::GradcheckOptions& o, const workbench::GradcheckResult& r) {
   std::string wrt;
   for (const auto& w : r.wrt) wrt += (wrt.empty() ? "" : ", ") + w;
   std::cout << fmt::format(
@@ -110,6 +79,33 @@ int cmd_gradcheck(const GradcheckArgs& a) {
     std::cout << "gradcheck: nothing compared, so nothing was checked: choose inputs away from kinks (and with "
                  "non-zero trip counts) so that some element is compared\n";
   return r.passed() ? 0 : 1;
+}
+
+}  // namespace
+
+int cmd_gradcheck(const GradcheckArgs& a) {
+  auto k = workbench::load_source(a.file, a.dump).kernel;  // a kernel file, or a fixture's kernel
+  if (!report_verify(*k, a.file)) return 1;
+  workbench::GradcheckOptions o = a.options;
+  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
+  if (inputs.json) o.inputs = std::move(*inputs.json);
+  // A fixture's own loss and wrt, unless given.
+  if (inputs.gradcheck && o.loss.empty() && (*inputs.gradcheck)["loss"].is_string())
+    o.loss = (*inputs.gradcheck)["loss"].get<std::string>();
+  if (inputs.gradcheck && a.options.wrt.empty() && inputs.gradcheck->contains("wrt") &&
+      (*inputs.gradcheck)["wrt"].is_array())
+    for (const auto& w : (*inputs.gradcheck)["wrt"])
+      if (w.is_string()) o.wrt.push_back(w.get<std::string>());
+  if (o.loss.empty())
+    throw UserError(
+        "gradcheck needs a loss: --loss is missing, and the file is not a fixture that names one",
+        fmt::format("name the output field whose sum is the loss: passbench gradcheck {} --loss y", a.file));
+  o.inputs_name = inputs.name;
+  o.kernel_name = a.file;
+  return on_each_backend(a.backend, a.file, [&](workbench::Backend b) {
+    o.backend = b;
+    return report(a, o, workbench::gradcheck(*k, o));
+  });
 }
 
 }  // namespace pb::cli

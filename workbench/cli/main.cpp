@@ -134,17 +134,17 @@ int main(int argc, char** argv) try {
   auto* run_grad =
       run->add_flag("--grad", run_args.grad, "run forward, seed the gradients, then run the reverse kernel");
   run->add_flag("--stack-usage", run_args.stack_usage,
-                "with --grad: print each autodiff stack's deepest depth against its capacity")
-      ->needs(run_grad);
+                "print each autodiff stack's deepest depth against its capacity (stderr; compared with several "
+                "backends)");
   run->add_option("--passes", run_args.passes, "with --grad: the pipeline that makes the reverse kernel")
       ->capture_default_str()
       ->needs(run_grad);
   run->add_option("--backend", run_args.backend,
-                  "interp (the reference interpreter), cpu (LLVM JIT), vulkan, or all / a comma list (a table against "
-                  "the interpreter; exit 1 beyond tolerance)")
+                  "interp (the reference interpreter), cpu (LLVM JIT), vulkan, or all / a comma list (every output "
+                  "against the interpreter; exit 1 beyond tolerance or when nothing compared, 2 when one refuses)")
       ->capture_default_str();
   run->add_flag("--time", run_args.time,
-                "print each launch's kernel time (Vulkan: timestamp queries) and launch time to stderr");
+                "print each launch's compile, transfer and kernel time (Vulkan: timestamp queries) to stderr");
   run->add_option("--device", run_args.device, "Vulkan: a substring of the device name (default: the first device)");
   run->add_option("--rtol-f32", run_args.rtol_f32, "with several backends: relative tolerance for f32")
       ->capture_default_str();
@@ -171,6 +171,11 @@ int main(int argc, char** argv) try {
                        "an input array (repeatable; default: every differentiable array)");
   jvpcheck->add_option("--out", jvp_args.options.out, "an output array (repeatable; default: every other one)");
   jvpcheck->add_option("--inputs", jvp_args.inputs, "inputs JSON, as for run (default: a fixture's own)");
+  jvpcheck
+      ->add_option(
+          "--backend", jvp_args.backend,
+          "where the tangents run: interp, cpu, vulkan, all or a comma list (finite differences stay on interp)")
+      ->capture_default_str();
   jvpcheck->add_option("--eps", jvp_args.options.eps, "finite-difference step, relative: h = eps * max(1, |x|)")
       ->capture_default_str();
   jvpcheck->add_option("--rel", jvp_args.options.rel, "relative tolerance")->capture_default_str();
@@ -188,6 +193,10 @@ int main(int argc, char** argv) try {
   adjointcheck->add_option("FILE", adj_args.file, "kernel file (- for stdin)")->required();
   add_dump_option(adjointcheck, adj_args.dump);
   adjointcheck->add_option("--inputs", adj_args.inputs, "inputs JSON, as for run (default: a fixture's own)");
+  adjointcheck
+      ->add_option("--backend", adj_args.backend,
+                   "where the tangent and reverse runs happen: interp, cpu, vulkan, all or a comma list")
+      ->capture_default_str();
   adjointcheck->add_option("--seed", adj_args.options.seed, "seed of the random directions")->capture_default_str();
   adjointcheck->add_option("--trials", adj_args.options.trials, "random (v, w) pairs")->capture_default_str();
   adjointcheck->add_option("--rel", adj_args.options.rel, "relative tolerance")->capture_default_str();
@@ -221,7 +230,8 @@ int main(int argc, char** argv) try {
       ->capture_default_str();
   gradcheck
       ->add_option("--backend", gc_args.backend,
-                   "where the analytic gradient runs: interp, cpu or vulkan (finite differences stay on interp)")
+                   "where the analytic gradient runs: interp, cpu, vulkan, all or a comma list (finite differences "
+                   "stay on interp)")
       ->capture_default_str();
   gradcheck
       ->add_option("--max-steps", gc_args.options.max_steps,

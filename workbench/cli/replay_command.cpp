@@ -268,7 +268,7 @@ int cmd_replay(const ReplayArgs& a) {
     workbench::RunRequest req;
     req.inputs = *inputs;
     try {
-      auto out = workbench::run_on_interpreter(*result.kernel, req);
+      auto out = workbench::run_primal(*result.kernel, req);
       std::cerr << out.printed;
       std::cout << out.values.dump(2) << "\n";
     } catch (const workbench::RunFailure& e) {

@@ -13,8 +13,8 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "runtime/core/state.h"
 #include "runtime/interp/interpreter.h"
-#include "runtime/interp/state.h"
 #include "workbench/workspace/compile.h"
 #include "workbench/workspace/fixture_compare.h"
 #include "workbench/workspace/fixture_metrics.h"
@@ -96,12 +96,12 @@ void differential_check(const ir::Kernel& before_k, const ir::Kernel& after_k, R
   std::optional<RunOutput> before, after;
   std::string before_error, after_error;
   try {
-    before = run_on_interpreter(before_k, req);
+    before = run_primal(before_k, req);
   } catch (const UserError& e) {
     before_error = located_message(e);
   }
   try {
-    after = run_on_interpreter(after_k, req);
+    after = run_primal(after_k, req);
   } catch (const UserError& e) {
     after_error = located_message(e);
   }
@@ -275,7 +275,7 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
       if (run.contains("seed_grad"))
         for (const auto& [name, v] : run["seed_grad"].items()) req.seed_grads.emplace_back(name, v.get<double>());
     }
-    auto out = run_on_interpreter(*kernel, req);
+    auto out = run_primal(*kernel, req);
     r.values = out.values;
     r.printed = out.printed;
     check_stack_coverage(out.unexercised_stacks, fx, r);

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "ir/type_uses.h"
-#include "workbench/workspace/backend.h"
 #include "workbench/workspace/fixture_replay.h"
 #include "workbench/workspace/forward.h"
 #include "workbench/workspace/replay.h"
@@ -30,7 +29,7 @@ void forward_checks(const ir::Kernel& forward, const std::string& pipeline, cons
       const ordered_json given = fx["dual"].value("seed", ordered_json::object());
       for (const auto& [name, v] : given.items()) seeds.emplace_back(name, v.get<double>());
       auto out = run_with_duals(forward, pipeline, req, seeds);
-      auto plain = run_on_interpreter(forward, req).values;
+      auto plain = run_primal(forward, req).values;
       for (const char* group : {"fields", "ndarrays"})
         if (plain.contains(group))
           for (const auto& [name, v] : plain[group].items())
@@ -121,7 +120,7 @@ void global_access_checks(const ir::Kernel& k, const ordered_json& fx, const fs:
   out["dynamic"] = "fine";
   std::string full_message;
   try {
-    run_on_interpreter(k, req);
+    run_primal(k, req);
   } catch (const UserError& e) {
     std::string msg = e.diagnostic().message;
     if (msg.find("global data access rule") == std::string::npos) throw;
@@ -134,10 +133,10 @@ void global_access_checks(const ir::Kernel& k, const ordered_json& fx, const fs:
   if (!req.options.shuffle) {
     std::string interp = out["dynamic"] == "violation" ? "on cpu: " + full_message : "no violation";
     std::string cpu = "no violation";
-    BackendOptions bo;
-    bo.interp = req.options;
+    RunRequest on_cpu = req;
+    on_cpu.backend = Backend::cpu;
     try {
-      run_on_backend(Backend::cpu, k, req, nullptr, bo);
+      run_primal(k, on_cpu);
     } catch (const UserError& e) {
       cpu = e.diagnostic().message;
     }

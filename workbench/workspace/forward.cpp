@@ -10,22 +10,41 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "ir/widen.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
+#include "workbench/workspace/execute.h"
 #include "workbench/workspace/replay.h"
 
 namespace pb::workbench {
 
 namespace {
 
+// Runs `k` on backend `b`; a run-time error becomes a RunFailure whose message starts with `what`.
+// A compiled backend runs the widened kernel as written (f64 is its own type there): the
+// interpreter-only options (f64 mode, decision tracing) apply on the interpreter.
 runtime::RunResult run_step(const ir::Kernel& k, runtime::State& state, const runtime::RunOptions& options,
-                            const std::string& what) {
+                            const std::string& what, Backend b = Backend::interp) {
+  runtime::RunOptions on = options;
+  if (b != Backend::interp) on.f64 = on.trace_decisions = false;
+  runtime::Backend& backend = backend_for(b);
   try {
-    return runtime::run_kernel(k, state, options);
+    return backend.launch(k, state, on);
+  } catch (const runtime::Refusal&) {
+    throw;
   } catch (const UserError& e) {
     Diagnostic d = e.diagnostic();
-    d.message = what + ": " + d.message;
+    d.message = what + (b == Backend::interp ? "" : fmt::format(" on {}", backend_name(b))) + ": " + d.message;
     throw RunFailure(UserError(d));
   }
+}
+
+// A compiled backend checks the kernel widened to f64; one that reinterprets f32 bits has none.
+void require_widened(const std::unique_ptr<ir::Kernel>& wide, Backend b, const char* check) {
+  if (wide || b == Backend::interp) return;
+  throw runtime::Refusal(
+      fmt::format("{} on {} runs the kernel widened to f64, and this kernel reinterprets the bits of an f32 value "
+                  "(`cast_bits`), which has no f64 meaning",
+                  check, backend_name(b)),
+      "check it on the interpreter");
 }
 
 void zero(runtime::Buffer& b) {
@@ -105,42 +124,18 @@ std::unique_ptr<ir::Kernel> make_dual_kernel(const ir::Kernel& forward, const st
       msg, fmt::format("`passbench replay {} --passes='{}'` shows the IR before the failing pass", file, pipeline));
 }
 
-runtime::Buffer& dual_array(const ir::Kernel& k, runtime::State& state, const std::string& name,
-                            const std::string& role) {
-  if (auto id = k.find_field(name)) {
-    const ir::Field& f = k.field(*id);
-    if (!ir::is_float(f.dtype) || !f.dual)
-      throw UserError(fmt::format("{}: field '{}' has no dual field", role, name),
-                      fmt::format("declare it in the header (`field {0} : f32[N] dual {0}_dual`) or give it a "
-                                  "gradient field, from which make_dual infers one",
-                                  name));
-    auto it = state.fields.find(k.field(*f.dual).name);
-    if (it == state.fields.end())
-      throw UserError(fmt::format("{}: the shape of field '{}' is unknown", role, name),
-                      "declare its shape in the header or give it in the inputs");
-    return it->second;
-  }
-  runtime::Buffer& primal = *diff_array(k, state, name, role).primal;  // an ndarray, or a clear error
-  for (runtime::ArgValue& a : state.args)
-    if (a.is_ndarray && &a.array == &primal) {
-      if (!a.dual) a.dual = runtime::Buffer::zeros(a.array.dtype, a.array.shape);
-      return *a.dual;
-    }
-  throw UserError(fmt::format("{}: '{}' is not a float field or ndarray", role, name));
-}
-
 DualOutput run_with_duals(const ir::Kernel& forward, const std::string& pipeline, const RunRequest& req,
                           const std::vector<std::pair<std::string, double>>& seed_duals) {
-  auto dual = make_dual_kernel(forward, pipeline, req.kernel_name);
-  runtime::State state = state_from_inputs(*dual, req.inputs, req.inputs_name);
-  for (const auto& [name, value] : seed_duals) {
-    runtime::Buffer& b = dual_array(*dual, state, name, "--seed-dual");
-    for (ir::Value& v : b.data) v = ir::Value::from_double(b.dtype, value);
-  }
+  RunRequest r = req;
+  r.mode = runtime::Mode::forward;
+  r.pipeline = pipeline;
+  r.seed_duals = seed_duals;
+  PreparedRequest p = prepare_request(forward, r);
+  runtime::ExecutionResult x = execute_on(req.backend, p);
   DualOutput out;
-  out.printed = run_step(*dual, state, req.options, "in the tangent kernel").printed;
-  out.values = runtime::state_to_json(*dual, state);
-  out.dual_text = ir::print_kernel(*dual);
+  out.printed = x.main().printed;
+  out.values = execution_values(x);
+  out.dual_text = ir::print_kernel(*p.derived);
   return out;
 }
 
@@ -148,6 +143,7 @@ JvpcheckResult jvpcheck(const ir::Kernel& forward, const JvpcheckOptions& o) {
   check_tolerances(o.eps, o.rel, o.abs);
   JvpcheckResult result;
   std::unique_ptr<ir::Kernel> wide = ir::widen_f32_to_f64(forward);
+  require_widened(wide, o.backend, "jvpcheck");
   const ir::Kernel& fwd = wide ? *wide : forward;
   auto dual = make_dual_kernel(fwd, o.pipeline, o.kernel_name);
   result.dual_text = ir::print_kernel(*make_dual_kernel(forward, o.pipeline, o.kernel_name));
@@ -180,7 +176,7 @@ JvpcheckResult jvpcheck(const ir::Kernel& forward, const JvpcheckOptions& o) {
       runtime::Buffer& seed = dual_array(*dual, t, wname, "--wrt");
       seed.data[i] = ir::Value::from_double(seed.dtype, 1.0);
       std::string wrt_name = element_name(wname, i, seed.shape);
-      run_step(*dual, t, run_opts, fmt::format("in the tangent kernel with dual({}) = 1", wrt_name));
+      run_step(*dual, t, run_opts, fmt::format("in the tangent kernel with dual({}) = 1", wrt_name), o.backend);
       double xi = primal_array(*dual, base, wname, "--wrt").data[i].as_f64();
       double h = o.eps * std::max(1.0, std::abs(xi));
       runtime::State side[2] = {base, base};
@@ -233,6 +229,7 @@ AdjointcheckResult adjointcheck(const ir::Kernel& forward, const AdjointcheckOpt
   if (o.trials < 1) throw UserError(fmt::format("--trials {} must be at least 1", o.trials));
   AdjointcheckResult result;
   std::unique_ptr<ir::Kernel> wide = ir::widen_f32_to_f64(forward);
+  require_widened(wide, o.backend, "adjointcheck");
   const ir::Kernel& fwd = wide ? *wide : forward;
   auto dual = make_dual_kernel(fwd, o.forward_pipeline, o.kernel_name);
   auto reverse = make_reverse_kernel(fwd, o.reverse_pipeline, o.kernel_name);
@@ -264,13 +261,13 @@ AdjointcheckResult adjointcheck(const ir::Kernel& forward, const AdjointcheckOpt
         d.data[i] = ir::Value::from_double(d.dtype, v.back()[i]);
       }
     }
-    run_step(*dual, tangent, run_opts, "in the tangent kernel");
-    run_step(fwd, adjoint, run_opts, "in the forward run");
+    run_step(*dual, tangent, run_opts, "in the tangent kernel", o.backend);
+    run_step(fwd, adjoint, run_opts, "in the forward run", o.backend);
     for (size_t a = 0; a < result.arrays.size(); ++a) {
       runtime::Buffer& g = *diff_array(fwd, adjoint, result.arrays[a], "adjointcheck").grad;
       for (size_t i = 0; i < g.size(); ++i) g.data[i] = ir::Value::from_double(g.dtype, w[a][i]);
     }
-    run_step(*reverse, adjoint, run_opts, "in the reverse kernel");
+    run_step(*reverse, adjoint, run_opts, "in the reverse kernel", o.backend);
     AdjointTrial t;
     double abs_fwd = 0, abs_rev = 0;
     for (size_t a = 0; a < result.arrays.size(); ++a) {

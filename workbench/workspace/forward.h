@@ -1,7 +1,7 @@
-// Forward-mode autodiff on the reference interpreter. run_with_duals turns a kernel into its
-// Jacobian-vector-product kernel with a pipeline (default `forward_ad`), seeds dual arrays and
-// runs it once. jvpcheck compares the tangents with central finite differences; adjointcheck
-// cross-checks forward and reverse mode: w . (J v) == (J^T w) . v. docs/autodiff.md explains both.
+// Forward-mode autodiff on a chosen backend (the reference interpreter by default). run_with_duals turns a kernel into
+// its Jacobian-vector-product kernel with a pipeline (default `forward_ad`), seeds dual arrays and runs it once.
+// jvpcheck compares the tangents with central finite differences; adjointcheck cross-checks forward and reverse mode: w
+// . (J v) == (J^T w) . v. docs/autodiff.md explains both.
 #pragma once
 
 #include <cstdint>
@@ -21,11 +21,6 @@ inline constexpr const char* kDefaultForwardPipeline = "forward_ad";
 // The tangent kernel `pipeline` makes from a clone of `forward` (UserError naming a failing pass).
 std::unique_ptr<ir::Kernel> make_dual_kernel(const ir::Kernel& forward, const std::string& pipeline,
                                              const std::string& file = "FILE");
-
-// The dual (tangent) array of a float field ("x": its dual field) or float ndarray ("arg1"),
-// in a state made for a tangent kernel. Throws UserError naming what is wrong and the remedy.
-runtime::Buffer& dual_array(const ir::Kernel& k, runtime::State& state, const std::string& name,
-                            const std::string& role);
 
 struct DualOutput {
   nlohmann::json values;  // runtime::state_to_json of the tangent kernel (tangents under "dual")
@@ -54,6 +49,7 @@ struct JvpcheckOptions {
   double eps = 1e-6, rel = 1e-5, abs = 1e-8;
   std::string pipeline = kDefaultForwardPipeline;
   uint64_t max_steps = runtime::kDefaultMaxSteps;
+  Backend backend = Backend::interp;  // where the tangents are computed (finite differences: the interpreter)
 };
 
 struct JvpcheckResult {
@@ -81,6 +77,7 @@ struct AdjointcheckOptions {
   std::string forward_pipeline = kDefaultForwardPipeline;
   std::string reverse_pipeline = kDefaultReversePipeline;
   uint64_t max_steps = runtime::kDefaultMaxSteps;
+  Backend backend = Backend::interp;  // where both the tangent and the reverse runs happen
 };
 
 struct AdjointTrial {

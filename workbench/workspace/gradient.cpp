@@ -11,40 +11,24 @@
 #include "ir/printer.h"
 #include "ir/visitor.h"
 #include "ir/widen.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
+#include "workbench/workspace/execute.h"
 #include "workbench/workspace/replay.h"
 
 namespace pb::workbench {
 
 namespace {
 
-using Seeds = std::vector<std::pair<std::string, double>>;
-
-// Runs `k` on `state`; a run-time error becomes a RunFailure whose message starts with `what`.
+// Runs `k` on the interpreter; a run-time error becomes a RunFailure whose message starts with `what`.
 runtime::RunResult run_step(const ir::Kernel& k, runtime::State& state, const runtime::RunOptions& options,
-                            const std::string& what, Backend backend = Backend::interp) {
+                            const std::string& what) {
   try {
-    return run_on_backend(backend, k, state, options);
+    return backend_for(Backend::interp).launch(k, state, options);
   } catch (const UserError& e) {
     Diagnostic d = e.diagnostic();
-    d.message =
-        what + (backend == Backend::interp ? "" : fmt::format(" on {}", backend_name(backend))) + ": " + d.message;
+    d.message = what + ": " + d.message;
     throw RunFailure(UserError(d));
   }
-}
-
-// Forward run, seeds, reverse run; returns what both printed.
-struct TwoRuns {
-  std::string printed;
-  runtime::RunResult reverse;
-};
-
-TwoRuns forward_then_reverse(const ir::Kernel& forward, const ir::Kernel& reverse, runtime::State& state,
-                             const Seeds& seeds, const runtime::RunOptions& options, Backend backend) {
-  std::string printed = run_step(forward, state, options, "in the forward run", backend).printed;
-  seed_gradients(forward, state, seeds);
-  runtime::RunResult r = run_step(reverse, state, options, "in the reverse kernel", backend);
-  return {printed + r.printed, std::move(r)};
 }
 
 double sum(const runtime::Buffer& b) {
@@ -127,20 +111,17 @@ std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const
 }
 
 GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& pipeline, const RunRequest& req) {
-  auto reverse = make_reverse_kernel(forward, pipeline, req.kernel_name);
-  runtime::State state = state_from_inputs(forward, req.inputs, req.inputs_name);
+  RunRequest r = req;
+  r.mode = runtime::Mode::reverse;
+  r.pipeline = pipeline;
+  PreparedRequest p = prepare_request(forward, r);
+  runtime::ExecutionResult x = execute_on(req.backend, p);
   GradientOutput out;
-  TwoRuns runs = forward_then_reverse(forward, *reverse, state, req.seed_grads, req.options, req.backend);
-  out.printed = std::move(runs.printed);
-  out.values = runtime::state_to_json(forward, state);
-  out.reverse_text = ir::print_kernel(*reverse);
-  out.unexercised_stacks = unexercised_stacks(*reverse, runs.reverse);
-  ir::walk(reverse->root(), [&](ir::Stmt& s) {
-    auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(&s);
-    if (!a || !runs.reverse.max_stack_depth.count(a->id)) return;
-    out.stacks.push_back(
-        {a->id, runs.reverse.max_stack_depth.at(a->id), runs.reverse.stack_capacity.at(a->id), a->size != nullptr});
-  });
+  for (const auto& l : x.launches) out.printed += l.result.printed;
+  out.values = execution_values(x);
+  out.reverse_text = ir::print_kernel(*p.derived);
+  out.unexercised_stacks = unexercised_stacks(*p.derived, x.last());
+  out.stacks = stack_uses(x);
   return out;
 }
 
@@ -199,12 +180,17 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
         unexercised_stacks(*reverse, run_step(*reverse, analytic, run_opts, "in the reverse kernel"));
   } else {
     // The same widened kernels run as written there: f64 is the kernel's own type, and the
-    // decisions at x come from the interpreter's run above. Vulkan tracks no stack depths.
-    runtime::RunOptions backend_opts;
-    backend_opts.max_steps = o.max_steps;
-    analytic = base;
-    TwoRuns runs = forward_then_reverse(fwd, *reverse, analytic, {{o.loss, 1.0}}, backend_opts, o.backend);
-    if (o.backend == Backend::cpu) result.unexercised_stacks = unexercised_stacks(*reverse, runs.reverse);
+    // decisions at x come from the interpreter's run above.
+    PreparedRequest p;
+    p.exec.mode = runtime::Mode::reverse;
+    p.exec.kernel = &fwd;
+    p.exec.derived = reverse.get();
+    p.exec.grad_seeds = {{o.loss, 1.0}};
+    p.exec.options.max_steps = o.max_steps;
+    p.exec.stack_usage = backend_for(o.backend).capabilities().stack_usage;
+    runtime::ExecutionResult x = execute_on(o.backend, p, base);
+    analytic = std::move(x.state);
+    if (p.exec.stack_usage) result.unexercised_stacks = unexercised_stacks(*reverse, x.last());
   }
 
   for (const auto& name : result.wrt) {

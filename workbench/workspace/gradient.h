@@ -1,8 +1,7 @@
-// Gradients on the reference interpreter. run_with_gradients turns a forward kernel into its
-// reverse kernel with a pipeline (default `reverse_ad`), runs forward, seeds the outputs'
-// gradient fields and runs the reverse kernel on the same state. gradcheck compares those
-// gradients with central finite differences of the forward kernel. docs/autodiff.md explains
-// the tolerances, the f64 mode and kinks.
+// Gradients on a chosen backend (the reference interpreter by default). run_with_gradients turns a forward kernel into
+// its reverse kernel with a pipeline (default `reverse_ad`), runs forward, seeds the outputs' gradient fields and runs
+// the reverse kernel on the same state. gradcheck compares those gradients with central finite differences of the
+// forward kernel. docs/autodiff.md explains the tolerances, the f64 mode and kinks.
 #pragma once
 
 #include <cstdint>
@@ -24,14 +23,6 @@ inline constexpr const char* kDefaultReversePipeline = "reverse_ad";
 // `file` names the kernel's file in the remedy of a failing pass (FILE when unknown).
 std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const std::string& pipeline,
                                                 const std::string& file = "FILE");
-
-// How deep one stack of the reverse kernel got in a run, against the capacity its alloc gave it.
-struct StackUse {
-  int stack_id = 0;
-  int64_t deepest = 0;
-  int64_t capacity = 0;   // 0: unlimited (an unsized stack)
-  bool symbolic = false;  // sized by a size expression rather than a constant max_size
-};
 
 struct GradientOutput {
   nlohmann::json values;                // runtime::state_to_json after both runs (gradients under "grad")

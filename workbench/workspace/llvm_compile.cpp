@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "workbench/workspace/cpu_module.h"
+#include "runtime/cpu/backend.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/run.h"
 
@@ -12,7 +12,7 @@ LlvmCompile compile_llvm(const ir::Kernel& k, const std::string& pipeline, int o
                          const nlohmann::json& inputs) {
   std::unique_ptr<ir::Kernel> after = pipeline.empty() ? k.clone() : make_reverse_kernel(k, pipeline);
   runtime::State state = state_from_inputs(*after, inputs, "");
-  runtime::cpu::ModuleText text = cpu_module_text(*after, state, opt_level);
+  runtime::cpu::ModuleText text = runtime::cpu::module_text(*after, state, opt_level);
   LlvmCompile out;
   out.ir_before = std::move(text.before);
   out.ir_after = std::move(text.after);

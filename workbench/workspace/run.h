@@ -1,5 +1,5 @@
-// Running a kernel on the reference interpreter from workspace-level inputs: the inputs JSON,
-// gradient seeds and run options, with results as the JSON both faces show.
+// Run requests at the workspace level: the inputs JSON, the mode, seeds and run options, with
+// results as the JSON both faces show. execute.h carries a request out on a backend.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,8 +11,10 @@
 
 #include "ir/diagnostic.h"
 #include "ir/kernel.h"
-#include "runtime/interp/interpreter.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/execution.h"
+#include "runtime/core/launch.h"
+#include "runtime/core/seeds.h"
+#include "runtime/core/state.h"
 
 namespace pb::workbench {
 
@@ -21,17 +23,28 @@ enum class Backend { interp, cpu, vulkan };
 // "interp", "cpu" or "vulkan"; nullopt for anything else.
 std::optional<Backend> backend_from_name(std::string_view name);
 std::string_view backend_name(Backend b);
-// Runs `k` on `state` on `backend`: the one place a backend is chosen. Throws UserError.
-runtime::RunResult run_on_backend(Backend backend, const ir::Kernel& k, runtime::State& state,
-                                  const runtime::RunOptions& options);
 
+// Everything `run` can ask (runtime/core/execution.h): the mode, the pipeline that makes the
+// derived kernel, the seeds, the run options and a stack-usage report, on one backend.
 struct RunRequest {
   nlohmann::json inputs = nlohmann::json::object();
-  std::string inputs_name;                                 // the inputs file, named in errors about the inputs
-  std::string kernel_name = "FILE";                        // the kernel's file, named in remedies
-  std::vector<std::pair<std::string, double>> seed_grads;  // FIELD=VALUE: every element of FIELD's gradient
+  std::string inputs_name;           // the inputs file, named in errors about the inputs
+  std::string kernel_name = "FILE";  // the kernel's file, named in remedies
+  runtime::Mode mode = runtime::Mode::primal;
+  std::string pipeline;       // reverse / forward: makes the derived kernel ("" = the default)
+  runtime::Seeds seed_grads;  // FIELD=VALUE: every element of FIELD's gradient
+  runtime::Seeds seed_duals;  // forward: every element of FIELD's dual
   runtime::RunOptions options;
+  bool stack_usage = false;  // report each stack's deepest depth against its capacity
   Backend backend = Backend::interp;
+};
+
+// How deep one stack of the reverse kernel got in a run, against the capacity its alloc gave it.
+struct StackUse {
+  int stack_id = 0;
+  int64_t deepest = 0;
+  int64_t capacity = 0;   // 0: unlimited (an unsized stack)
+  bool symbolic = false;  // sized by a size expression rather than a constant max_size
 };
 
 struct RunOutput {
@@ -53,29 +66,20 @@ class RunFailure : public UserError {
   explicit RunFailure(const UserError& e) : UserError(e.diagnostic()) {}
 };
 
-// An array whose gradient can be seeded or checked, named as the outputs name it: a float field
-// with a gradient field ("x"), or a float ndarray argument ("arg1", its gradient array; one is
-// made, zero, when the inputs give none). Throws UserError naming what is wrong and the remedy.
-struct DiffArray {
-  runtime::Buffer* primal = nullptr;
-  runtime::Buffer* grad = nullptr;
-};
-DiffArray diff_array(const ir::Kernel& k, runtime::State& state, const std::string& name, const std::string& role);
-
-// Float ndarray arguments, by output name ("arg<N>").
-std::vector<std::string> float_ndarray_names(const runtime::State& state);
-
-// Sets every element of each seeded field's (or ndarray's) gradient. Throws UserError naming one
-// that does not exist or has no gradient.
-void seed_gradients(const ir::Kernel& k, runtime::State& state,
-                    const std::vector<std::pair<std::string, double>>& seeds);
+// The arrays a request seeds and checks (runtime/core/seeds.h).
+using runtime::diff_array;
+using runtime::DiffArray;
+using runtime::dual_array;
+using runtime::float_ndarray_names;
+using runtime::seed_gradients;
 
 // runtime::make_state, with a UserError about the inputs prefixed by `inputs_name` (when given).
 runtime::State state_from_inputs(const ir::Kernel& k, const nlohmann::json& inputs, const std::string& inputs_name);
 
-// Runs on req.backend (the interpreter unless asked otherwise).
-// Throws UserError for bad inputs and RunFailure for run-time errors.
-RunOutput run_on_interpreter(const ir::Kernel& k, const RunRequest& req);
+// Runs `k` as req asks it (mode primal) on req.backend (the interpreter unless asked otherwise).
+// Throws UserError for bad inputs, runtime::Refusal for what the backend cannot do, RunFailure for
+// run-time errors.
+RunOutput run_primal(const ir::Kernel& k, const RunRequest& req);
 
 // Adds a kernel's returned values to its output values as "return": [...] (nothing when none).
 void add_returned(nlohmann::json& values, const std::vector<ir::Value>& returned);

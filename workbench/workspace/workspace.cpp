@@ -340,7 +340,7 @@ const RunRecord& Workspace::run(bool after_pipeline, WorkControl* control) {
   rec.backend = "interp";
   auto start = Clock::now();
   try {
-    rec.output = run_on_interpreter(k, run_request());
+    rec.output = run_primal(k, run_request());
   } catch (const RunFailure& e) {
     rec.error = e.diagnostic();
     rec.run_failure = true;
@@ -405,12 +405,16 @@ const BackendsRecord& Workspace::compare_backends(const std::vector<Backend>& ba
   report(control, "backends", loss.empty() ? "forward" : "forward + reverse", 0, 1);
   BackendsRecord rec;
   RunRequest req = run_request();
-  if (!loss.empty()) req.seed_grads = {{loss, 1.0}};
-  const std::string pipeline = kDefaultReversePipeline;
+  if (!loss.empty()) {
+    req.seed_grads = {{loss, 1.0}};
+    req.mode = runtime::Mode::reverse;
+  }
   auto start = Clock::now();
   try {
-    rec.rows =
-        workbench::compare_backends(*kernel_, req, loss.empty() ? nullptr : &pipeline, backends, {}, {}, &rec.launches);
+    Comparison c = workbench::compare_backends(prepare_request(*kernel_, req), backends, {}, {});
+    rec.rows = std::move(c.rows);
+    rec.launches = std::move(c.launches);
+    rec.values_compared = c.values_compared;
   } catch (const UserError& e) {
     rec.error = e.diagnostic();
   }
@@ -436,7 +440,7 @@ const BisectResult& Workspace::bisect(WorkControl* control) {
   req.options.unsized_stacks_unlimited = true;
   std::optional<RunOutput> baseline;
   try {
-    baseline = run_on_interpreter(*kernel_, req);
+    baseline = run_primal(*kernel_, req);
   } catch (const UserError& e) {
     out.error = e.diagnostic();
     out.error->message = "the kernel before the pipeline does not run on these inputs: " + out.error->message;
@@ -452,7 +456,7 @@ const BisectResult& Workspace::bisect(WorkControl* control) {
     row.ran = records[i].ran && records[i].failure.empty() && records[i].after;
     if (row.ran) {
       try {
-        RunOutput after = run_on_interpreter(*records[i].after, req);
+        RunOutput after = run_primal(*records[i].after, req);
         compare_run_values(baseline->values, after.values, out.tolerance, row);
       } catch (const UserError& e) {
         row.error = e.diagnostic().message;

@@ -22,7 +22,7 @@
 #include "ir/diagnostic.h"
 #include "ir/kernel.h"
 #include "passes/pass_manager.h"
-#include "workbench/workspace/backend.h"
+#include "workbench/workspace/compare.h"
 #include "workbench/workspace/compile.h"
 #include "workbench/workspace/fixture_compare.h"
 #include "workbench/workspace/gradient.h"
@@ -91,14 +91,16 @@ struct RunRecord {
 
 // The kernel run from the same inputs on the interpreter and on other backends, forward or (with
 // a loss) forward + reverse seeded with 1 on the loss's gradient; every array compared with the
-// interpreter's (backend.h, compare_backends).
+// interpreter's (compare.h, compare_backends).
 struct BackendsRecord {
-  std::vector<BackendDiff> rows;     // one per array and backend, or a failed row per backend
-  std::vector<LaunchTime> launches;  // every launch, the interpreter's first
-  std::optional<Diagnostic> error;   // the interpreter's run or the reverse pipeline failed
+  std::vector<BackendDiff> rows;      // one per array and backend, or a failed row per backend
+  std::vector<TimedLaunch> launches;  // every launch, the interpreter's first
+  std::optional<Diagnostic> error;    // the interpreter's run or the reverse pipeline failed
+  size_t values_compared = 0;
   double ms = 0;
   bool ok() const {
-    return !error && std::all_of(rows.begin(), rows.end(), [](const BackendDiff& d) { return d.ok; });
+    return !error && values_compared > 0 &&
+           std::all_of(rows.begin(), rows.end(), [](const BackendDiff& d) { return d.ok; });
   }
 };
 

@@ -163,24 +163,29 @@ void backends_table(const BackendsRecord& b) {
       ImGui::PopStyleColor();
     }
   if (b.launches.empty()) return;
-  if (ImGui::BeginTable("launch_times", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+  if (ImGui::BeginTable("launch_times", 6,
+                        ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_Resizable)) {
     ImGui::TableSetupColumn("backend", ImGuiTableColumnFlags_WidthFixed, 80);
     ImGui::TableSetupColumn("kernel");
-    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, 90);
-    ImGui::TableSetupColumn("measured", ImGuiTableColumnFlags_WidthFixed, 400);
+    ImGui::TableSetupColumn("compile (ms)", ImGuiTableColumnFlags_WidthFixed, 100);
+    ImGui::TableSetupColumn("kernel (ms)", ImGuiTableColumnFlags_WidthFixed, 100);
+    ImGui::TableSetupColumn("total (ms)", ImGuiTableColumnFlags_WidthFixed, 100);
+    ImGui::TableSetupColumn("kernel time from", ImGuiTableColumnFlags_WidthFixed, 260);
     ImGui::TableHeadersRow();
-    for (const LaunchTime& t : b.launches) {
+    for (const TimedLaunch& t : b.launches) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(std::string(backend_name(t.backend)).c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(t.kernel.empty() ? "kernel" : t.kernel.c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.3f", t.timed ? t.kernel_ms : t.launch_ms);
+      ImGui::Text("%.3f", t.times.compile_ms);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(t.timed                     ? "the kernel alone (device timestamps)"
-                             : t.backend == Backend::cpu ? "wall time of the launch, JIT compile included"
-                                                         : "wall time of the launch");
+      ImGui::Text("%.3f", t.times.kernel_ms);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", t.times.total_ms);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(t.times.kernel_timed ? "device timestamps" : "host wall time around the launch");
     }
     ImGui::EndTable();
   }

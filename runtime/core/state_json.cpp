@@ -6,8 +6,8 @@
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
-#include "runtime/interp/json_values.h"
-#include "runtime/interp/sparse.h"
+#include "runtime/core/json_values.h"
+#include "runtime/core/sparse.h"
 
 namespace pb::runtime {
 namespace detail {

@@ -45,7 +45,7 @@ struct State {
   std::map<std::string, Buffer> fields;     // keyed by field name; grad/dual fields under their own names
   std::vector<ArgValue> args;               // indexed by argument index
   std::map<std::string, ir::Shape> spaces;  // index-space shapes given by the inputs
-  // Declared sparse spaces (runtime/interp/sparse.h): pointer and bitmasked ones 0/1 per cell
+  // Declared sparse spaces (runtime/core/sparse.h): pointer and bitmasked ones 0/1 per cell
   // (row-major over the space's shape); dynamic ones the length under each parent cell.
   std::map<std::string, std::vector<int64_t>> activity;
 };

@@ -9,10 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "ir/diagnostic.h"
 #include "ir/kernel.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 
 namespace pb::runtime::detail {
+
+// The error for running a stack alloc that has no size (max_size=0 and no size expression).
+UserError unsized_stack_error(const ir::AdStackAllocaStmt& a, const ir::Kernel& k, const std::string& label);
 
 // max_size when it is fixed; else the size expression evaluated against the arguments and field
 // values of this moment, at least 1; 0 for an unsized stack (no max_size, no size). Evaluation

@@ -1,4 +1,4 @@
-#include "runtime/interp/access_check.h"
+#include "runtime/core/access_check.h"
 
 #include <fmt/format.h>
 

@@ -1,25 +1,27 @@
-#include "workbench/workspace/cpu_module.h"
+#include "runtime/cpu/backend.h"
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 #include <vector>
 
 #include "ir/assert.h"
+#include "runtime/core/prepare.h"
 
 #ifndef PASSBENCH_CPU_MODULE_BUILD_PATH
 #define PASSBENCH_CPU_MODULE_BUILD_PATH ""
 #endif
 
-namespace pb::workbench {
+namespace pb::runtime::cpu {
 namespace {
 
 constexpr const char* kModuleFile = "libpassbench_cpu.so";
 
 struct Loaded {
-  const runtime::cpu::CpuModuleApi* api = nullptr;
+  const CpuModuleApi* api = nullptr;
   std::string path;
   std::string failure;  // when api is null: every place tried and why it failed
 };
@@ -35,8 +37,8 @@ std::vector<std::string> candidates() {
 }
 
 // Checks that the module was built for the types this image passes it.
-std::string mismatch(const runtime::cpu::CpuModuleApi& api) {
-  runtime::cpu::CpuModuleApi mine{};
+std::string mismatch(const CpuModuleApi& api) {
+  CpuModuleApi mine{};
   if (api.abi != mine.abi)
     return "it was built for another version of passbench (interface " + std::to_string(api.abi) + ")";
   for (size_t i = 0; i < std::size(mine.sizes); ++i)
@@ -58,9 +60,9 @@ Loaded load() {
       out.failure += "\n  " + path + ": " + (why ? why : "dlopen failed");
       continue;
     }
-    using Entry = const runtime::cpu::CpuModuleApi* (*)();
+    using Entry = const CpuModuleApi* (*)();
     auto entry = reinterpret_cast<Entry>(dlsym(handle, "passbench_cpu_module_api"));
-    const runtime::cpu::CpuModuleApi* api = entry ? entry() : nullptr;
+    const CpuModuleApi* api = entry ? entry() : nullptr;
     std::string why = api ? mismatch(*api) : "it has no passbench_cpu_module_api entry point";
     if (!why.empty()) {
       out.failure.append("\n  ").append(path).append(": ").append(why);
@@ -82,7 +84,7 @@ const Loaded& loaded_module() {
   return loaded;
 }
 
-const runtime::cpu::CpuModuleApi& api() {
+const CpuModuleApi& api() {
   const Loaded& loaded = loaded_module();
   if (!loaded.api)
     throw UserError(
@@ -92,34 +94,54 @@ const runtime::cpu::CpuModuleApi& api() {
   return *loaded.api;
 }
 
-void rethrow(runtime::cpu::ModuleError e) {
+void rethrow(ModuleError e) {
   switch (e.kind) {
-    case runtime::cpu::ModuleError::Kind::none:
+    case ModuleError::Kind::none:
       return;
-    case runtime::cpu::ModuleError::Kind::user:
+    case ModuleError::Kind::refusal:
+      throw Refusal(std::move(e.diagnostic));
+    case ModuleError::Kind::user:
       throw UserError(std::move(e.diagnostic));
-    case runtime::cpu::ModuleError::Kind::internal:
+    case ModuleError::Kind::internal:
       throw InternalError(e.message);
   }
 }
 
+class CpuBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.f64_mode = c.check_global_access = c.stack_usage = c.prints = true;
+    return c;
+  }
+  RunResult launch(const ir::Kernel& k, State& state, const RunOptions& options) override {
+    require_capabilities(*this, options, false);
+    auto start = std::chrono::steady_clock::now();
+    std::unique_ptr<ir::Kernel> scalar = scalarized_if_tensor(k, "cpu");
+    RunResult result;
+    rethrow(api().run_kernel(scalar ? *scalar : k, state, options, result));
+    result.times.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+};
+
 }  // namespace
 
-runtime::RunResult run_on_cpu(const ir::Kernel& k, runtime::State& state, const runtime::RunOptions& options) {
-  runtime::RunResult result;
-  rethrow(api().run_kernel(k, state, options, result));
-  return result;
+Backend& backend() {
+  static CpuBackend b;
+  return b;
 }
 
-runtime::cpu::ModuleText cpu_module_text(const ir::Kernel& k, const runtime::State& state, int opt_level) {
-  runtime::cpu::ModuleText out;
+ModuleText module_text(const ir::Kernel& k, const State& state, int opt_level) {
+  ModuleText out;
   rethrow(api().module_text(k, state, opt_level, out));
   return out;
 }
 
-std::string cpu_module_path() {
+std::string module_path() {
   api();
   return loaded_module().path;
 }
 
-}  // namespace pb::workbench
+}  // namespace pb::runtime::cpu

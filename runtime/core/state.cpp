@@ -1,4 +1,4 @@
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 
 #include <fmt/format.h>
 
@@ -9,8 +9,8 @@
 #include "ir/printer.h"
 #include "ir/tensor_type.h"
 #include "ir/visitor.h"
-#include "runtime/interp/json_values.h"
-#include "runtime/interp/sparse.h"
+#include "runtime/core/json_values.h"
+#include "runtime/core/sparse.h"
 
 namespace pb::runtime {
 
@@ -137,7 +137,7 @@ const json& object_or_empty(const json& j, const char* key, const std::string& w
   const json& v = j.at(key);
   if (!v.is_object())
     throw UserError(fmt::format("{}: \"{}\" must be an object", what, key),
-                    "see runtime/interp/state.h for the inputs format");
+                    "see runtime/core/state.h for the inputs format");
   return v;
 }
 
@@ -337,7 +337,7 @@ void widen_floats(State& s) {
 State make_state(const ir::Kernel& k, const json& inputs_in) {
   const json inputs = inputs_in.is_null() ? json::object() : inputs_in;
   if (!inputs.is_object())
-    throw UserError("inputs must be a JSON object", "see runtime/interp/state.h for the inputs format");
+    throw UserError("inputs must be a JSON object", "see runtime/core/state.h for the inputs format");
   check_keys(inputs, {"fields", "args", "spaces", "active", "length"}, "inputs");
   State st;
   for (const auto& [name, shape] : object_or_empty(inputs, "spaces", "inputs").items())

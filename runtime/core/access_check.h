@@ -14,7 +14,7 @@
 
 #include "ir/kernel.h"
 #include "ir/type.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 
 namespace pb::runtime::detail {
 

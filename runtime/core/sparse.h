@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ir/kernel.h"
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 
 namespace pb::runtime::detail {
 

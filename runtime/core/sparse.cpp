@@ -1,4 +1,4 @@
-#include "runtime/interp/sparse.h"
+#include "runtime/core/sparse.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "ir/eval.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
-#include "runtime/interp/json_values.h"
+#include "runtime/core/json_values.h"
 
 namespace pb::runtime::detail {
 namespace {

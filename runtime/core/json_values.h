@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "runtime/interp/state.h"
+#include "runtime/core/state.h"
 
 namespace pb::runtime::detail {
 

@@ -1,4 +1,4 @@
-#include "runtime/interp/stack_capacity.h"
+#include "runtime/core/stack_capacity.h"
 
 #include <fmt/format.h>
 
@@ -9,6 +9,14 @@
 #include "ir/visitor.h"
 
 namespace pb::runtime::detail {
+
+UserError unsized_stack_error(const ir::AdStackAllocaStmt& a, const ir::Kernel& k, const std::string& label) {
+  return UserError(fmt::format("stack ${} has no size (max_size=0): run determine_ad_stack_size or give a fixed "
+                               "ad_stack_size (`{}` in {})",
+                               a.id, ir::print_stmt(a, k), label),
+                   "run the determine_ad_stack_size pass before running the kernel, or compile with a fixed "
+                   "ad_stack_size");
+}
 
 int64_t stack_capacity(const ir::AdStackAllocaStmt& s, const ir::Kernel& k, const State& st,
                        std::span<Buffer* const> field_bufs, const std::string& stack_text) {

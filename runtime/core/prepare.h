@@ -1,0 +1,19 @@
+// What a backend does to a kernel before it runs it: the compiled backends (and the dynamic
+// global-access check) take scalar kernels, so a kernel with tensor-typed statements runs
+// scalarized, as the reference's code generators run it. The state is the same either way: a
+// tensor cell's elements are its field's last dimensions.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "ir/kernel.h"
+
+namespace pb::runtime {
+
+// A scalarized clone of `k` when it has tensor-typed statements, else null (run `k` itself).
+// Throws UserError, prefixed with `who` ("cpu runs the kernel scalarized: ..."), when scalarize
+// refuses the kernel.
+std::unique_ptr<ir::Kernel> scalarized_if_tensor(const ir::Kernel& k, std::string_view who);
+
+}  // namespace pb::runtime

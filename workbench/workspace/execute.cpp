@@ -1,0 +1,138 @@
+#include "workbench/workspace/execute.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ir/diagnostic.h"
+#include "ir/statements.h"
+#include "ir/visitor.h"
+#include "runtime/core/json_values.h"
+#include "runtime/cpu/backend.h"
+#include "runtime/interp/backend.h"
+#include "runtime/vulkan/backend.h"
+#include "workbench/workspace/forward.h"
+#include "workbench/workspace/gradient.h"
+
+namespace pb::workbench {
+
+std::vector<Backend> parse_backends(std::string_view text) {
+  if (text == "all") return {Backend::interp, Backend::cpu, Backend::vulkan};
+  std::vector<Backend> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = std::min(text.find(',', start), text.size());
+    std::string_view name = text.substr(start, comma - start);
+    std::optional<Backend> b = backend_from_name(name);
+    if (!b)
+      throw UserError(fmt::format("--backend: unknown backend '{}'", name),
+                      "choose interp, cpu, vulkan, all, or several separated by commas");
+    if (std::find(out.begin(), out.end(), *b) == out.end()) out.push_back(*b);
+    start = comma + 1;
+  }
+  return out;
+}
+
+runtime::Backend& backend_for(Backend b, const BackendOptions& o) {
+  switch (b) {
+    case Backend::interp:
+      return runtime::interp::backend();
+    case Backend::cpu:
+      return runtime::cpu::backend();
+    case Backend::vulkan:
+      return runtime::vulkan::backend(o.device);
+  }
+  PB_ASSERT(false, "a backend kind without a backend");
+}
+
+PreparedRequest prepare_request(const ir::Kernel& k, const RunRequest& req) {
+  PreparedRequest p;
+  runtime::ExecutionRequest& e = p.exec;
+  e.mode = req.mode;
+  e.kernel = &k;
+  e.inputs = req.inputs;
+  e.inputs_name = req.inputs_name;
+  e.grad_seeds = req.seed_grads;
+  e.dual_seeds = req.seed_duals;
+  e.options = req.options;
+  e.stack_usage = req.stack_usage;
+  switch (req.mode) {
+    case runtime::Mode::primal:
+      break;
+    case runtime::Mode::reverse:
+      p.pipeline = req.pipeline.empty() ? kDefaultReversePipeline : req.pipeline;
+      p.derived = make_reverse_kernel(k, p.pipeline, req.kernel_name);
+      break;
+    case runtime::Mode::forward:
+      p.pipeline = req.pipeline.empty() ? kDefaultForwardPipeline : req.pipeline;
+      p.derived = make_dual_kernel(k, p.pipeline, req.kernel_name);
+      break;
+  }
+  e.derived = p.derived.get();
+  return p;
+}
+
+namespace {
+
+// A run-time error of the kernel becomes a RunFailure naming the backend (exit 1); a refusal and
+// an error about the inputs stay what they are (exit 2).
+template <class F>
+runtime::ExecutionResult guarded(Backend b, F&& body) {
+  try {
+    return body();
+  } catch (const runtime::Refusal&) {
+    throw;
+  } catch (const RunFailure&) {
+    throw;
+  } catch (const UserError& e) {
+    if (b == Backend::interp) throw RunFailure(e);
+    Diagnostic d = e.diagnostic();
+    d.message = fmt::format("on {}: {}", backend_name(b), d.message);
+    throw RunFailure(UserError(d));
+  }
+}
+
+}  // namespace
+
+runtime::ExecutionResult execute_on(Backend b, const PreparedRequest& p, const BackendOptions& o) {
+  runtime::Backend& backend = backend_for(b, o);
+  runtime::require_capabilities(backend, p.exec.options, p.exec.stack_usage);
+  runtime::State initial = runtime::initial_state(p.exec);  // an inputs error is not a run failure
+  return guarded(b, [&] { return runtime::execute(backend, p.exec, std::move(initial)); });
+}
+
+runtime::ExecutionResult execute_on(Backend b, const PreparedRequest& p, runtime::State initial,
+                                    const BackendOptions& o) {
+  runtime::Backend& backend = backend_for(b, o);
+  runtime::require_capabilities(backend, p.exec.options, p.exec.stack_usage);
+  return guarded(b, [&] { return runtime::execute(backend, p.exec, std::move(initial)); });
+}
+
+nlohmann::json execution_values(const runtime::ExecutionResult& r) {
+  nlohmann::json values = runtime::state_to_json(*r.state_of, r.state);
+  add_returned(values, r.main().returned);
+  return values;
+}
+
+std::vector<TimedLaunch> timed_launches(Backend b, const runtime::ExecutionResult& r) {
+  std::vector<TimedLaunch> out;
+  for (const runtime::LaunchRecord& l : r.launches) out.push_back({b, l.kernel, l.result.device, l.result.times});
+  return out;
+}
+
+std::vector<StackUse> stack_uses(const runtime::ExecutionResult& r) {
+  std::vector<StackUse> out;
+  const runtime::LaunchRecord& last = r.launches.back();
+  ir::walk(last.code->root(), [&](ir::Stmt& s) {
+    auto* a = ir::dyn_cast<ir::AdStackAllocaStmt>(&s);
+    if (!a) return;
+    auto deepest = last.result.max_stack_depth.find(a->id);
+    if (deepest == last.result.max_stack_depth.end()) return;
+    auto cap = last.result.stack_capacity.find(a->id);
+    out.push_back(
+        {a->id, deepest->second, cap == last.result.stack_capacity.end() ? 0 : cap->second, a->size != nullptr});
+  });
+  return out;
+}
+
+}  // namespace pb::workbench
