@@ -33,10 +33,10 @@ inline bool declared_skip(const std::string& why) {
   return why.find("a known difference") != std::string::npos || why.find(" lacks shader") != std::string::npos;
 }
 
-inline void check_fixture_on(const std::string& name, workbench::Backend b) {
+inline void check_fixture_on(const std::string& name, workbench::Backend b, const workbench::BackendOptions& o = {}) {
   workbench::FixtureBackendOutcome out;
   try {
-    out = workbench::check_fixture_on_backends(fixture_path(name), {b}, {}, {});
+    out = workbench::check_fixture_on_backends(fixture_path(name), {b}, o, {});
   } catch (const UserError& e) {
     FAIL() << e.what();
   }

@@ -385,8 +385,17 @@ void TaskEmitter::operator()(const ir::AdStackPushStmt& s) {
     use(slot).offset += 1;
 }
 
+// With run-time checks, an access to the top of an empty stack raises the problem.
+void TaskEmitter::check_not_empty(const ir::Stmt& s, StackSlot& slot, const char* what) {
+  if (!o_.run_time_checks) return;
+  Id empty = b_.op(spv::OpIEqual, t_bool(), {count_value(slot, 0), c_u32(0)});
+  raise_problem(empty, problem_site(s, fmt::format("autodiff stack underflow: {} on an empty stack", what),
+                                    "pop only what was pushed: check the order of the stack statements"));
+}
+
 void TaskEmitter::operator()(const ir::AdStackPopStmt& s) {
   StackSlot& slot = slot_of(s.stack());
+  check_not_empty(s, slot, "pop");
   if (o_.count == StackCount::shared_array) {
     pending(slot);
     use(slot).offset -= 1;
@@ -398,16 +407,19 @@ void TaskEmitter::operator()(const ir::AdStackPopStmt& s) {
 
 void TaskEmitter::operator()(const ir::AdStackLoadTopStmt& s) {
   StackSlot& slot = slot_of(s.stack());
+  check_not_empty(s, slot, "load top");
   define(s, load_entry(slot, false, clamped_index(slot, -1)));
 }
 
 void TaskEmitter::operator()(const ir::AdStackLoadTopAdjStmt& s) {
   StackSlot& slot = slot_of(s.stack());
+  check_not_empty(s, slot, "load top adj");
   define(s, load_entry(slot, true, clamped_index(slot, -1)));
 }
 
 void TaskEmitter::operator()(const ir::AdStackAccAdjointStmt& s) {
   StackSlot& slot = slot_of(s.stack());
+  check_not_empty(s, slot, "acc adj");
   accumulate_adjoint(slot, clamped_index(slot, -1), value(s.val()));
 }
 

@@ -4,6 +4,7 @@
 
 #include "codegen/spirv/task_emitter.h"
 #include "ir/assert.h"
+#include "ir/printer.h"
 
 namespace pb::codegen::spirv::detail {
 
@@ -103,20 +104,40 @@ void TaskEmitter::operator()(const ir::GlobalPtrStmt& s) {
   if (sparse_global_ptr(s)) return;
   const ir::Field& f = k_.field(s.field);
   std::vector<Id> extents(s.indices().size(), 0);
-  for (size_t d = 1; d < extents.size(); ++d)
+  for (size_t d = o_.run_time_checks ? 0 : 1; d < extents.size(); ++d)
     extents[d] = f.shape ? c_u32(static_cast<uint32_t>((*f.shape)[d]))
                          : push_constant(res_.field_extent_member.at({s.field, static_cast<int>(d)}));
-  Id index = linear_index(s, s.indices(), extents);
+  std::string what = fmt::format("field '{}' of shape {}", f.name,
+                                 f.shape ? ir::shape_to_string(*f.shape) : std::string("given by the inputs"));
+  Id index =
+      o_.run_time_checks ? checked_linear_index(s, s.indices(), extents, what) : linear_index(s, s.indices(), extents);
   places_[&s] = buffer_element(res_.field_binding.at(s.field), index, f.dtype);
 }
 
 void TaskEmitter::operator()(const ir::ExternalPtrStmt& s) {
   int arg = ir::dyn_cast<ir::ArgLoadStmt>(s.base())->arg_index;
   std::vector<Id> extents(s.indices().size(), 0);
-  for (size_t d = 1; d < extents.size(); ++d)
+  for (size_t d = o_.run_time_checks ? 0 : 1; d < extents.size(); ++d)
     extents[d] = push_constant(res_.ndarray_extent_member.at({arg, static_cast<int>(d)}));
-  Id index = linear_index(s, s.indices(), extents);
+  Id index = o_.run_time_checks ? checked_linear_index(s, s.indices(), extents, fmt::format("ndarray argument {}", arg))
+                                : linear_index(s, s.indices(), extents);
   places_[&s] = buffer_element(res_.ndarray_binding.at({arg, ndarray_array(s)}), index, s.type.scalar);
+}
+
+// linear_index with every index checked against its axis' extent: an index outside raises the
+// problem and the access goes to element 0 instead.
+Id TaskEmitter::checked_linear_index(const ir::Stmt& s, std::span<const ir::Stmt* const> indices,
+                                     const std::vector<Id>& extents, const std::string& what) {
+  if (indices.empty()) return c_u32(0);
+  Id bad = b_.const_bool(false), lin = 0;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    Id i = int_convert(value(indices[d]), indices[d]->type.scalar, ScalarKind::u32);
+    bad = b_.op(spv::OpLogicalOr, t_bool(), {bad, b_.op(spv::OpUGreaterThanEqual, t_bool(), {i, extents[d]})});
+    lin = d == 0 ? i : b_.op(spv::OpIAdd, t_u32(), {b_.op(spv::OpIMul, t_u32(), {lin, extents[d]}), i});
+  }
+  raise_problem(bad, problem_site(s, fmt::format("index out of bounds for {}", what),
+                                  "check the loop bounds and index arithmetic against the shape"));
+  return b_.op(spv::OpSelect, t_u32(), {bad, c_u32(0), lin});
 }
 
 void TaskEmitter::operator()(const ir::GlobalLoadStmt& s) { define(s, load(place_of(s.src()))); }

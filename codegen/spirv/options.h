@@ -49,6 +49,10 @@ struct LoweringOptions {
   // Check at each serial loop's exit that the loop ran to its end (kFlagLoopCut): lavapipe leaves
   // every loop after 65,535 iterations without a word. Set by the runtime.
   bool check_loop_exits = false;
+  // Check at run time each field and ndarray index against its axis, and each pop or top access of
+  // an adstack against an empty stack; the first failure is the flags buffer's problem word
+  // (kFlagProblem). Set by the runtime; off when compiling for inspection.
+  bool run_time_checks = false;
 
   // Local size x of parallel tasks whose loop has block_dim=adaptive. 256 measured best on an
   // H200 for streaming and atomic kernels alike (docs/performance.md).

@@ -30,6 +30,13 @@ std::string storage_name(ScalarKind k) {
 
 uint32_t size_of(ScalarKind k) { return ir::bit_width(k) == 64 ? 8 : 4; }
 
+// Statements that LoweringOptions::run_time_checks checks, through the flags buffer.
+bool run_time_checked(const ir::Stmt& s) {
+  return ir::isa<ir::GlobalPtrStmt>(&s) || ir::isa<ir::ExternalPtrStmt>(&s) || ir::isa<ir::AdStackPopStmt>(&s) ||
+         ir::isa<ir::AdStackLoadTopStmt>(&s) || ir::isa<ir::AdStackLoadTopAdjStmt>(&s) ||
+         ir::isa<ir::AdStackAccAdjointStmt>(&s);
+}
+
 class Assigner {
  public:
   Assigner(const ir::Kernel& k, const KernelPlan& plan, const LoweringOptions& o) : k_(k), plan_(plan), o_(o) {}
@@ -62,6 +69,7 @@ class Assigner {
                  ((ir::isa<ir::WhileStmt>(&s) || ir::isa<ir::RangeForStmt>(&s)) && o_.check_loop_exits)) {
         has_assert = true;  // an assert's or SNode problem's flag word, or the step-budget and loop-cut ones
       }
+      if (o_.run_time_checks && run_time_checked(s)) has_assert = true;  // the problem word
     });
     // Deactivating a cell zeroes every field under it, so all of them are bound.
     for (const SparseSpace& sp : r_.sparse.spaces)
@@ -98,13 +106,13 @@ class Assigner {
     for (const auto& [field, rank] : field_rank) {
       const ir::Field& f = k_.field(field);
       if (f.shape) continue;
-      for (size_t axis = 1; axis < rank; ++axis)
+      for (size_t axis = o_.run_time_checks ? 0 : 1; axis < rank; ++axis)
         r_.field_extent_member[{field, static_cast<int>(axis)}] =
             push({PushConstant::Kind::field_extent, fmt::format("extent_{}_{}", f.name, axis), 0, ScalarKind::u32,
                   field, "", static_cast<int>(axis)});
     }
     for (const auto& [key, rank] : ndarray_rank)
-      for (size_t axis = 1; axis < rank; ++axis)
+      for (size_t axis = o_.run_time_checks ? 0 : 1; axis < rank; ++axis)
         if (!r_.ndarray_extent_member.count({key.first, static_cast<int>(axis)}))
           r_.ndarray_extent_member[{key.first, static_cast<int>(axis)}] =
               push({PushConstant::Kind::ndarray_extent, fmt::format("extent_arg{}_{}", key.first, axis), 0,

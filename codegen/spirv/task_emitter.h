@@ -288,6 +288,9 @@ class TaskEmitter {
 
   Place place_of(const ir::Stmt* pointer) const;
   Id linear_index(const ir::Stmt& s, std::span<const ir::Stmt* const> indices, const std::vector<Id>& extents);
+  Id checked_linear_index(const ir::Stmt& s, std::span<const ir::Stmt* const> indices, const std::vector<Id>& extents,
+                          const std::string& what);
+  void check_not_empty(const ir::Stmt& s, StackSlot& slot, const char* what);
   Place temps_place(const ir::Stmt* s, ir::ScalarKind kind);
   Place function_place(const ir::Stmt& alloca);  // a Function variable for a local, named local<id>
   Place temps_wide_element(uint32_t word, ir::ScalarKind kind);

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/diagnostic.h"
@@ -28,8 +29,30 @@ struct Capabilities {
   bool prints = false;                    // print statements write RunResult::printed
 };
 
+// The request parts beyond launching that a backend may lack (Capabilities' flags).
+enum class RequestPart {
+  shuffle,
+  trace_decisions,
+  f64_mode,
+  check_global_access,
+  unsized_stacks_unlimited,
+  stack_usage
+};
+// How a user reads the part: "f64 mode (f32 computed as f64)".
+std::string_view request_part_name(RequestPart p);
+
 // A backend that cannot carry out part of a request: a user error (exit 2), not a run failure.
+// `parts` names the request parts it lacks (empty: the kernel itself, a device feature, ...).
 class Refusal : public UserError {
+ public:
+  using UserError::UserError;
+  Refusal(const Diagnostic& d, std::vector<RequestPart> parts) : UserError(d), parts(std::move(parts)) {}
+  std::vector<RequestPart> parts;
+};
+
+// A backend that is not there: no device, no driver, no module. A user error (exit 2) when the
+// backend was named; a comparison over every backend lists it as absent and compares the others.
+class BackendAbsent : public UserError {
  public:
   using UserError::UserError;
 };
@@ -46,11 +69,10 @@ class Backend {
   virtual RunResult launch(const ir::Kernel& k, State& state, const RunOptions& options) = 0;
 };
 
-// The request parts `options` (and a stack-usage report) asks for that `caps` lacks, each named
-// as a user reads it ("f64 mode", "the dynamic global-access check"); empty when none.
-std::vector<std::string> missing_capabilities(const Capabilities& caps, const RunOptions& options, bool stack_usage);
+// The request parts `options` (and a stack-usage report) asks for that `caps` lacks; empty when none.
+std::vector<RequestPart> missing_capabilities(const Capabilities& caps, const RunOptions& options, bool stack_usage);
 
-// Throws Refusal naming `b`, every missing part and the backends that have them.
+// Throws Refusal naming `b` and every missing part.
 void require_capabilities(const Backend& b, const RunOptions& options, bool stack_usage);
 
 }  // namespace pb::runtime

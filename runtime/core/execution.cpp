@@ -28,15 +28,19 @@ const ir::Kernel& first_kernel(const ExecutionRequest& req) {
 
 std::string label(const ir::Kernel& k, const char* suffix) { return (k.name.empty() ? "kernel" : k.name) + suffix; }
 
-// One launch; an error names which launch of the request it came from ("in the reverse kernel").
+// One launch; an error names which launch of the request it came from and, off the interpreter,
+// the backend ("in the reverse kernel on cpu: ...").
 RunResult launch(Backend& b, const ir::Kernel& k, State& state, const RunOptions& options, const char* which) {
   try {
     return b.launch(k, state, options);
   } catch (const Refusal&) {
     throw;
   } catch (const UserError& e) {
+    std::string where = which;
+    if (b.name() != "interp") where += (where.empty() ? "on " : " on ") + std::string(b.name());
+    if (where.empty()) throw;
     Diagnostic d = e.diagnostic();
-    d.message = std::string(which) + ": " + d.message;
+    d.message = where + ": " + d.message;
     throw UserError(d);
   }
 }
@@ -59,16 +63,23 @@ ExecutionResult execute(Backend& backend, const ExecutionRequest& req) {
   return execute(backend, req, initial_state(req));
 }
 
+void check_seeds(const ExecutionRequest& req, State& state) {
+  const ir::Kernel& first = first_kernel(req);
+  for (const auto& seed : req.grad_seeds) diff_array(first, state, seed.first, "--seed-grad");
+  for (const auto& seed : req.dual_seeds) dual_array(first, state, seed.first, "--seed-dual");
+}
+
 ExecutionResult execute(Backend& backend, const ExecutionRequest& req, State initial) {
   require_capabilities(backend, req.options, req.stack_usage);
   const ir::Kernel& first = first_kernel(req);
+  check_seeds(req, initial);
   ExecutionResult out;
   out.state = std::move(initial);
   out.state_of = &first;
   switch (req.mode) {
     case Mode::primal:
       seed_gradients(first, out.state, req.grad_seeds);
-      out.launches.push_back({label(first, ""), &first, backend.launch(first, out.state, req.options)});
+      out.launches.push_back({label(first, ""), &first, launch(backend, first, out.state, req.options, "")});
       break;
     case Mode::reverse:
       out.launches.push_back(

@@ -60,6 +60,10 @@ struct ExecutionResult {
 // The request's state before any launch: inputs read for the kernel that runs first.
 State initial_state(const ExecutionRequest& req);
 
+// Throws UserError naming a seed of `req` that names no array of `state`'s kernel (or one without
+// a gradient or dual); execute() checks this before the first launch.
+void check_seeds(const ExecutionRequest& req, State& state);
+
 // Carries out `req` on `backend`. Throws Refusal (before launching anything) for a part the
 // backend lacks; UserError for bad inputs or seeds; whatever the backend's launches throw.
 ExecutionResult execute(Backend& backend, const ExecutionRequest& req);

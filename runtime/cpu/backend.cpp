@@ -87,7 +87,7 @@ const Loaded& loaded_module() {
 const CpuModuleApi& api() {
   const Loaded& loaded = loaded_module();
   if (!loaded.api)
-    throw UserError(
+    throw BackendAbsent(
         "the cpu backend could not be loaded: " + std::string(kModuleFile) + " was looked for at" + loaded.failure,
         "build the target passbench_cpu_module (it is part of the default build) next to the "
         "executable, or point PASSBENCH_CPU_MODULE at it; the other backends work without it");

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "ir/widen.h"
 #include "runtime/core/prepare.h"
 #include "runtime/vulkan/run.h"
 #include "runtime/vulkan/runtime.h"
@@ -22,6 +23,7 @@ class VulkanBackend final : public Backend {
   Capabilities capabilities() const override {
     Capabilities c;
     c.device_timestamps = runtime_.device().timestamps;
+    c.f64_mode = runtime_.device().float64;
     return c;
   }
   const DeviceInfo& device() const { return runtime_.device(); }
@@ -30,12 +32,25 @@ class VulkanBackend final : public Backend {
     require_capabilities(*this, options, false);
     auto start = std::chrono::steady_clock::now();
     std::unique_ptr<ir::Kernel> scalar = scalarized_if_tensor(k, "vulkan");
-    const ir::Kernel& run = scalar ? *scalar : k;
-    refuse_missing_features(run);
+    const ir::Kernel* run = scalar ? scalar.get() : &k;
+    // f64 mode: the kernel with every f32 widened to f64, on buffers widened alike (they stay f64,
+    // as after the interpreter's f64 mode).
+    std::unique_ptr<ir::Kernel> wide;
+    if (options.f64) {
+      wide = ir::widen_f32_to_f64(*run);
+      if (!wide)
+        throw Refusal(
+            "f64 mode on vulkan: the kernel reinterprets the bits of an f32 value (`cast_bits`), which has no f64 "
+            "meaning",
+            "run it in f64 mode on the interpreter, or without f64 mode");
+      run = wide.get();
+      widen_floats(state);
+    }
+    refuse_missing_features(*run);
     LaunchOptions launch;
     launch.max_steps = options.max_steps;
     std::lock_guard lock(mutex_);  // one queue: launches take turns
-    RunReport r = run_kernel(runtime_, run, state, {}, launch);
+    RunReport r = run_kernel(runtime_, *run, state, {}, launch);
     RunResult out;
     out.returned = std::move(r.launch.returned);
     out.device = runtime_.device().name;
@@ -72,7 +87,13 @@ VulkanBackend& opened(const std::string& filter) {
   static auto* backends = new std::map<std::string, std::unique_ptr<VulkanBackend>>();
   std::lock_guard lock(mutex);
   auto& slot = (*backends)[filter];
-  if (!slot) slot = std::make_unique<VulkanBackend>(filter);
+  if (!slot) {
+    try {
+      slot = std::make_unique<VulkanBackend>(filter);
+    } catch (const UserError& e) {
+      throw BackendAbsent(e.diagnostic());
+    }
+  }
   return *slot;
 }
 

@@ -62,6 +62,7 @@ RunReport run_kernel(Runtime& runtime, const ir::Kernel& k, State& state, const 
   o.while_budget =
       options.max_steps == 0 ? 0 : static_cast<uint32_t>(std::min<uint64_t>(options.max_steps, UINT32_MAX));
   o.check_loop_exits = true;
+  o.run_time_checks = true;
   size_stacks(k, state, o);
   RunReport report;
   auto start = std::chrono::steady_clock::now();

@@ -50,6 +50,15 @@ int cmd_run(const RunArgs& a) {
   workbench::BackendOptions o;
   o.device = a.device;
   workbench::PreparedRequest p = workbench::prepare_request(*k, req);
+  // Every backend named must carry out every part of the request, before anything runs.
+  // With "all", a backend that is absent (no device, no module) is listed so and the others compared.
+  for (workbench::Backend b : backends) {
+    try {
+      runtime::require_capabilities(workbench::backend_for(b, o), p.exec.options, p.exec.stack_usage);
+    } catch (const runtime::BackendAbsent&) {
+      if (a.backend != "all") throw;
+    }
+  }
   try {
     if (backends.size() == 1) {
       runtime::ExecutionResult x = workbench::execute_on(backends.front(), p, o);

@@ -80,6 +80,21 @@ std::vector<std::pair<std::string, double>> parse_seeds(const std::vector<std::s
   return out;
 }
 
+std::string refusal_text(const runtime::Refusal& e) {
+  std::string flags;
+  for (runtime::RequestPart p : e.parts) {
+    const char* flag = p == runtime::RequestPart::shuffle               ? "--shuffle"
+                       : p == runtime::RequestPart::f64_mode            ? "--f64"
+                       : p == runtime::RequestPart::check_global_access ? "--check-global-access"
+                       : p == runtime::RequestPart::stack_usage         ? "--stack-usage"
+                                                                        : nullptr;
+    if (flag) flags += (flags.empty() ? "" : ", ") + std::string(flag);
+  }
+  std::string text = e.what();
+  if (flags.empty()) return text;
+  return fmt::format("{}\n  (the options refused: {})", text, flags);
+}
+
 int on_each_backend(const std::string& spec, const std::string& file,
                     const std::function<int(workbench::Backend)>& check) {
   int worst = 0;
@@ -88,7 +103,7 @@ int on_each_backend(const std::string& spec, const std::string& file,
     try {
       code = check(b);
     } catch (const runtime::Refusal& e) {
-      std::cerr << fmt::format("{}: refused on {}: {}\n", file, workbench::backend_name(b), e.what());
+      std::cerr << fmt::format("{}: refused on {}: {}\n", file, workbench::backend_name(b), refusal_text(e));
       code = 2;
     } catch (const workbench::RunFailure& e) {
       std::cerr << file << ": " << e.what() << "\n";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/kernel.h"
+#include "runtime/core/backend.h"
 #include "workbench/workspace/gradient.h"
 #include "workbench/workspace/run.h"
 
@@ -53,6 +54,10 @@ struct RunArgs {
 // One backend: its values (JSON on stdout); several: the comparison table, exit 1 on a
 // difference or when nothing was compared, 2 when a backend refused part of the request.
 int cmd_run(const RunArgs& a);
+// A refusal as the CLI prints it: the message with the flags of the parts refused ("a stack-usage
+// report (--stack-usage)").
+std::string refusal_text(const runtime::Refusal& e);
+
 // Runs `check` on each backend `spec` names (interp, cpu, vulkan, all or a comma list) and returns
 // the worst exit code; a backend that refuses the check is printed and counts as 2.
 int on_each_backend(const std::string& spec, const std::string& file,

@@ -391,6 +391,9 @@ int main(int argc, char** argv) try {
       fixture_args.update = update->parsed();
       return pb::cli::cmd_fixture(fixture_args);
     }
+  } catch (const pb::runtime::Refusal& e) {
+    std::cerr << pb::cli::refusal_text(e) << "\n";
+    return 2;
   } catch (const pb::UserError& e) {
     std::cerr << e.what() << "\n";
     return 2;

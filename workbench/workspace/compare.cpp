@@ -39,7 +39,10 @@ BackendDiff diff(Backend b, const NamedArray& want, const runtime::Buffer* got, 
   d.array = want.name;
   d.dtype = want.buffer->dtype;
   bool is_float = ir::is_float(d.dtype);
-  d.tolerance = !is_float ? 0 : d.dtype == ir::ScalarKind::f64 ? tol.f64 : tol.f32;
+  d.tolerance = !is_float                        ? 0
+                : d.dtype == ir::ScalarKind::f64 ? tol.f64
+                : d.dtype == ir::ScalarKind::f16 ? tol.f16
+                                                 : tol.f32;
   if (!got || got->data.size() != want.buffer->data.size()) {
     d.ok = false;
     d.error = got ? fmt::format("{} elements on this backend, {} on the interpreter", got->data.size(),
@@ -201,6 +204,11 @@ Comparison compare_backends(const PreparedRequest& p, const std::vector<Backend>
       runtime::ExecutionResult got = execute_on(b, p, o);
       keep_times(b, got);
       for (BackendDiff& d : diff_executions(b, want, got, tol, compare_parts(b, p, o))) c.rows.push_back(std::move(d));
+    } catch (const runtime::BackendAbsent& e) {
+      BackendDiff d = failed_row(b, "");
+      d.ok = true;
+      d.note = "absent: " + e.diagnostic().message;
+      c.rows.push_back(std::move(d));
     } catch (const runtime::Refusal& e) {
       c.rows.push_back(failed_row(b, e.diagnostic().message, true));
     } catch (const UserError& e) {

@@ -32,6 +32,7 @@ struct BackendDiff {
 struct Tolerances {
   double f32 = 1e-5;  // relative
   double f64 = 1e-12;
+  double f16 = 2e-3;  // two f16 ulps (2^-10 each) at 1.0
 };
 
 // Which outputs beyond arrays and returned values a comparison covers.

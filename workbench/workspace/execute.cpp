@@ -34,6 +34,7 @@ std::vector<Backend> parse_backends(std::string_view text) {
 }
 
 runtime::Backend& backend_for(Backend b, const BackendOptions& o) {
+  if (o.stand_in && b != Backend::interp) return *o.stand_in;
   switch (b) {
     case Backend::interp:
       return runtime::interp::backend();
@@ -74,10 +75,9 @@ PreparedRequest prepare_request(const ir::Kernel& k, const RunRequest& req) {
 
 namespace {
 
-// A run-time error of the kernel becomes a RunFailure naming the backend (exit 1); a refusal and
-// an error about the inputs stay what they are (exit 2).
+// A run-time error of the kernel becomes a RunFailure (exit 1); a refusal stays one (exit 2).
 template <class F>
-runtime::ExecutionResult guarded(Backend b, F&& body) {
+runtime::ExecutionResult guarded(F&& body) {
   try {
     return body();
   } catch (const runtime::Refusal&) {
@@ -85,10 +85,7 @@ runtime::ExecutionResult guarded(Backend b, F&& body) {
   } catch (const RunFailure&) {
     throw;
   } catch (const UserError& e) {
-    if (b == Backend::interp) throw RunFailure(e);
-    Diagnostic d = e.diagnostic();
-    d.message = fmt::format("on {}: {}", backend_name(b), d.message);
-    throw RunFailure(UserError(d));
+    throw RunFailure(e);
   }
 }
 
@@ -98,14 +95,16 @@ runtime::ExecutionResult execute_on(Backend b, const PreparedRequest& p, const B
   runtime::Backend& backend = backend_for(b, o);
   runtime::require_capabilities(backend, p.exec.options, p.exec.stack_usage);
   runtime::State initial = runtime::initial_state(p.exec);  // an inputs error is not a run failure
-  return guarded(b, [&] { return runtime::execute(backend, p.exec, std::move(initial)); });
+  runtime::check_seeds(p.exec, initial);                    // nor is a bad seed
+  return guarded([&] { return runtime::execute(backend, p.exec, std::move(initial)); });
 }
 
 runtime::ExecutionResult execute_on(Backend b, const PreparedRequest& p, runtime::State initial,
                                     const BackendOptions& o) {
   runtime::Backend& backend = backend_for(b, o);
   runtime::require_capabilities(backend, p.exec.options, p.exec.stack_usage);
-  return guarded(b, [&] { return runtime::execute(backend, p.exec, std::move(initial)); });
+  runtime::check_seeds(p.exec, initial);
+  return guarded([&] { return runtime::execute(backend, p.exec, std::move(initial)); });
 }
 
 nlohmann::json execution_values(const runtime::ExecutionResult& r) {

@@ -24,6 +24,9 @@ std::vector<Backend> parse_backends(std::string_view text);
 
 struct BackendOptions {
   std::string device;  // Vulkan: a substring of the device name ("" = the first device)
+  // Runs in place of every compiled backend (cpu, vulkan), never of the interpreter: the tests
+  // plant a backend that is wrong or refuses, to prove the checks fail on it.
+  runtime::Backend* stand_in = nullptr;
 };
 
 // The backend object of a kind (opening the device or loading the module on first use). Throws

@@ -97,7 +97,10 @@ void seed_every_dual(PreparedRequest& p) {
     if (f.dual && !f.primal && ir::is_float(f.dtype)) p.exec.dual_seeds.emplace_back(f.name, 1.0);
 }
 
-std::unique_ptr<ir::Kernel> fixture_kernel(const nlohmann::json& fx, const fs::path& dir, const std::string& path) {
+}  // namespace
+
+std::unique_ptr<ir::Kernel> fixture_kernel(const nlohmann::json& fx, const std::string& path) {
+  fs::path dir = fs::path(path).parent_path();
   auto k = fx.contains("kernel_text") ? parse_kernel_source(fx["kernel_text"].get<std::string>(), path)
                                       : load_kernel((dir / fx["kernel"].get<std::string>()).string());
   auto errors = ir::verify(*k);
@@ -106,6 +109,8 @@ std::unique_ptr<ir::Kernel> fixture_kernel(const nlohmann::json& fx, const fs::p
                     "a fixture whose kernel must not verify says so in expect.error (stage verify)");
   return k;
 }
+
+namespace {
 
 // A plain pipeline (not autodiff) runs first: the backends run the kernel it leaves.
 void apply_plain_pipeline(ir::Kernel& k, const RunRequest& req, const std::string& pipeline) {
@@ -142,8 +147,32 @@ void apply_declared_values(runtime::ExecutionResult& want, const KnownDifference
   }
 }
 
+// The arrays whose values change when the interpreter runs each parallel loop's iterations in
+// another order (seeds 1..8): results a parallel backend may give otherwise from run to run. A
+// fixture must declare them (backends.B.ignore), so that no verdict depends on thread timing.
+std::vector<std::string> order_dependent_arrays(const PreparedRequest& p, const runtime::ExecutionResult& want,
+                                                const Tolerances& tol) {
+  std::vector<std::string> out;
+  PreparedRequest shuffled;
+  shuffled.exec = p.exec;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    shuffled.exec.options.shuffle = true;
+    shuffled.exec.options.seed = seed;
+    runtime::ExecutionResult r;
+    try {
+      r = execute_on(Backend::interp, shuffled);
+    } catch (const UserError&) {
+      continue;  // an order that fails (an overflow, say) tells nothing about the values
+    }
+    for (const BackendDiff& d : diff_executions(Backend::interp, want, r, tol, {}))
+      if (!d.ok && std::find(out.begin(), out.end(), d.array) == out.end()) out.push_back(d.array);
+  }
+  return out;
+}
+
 void compare_on(Backend b, const PreparedRequest& p, const runtime::ExecutionResult& want, const nlohmann::json& fx,
-                const std::string& path, const BackendOptions& o, const Tolerances& tol, FixtureBackendOutcome& out) {
+                const std::string& path, const BackendOptions& o, const Tolerances& tol,
+                const std::vector<std::string>& order_dependent, FixtureBackendOutcome& out) {
   KnownDifference known = known_difference(fx, b);
   if (known.skips()) {
     out.skipped.push_back(fmt::format("{}: a known difference: {}", backend_name(b), known.reason));
@@ -158,8 +187,18 @@ void compare_on(Backend b, const PreparedRequest& p, const runtime::ExecutionRes
       return;
     }
   }
+  for (const std::string& array : order_dependent)
+    if (std::find(known.ignore.begin(), known.ignore.end(), array) == known.ignore.end()) {
+      BackendDiff d = failed_row(
+          b, fmt::format("'{}' depends on the order of parallel iterations (the interpreter gives other values when "
+                         "they run shuffled), so a parallel backend's verdict would depend on thread timing; declare "
+                         "it: \"backends\": {{\"{}\": {{\"known_difference\": \"WHY\", \"ignore\": [\"{}\"]}}}}",
+                         array, backend_name(b), array));
+      out.rows.push_back(std::move(d));
+      out.passed = false;
+    }
   Tolerances t = tol;
-  if (known.rtol) t = {*known.rtol, *known.rtol};
+  if (known.rtol) t = {*known.rtol, *known.rtol, *known.rtol};
   runtime::ExecutionResult reference = want;
   apply_declared_values(reference, known, b, path);
   try {
@@ -208,7 +247,7 @@ FixtureBackendOutcome check_fixture_on_backends(const std::string& path, const s
     out.skipped.push_back(why);
     return out;
   }
-  auto k = fixture_kernel(fx, dir, path);
+  auto k = fixture_kernel(fx, path);
   RunRequest req = fixture_request(fx, dir, path);
   apply_plain_pipeline(*k, req, fx.value("pipeline", ""));
   PreparedRequest p = prepare_request(*k, req);
@@ -221,12 +260,15 @@ FixtureBackendOutcome check_fixture_on_backends(const std::string& path, const s
     if (!must_fail) throw UserError(fmt::format("the interpreter fails: {}", e.diagnostic().message));
   }
   if (must_fail && want) throw UserError("the interpreter ran the fixture, whose run must fail (expect.error)");
+  std::vector<std::string> order_dependent;
+  bool compiled = std::any_of(backends.begin(), backends.end(), [](Backend b) { return b != Backend::interp; });
+  if (want && compiled) order_dependent = order_dependent_arrays(p, *want, tol);
   for (Backend b : backends) {
     if (b == Backend::interp) continue;
     if (must_fail)
       expect_failure_on(b, p, fx, o, out);
     else
-      compare_on(b, p, *want, fx, path, o, tol, out);
+      compare_on(b, p, *want, fx, path, o, tol, order_dependent, out);
   }
   if (!must_fail && out.passed && out.values_compared == 0 && !out.rows.empty()) {
     out.passed = false;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -32,6 +33,10 @@ KnownDifference known_difference(const nlohmann::json& fixture, Backend b);
 // Why a fixture runs on no backend at all, from what it declares ("" = it runs): a negative
 // fixture whose expected error comes before the run, or one without inputs.
 std::string fixture_backend_exemption(const nlohmann::json& fixture);
+
+// The fixture's kernel as every command reads it (`kernel_text`, or the file `kernel` beside the
+// fixture: a dump, a header-less layout, JSON). Throws UserError when it does not parse or verify.
+std::unique_ptr<ir::Kernel> fixture_kernel(const nlohmann::json& fixture, const std::string& fixture_path);
 
 struct FixtureBackendOutcome {
   bool passed = true;
