@@ -30,6 +30,26 @@ inline std::vector<std::string> fixture_names() {
   return out;
 }
 
+// The error stage a fixture declares (expect.error.stage), "" when it expects none.
+inline std::string declared_error_stage(const nlohmann::json& fx) {
+  if (!fx.contains("expect") || !fx["expect"].contains("error")) return "";
+  return fx["expect"]["error"].value("stage", "");
+}
+
+// Fixtures whose kernel reads and verifies by their own declaration (not a negative fixture of
+// the parse or verify stage): a test over them fails on any reading error.
+inline std::vector<std::string> readable_fixture_names() {
+  std::vector<std::string> out;
+  for (const std::string& name : fixture_names()) {
+    std::ifstream in(std::filesystem::path(PASSBENCH_SOURCE_DIR) / "fixtures" / name);
+    nlohmann::json fx = nlohmann::json::parse(in);
+    std::string stage = declared_error_stage(fx);
+    bool verifies = !fx.contains("expect") || !fx["expect"].contains("verify") || fx["expect"]["verify"] == "ok";
+    if (stage != "parse" && stage != "verify" && verifies) out.push_back(name);
+  }
+  return out;
+}
+
 // "passes/dce_x.fixture.json" -> "passes_dce_x".
 inline std::string fixture_test_name(const ::testing::TestParamInfo<std::string>& info) {
   std::string n = info.param.substr(0, info.param.size() - std::string(".fixture.json").size());
