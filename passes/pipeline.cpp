@@ -109,8 +109,11 @@ class PipelineParser {
     for (const auto& s : specs) out.set(s.name, convert(s, s.default_value, pos_));
     skip_ws();
     if (pos_ >= text_.size() || text_[pos_] != '{') return;
-    ++pos_;
+    size_t brace = pos_++;
     skip_ws();
+    if (pos_ == text_.size())
+      fail_at(brace, fmt::format("the option list of '{}' opened here is not closed", owner),
+              fmt::format("close it with '}}' (for example '{}{{}}')", owner));
     if (pos_ < text_.size() && text_[pos_] == '}') {
       ++pos_;
       return;
@@ -151,6 +154,8 @@ class PipelineParser {
         ++pos_;
         return;
       }
+      if (pos_ == text_.size())
+        fail_at(brace, fmt::format("the option list of '{}' opened here is not closed", owner), "close it with '}'");
       fail("expected ',' or '}' in the option list");
     }
   }

@@ -100,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(
                  std::string("\x7f"
                              "ELF\x01\x02\x00\xff\xfe binary",
                              15),
-                 "expected `kernel {`"},
+                 "binary data (15 bytes), not IR text or a JSON kernel"},
         BadInput{"truncated", "kernel {\n  <i32> $0 = const 0\n  $1 : if $0 {\n", "unexpected end of input"},
         BadInput{"unknown_stmt", "kernel {\n  <f32> $0 = frobnicate\n}\n", "unknown statement 'frobnicate'"},
         BadInput{"unsupported", "kernel {\n  <i32> $4 = argload[0, 1]\n}\n",
@@ -108,6 +108,33 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"undefined_ref", "kernel {\n  <f32> $0 = neg $5\n}\n", "2:18: error: undefined statement $5"},
         BadInput{"bad_const", "kernel {\n  <i32> $0 = const 1.5\n}\n", "not a valid i32 constant"}),
     [](const testing::TestParamInfo<BadInput>& p) { return std::string(p.param.name); });
+
+TEST(CliBadInput, BinaryDataIsNamedNotEchoed) {
+  std::string file = write_temp("binary.chi", std::string("\x7f"
+                                                          "ELF\x01\x02\x00\xff\xfe binary",
+                                                          15));
+  auto r = run_cli("verify " + file);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("binary data (15 bytes)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("ELF"), std::string::npos) << "the bytes are echoed back: " << r.err;
+}
+
+TEST(CliBadInput, ADirectoryIsNamedAsOne) {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  auto r = run_cli("verify " + dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'" + dir + "' is a directory, not a file"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, AnUnclosedOptionListPointsAtItsBrace) {
+  std::string file = write_temp("unclosed.chi", "kernel {\n  <f32> $0 = const 1\n}\n");
+  auto r = run_cli("replay " + file + " --passes='simplify{'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("1:9: error: the option list of 'simplify' opened here is not closed"), std::string::npos)
+      << r.err;
+  auto r2 = run_cli("replay " + file + " --passes='simplify{max_rounds=2'");
+  EXPECT_NE(r2.err.find("the option list of 'simplify' opened here is not closed"), std::string::npos) << r2.err;
+}
 
 TEST(CliBadInput, MissingFileIsExit2) {
   auto r = run_cli("print /nonexistent/kernel.chi");

@@ -29,6 +29,10 @@ std::string read_file(const std::string& path) {
     ss << std::cin.rdbuf();
     return without_bom(ss.str());
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UserError(fmt::format("'{}' is a directory, not a file", path),
+                    "give a file in it (`passbench fixture check` takes a directory of fixtures)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(fmt::format("cannot read '{}'", path), "check the path and permissions");
   ss << in.rdbuf();
@@ -82,6 +86,12 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name)
 
 std::unique_ptr<ir::Kernel> parse_kernel_source(const std::string& source, const std::string& name,
                                                 const std::string& dump) {
+  if (source.find('\0') != std::string::npos) {  // not text: never echoed back
+    Diagnostic d = Diagnostic::plain(fmt::format("binary data ({} bytes), not IR text or a JSON kernel", source.size()),
+                                     "give a CHI IR text dump (QD_DUMP_IR / print_ir output) or a JSON kernel");
+    d.file = name;
+    throw UserError(d);
+  }
   size_t first = source.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && source[first] == '{') {
     if (!dump.empty() && dump != "1")
