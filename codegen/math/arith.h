@@ -1,17 +1,21 @@
 // The arithmetic the f64 algorithms of codegen/math/f64.h are written in: value wrappers with
 // operators over an "ops" type O, double-double helpers, and HostOps (plain C++ doubles).
 //
+// No fused multiply-add: drivers may evaluate GLSL.std.450 Fma on doubles as a multiply and an add
+// (lavapipe does), so exact products are Dekker's.
 // An ops type O provides the types O::F (a double), O::B (a boolean) and O::I (a 32-bit signed
 // integer) and these members, all side-effect free:
 //   F c(double); I ci(int32_t);
 //   F add, sub, mul, div (F, F): correctly rounded, never contracted or reassociated;
-//   F fma(F, F, F): fused; F neg, abs, sqrt (correctly rounded), floor, rint (ties to even) (F);
+//   F neg, abs, sqrt (correctly rounded), floor, rint (ties to even) (F);
 //   F select(B, F, F); I iselect(B, I, I); B lt, le, eq (F, F): ordered; B is_nan(F), is_inf(F);
 //   B both, either (B, B); B negate(B);
 //   I hi(F), lo(F): the high and low 32 bits of the encoding; F from_words(I lo, I hi);
 //   I iadd, isub, iand, ior (I, I); I shl(I, int), sar(I, int); B ilt, ieq (I, I);
 //   I to_int(F): F integral and within i32 range (any result otherwise); F to_f(I);
-//   F lookup(const double* table, int size, I index): table[index], index within [0, size).
+//   F lookup(const double* table, int size, I index): table[index], index within [0, size);
+//   F loop_while(F init, cond, step): v = init; while (cond(v)) v = step(v); cond maps F to B and
+//   step F to F (the only control flow; it must terminate).
 #pragma once
 
 #include <bit>
@@ -85,10 +89,6 @@ Real<O> operator*(double a, Real<O> b) {
   return b.k(a) * b;
 }
 template <class O>
-Real<O> fma(Real<O> a, Real<O> b, Real<O> c) {
-  return {a.o, a.o->fma(a.v, b.v, c.v)};
-}
-template <class O>
 Real<O> fabs(Real<O> a) {
   return {a.o, a.o->abs(a.v)};
 }
@@ -158,6 +158,13 @@ template <class O>
 Real<O> copy_sign(Real<O> a, Real<O> s) {
   return select(sign_bit(s), -fabs(a), fabs(a));
 }
+template <class O, class C, class S>
+Real<O> loop_while(Real<O> init, C cond, S step) {
+  O* o = init.o;
+  auto c = [&](typename O::F v) { return cond(Real<O>{o, v}).v; };
+  auto s = [&](typename O::F v) { return step(Real<O>{o, v}).v; };
+  return {o, o->loop_while(init.v, c, s)};
+}
 // Horner evaluation of sum coef[i] x^i.
 template <class O, size_t N>
 Real<O> horner(const double (&coef)[N], Real<O> x, size_t first = 0) {
@@ -192,10 +199,19 @@ DD<O> two_sum(Real<O> a, Real<O> b) {
   Real<O> s = a + b, bb = s - a;
   return {s, (a - (s - bb)) + (b - bb)};
 }
+// a = hi + lo with hi of 26 bits (Veltkamp); |a| < 2^995.
+template <class O>
+DD<O> split(Real<O> a) {
+  Real<O> t = a * 134217729.0;  // 2^27 + 1
+  Real<O> h = t - (t - a);
+  return {h, a - h};
+}
+// a * b exactly (Dekker), for |a|, |b| < 2^995 and a product neither over- nor underflowing.
 template <class O>
 DD<O> two_prod(Real<O> a, Real<O> b) {
   Real<O> p = a * b;
-  return {p, fma(a, b, -p)};
+  DD<O> x = split(a), y = split(b);
+  return {p, ((x.hi * y.hi - p) + x.hi * y.lo + x.lo * y.hi) + x.lo * y.lo};
 }
 template <class O>
 DD<O> operator+(DD<O> a, DD<O> b) {
@@ -218,9 +234,9 @@ DD<O> operator*(DD<O> a, DD<O> b) {
 template <class O>
 DD<O> operator*(DD<O> a, Real<O> b) {
   DD<O> p = two_prod(a.hi, b);
-  return fast_two_sum(p.hi, fma(a.lo, b, p.lo));
+  return fast_two_sum(p.hi, a.lo * b + p.lo);
 }
-// a / b; b finite and nonzero.
+// a / b; b nonzero, and |b|, |a / b| within two_prod's range.
 template <class O>
 DD<O> operator/(DD<O> a, DD<O> b) {
   Real<O> q1 = a.hi / b.hi;
@@ -243,7 +259,6 @@ struct HostOps {
   F sub(F a, F b) { return a - b; }
   F mul(F a, F b) { return a * b; }
   F div(F a, F b) { return a / b; }
-  F fma(F a, F b, F c) { return std::fma(a, b, c); }
   F neg(F a) { return -a; }
   F abs(F a) { return std::fabs(a); }
   F sqrt(F a) { return std::sqrt(a); }
@@ -275,6 +290,11 @@ struct HostOps {
   I to_int(F a) { return std::fabs(a) < 2147483648.0 ? static_cast<I>(a) : 0; }
   F to_f(I a) { return a; }
   F lookup(const double* table, int size, I index) { return index >= 0 && index < size ? table[index] : 0.0; }
+  template <class C, class S>
+  F loop_while(F v, C cond, S step) {
+    while (cond(v)) v = step(v);
+    return v;
+  }
 };
 
 }  // namespace pb::codegen::math

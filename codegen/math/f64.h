@@ -30,7 +30,8 @@ template <class O>
 DD<O> exp_dd(DD<O> z) {
   Real<O> zh = select(z.hi < -746.0, -746.0, select(z.hi > 710.0, 710.0, z.hi));
   Real<O> n = rint(zh * k::kLog2e);
-  Real<O> r1 = fma(-n, zh.k(k::kLn2[0]), zh);  // exact
+  DD<O> p0 = two_prod(n, zh.k(k::kLn2[0]));
+  Real<O> r1 = (zh - p0.hi) - p0.lo;  // exact: zh - p0.hi by Sterbenz, and the rest fits
   DD<O> p = two_prod(n, zh.k(k::kLn2[1]));
   DD<O> s = two_sum(r1, -p.hi);
   DD<O> r = fast_two_sum(s.hi, ((s.lo - p.lo) - n * k::kLn2[2]) + z.lo);
@@ -63,7 +64,7 @@ DD<O> log_dd(Real<O> x) {
   acc = dd(x.k(2.0)) + z * acc;
   Real<O> ef = to_f(e);
   DD<O> eln2 = two_prod(ef, x.k(k::kLn2[0]));
-  eln2 = fast_two_sum(eln2.hi, fma(ef, x.k(k::kLn2[1]), eln2.lo));
+  eln2 = fast_two_sum(eln2.hi, ef * k::kLn2[1] + eln2.lo);
   return eln2 + s * acc;
 }
 
@@ -95,10 +96,11 @@ template <class O>
 Reduced<O> reduce_small(Real<O> x) {
   Real<O> xc = select(fabs(x) < 0x1p28, x, x.k(0.0));
   Real<O> n = rint(xc * k::kTwoOverPi);
-  Real<O> r1 = fma(-n, x.k(k::kPiOver2[0]), xc);  // exact
+  DD<O> p0 = two_prod(n, x.k(k::kPiOver2[0]));
+  DD<O> s0 = two_sum(xc - p0.hi, -p0.lo);  // xc - p0.hi is exact (Sterbenz)
   DD<O> p = two_prod(n, x.k(k::kPiOver2[1]));
-  DD<O> s = two_sum(r1, -p.hi);
-  return {fast_two_sum(s.hi, (s.lo - p.lo) - n * k::kPiOver2[2]), to_int(n)};
+  DD<O> s = two_sum(s0.hi, -p.hi);
+  return {fast_two_sum(s.hi, ((s.lo + s0.lo) - p.lo) - n * k::kPiOver2[2]), to_int(n)};
 }
 
 // Payne-Hanek for finite |x| >= 2^28: |x| = X0 2^(e-23) + X1 2^(e-47) + X2 2^(e-71) with 24-bit
@@ -172,6 +174,10 @@ DD<O> atan2_core(DD<O> y, DD<O> x) {
   DD<O> num = select(swap, x, y), den = select(swap, y, x);
   Bool<O> degenerate = den.hi == 0.0 || is_inf(den.hi);
   Real<O> zero = y.hi.k(0.0), one = y.hi.k(1.0);
+  // Both scaled alike into two_prod's range (num <= den).
+  Real<O> scale = select(den.hi > 0x1p600, y.hi.k(0x1p-600), select(den.hi < 0x1p-600, y.hi.k(0x1p600), one));
+  num = {num.hi * scale, num.lo * scale};
+  den = {den.hi * scale, den.lo * scale};
   num = select(degenerate, dd(zero), num);
   den = select(degenerate, dd(one), den);
   DD<O> a = atan_core(num / den);
@@ -185,11 +191,56 @@ DD<O> sqrt_one_minus_square(Real<O> a) {
   DD<O> w = two_sum(a.k(1.0), -sq.hi);
   w = fast_two_sum(w.hi, w.lo - sq.lo);
   Real<O> s = sqrt(w.hi);
-  Real<O> corr = (fma(-s, s, w.hi) + w.lo) / (s * 2.0);
+  DD<O> s2 = two_prod(s, s);
+  Real<O> corr = (((w.hi - s2.hi) - s2.lo) + w.lo) / (s * 2.0);
   return {s, select(s == 0.0, a.k(0.0), corr)};
 }
 
+// r mod b (b > 0 normal, r finite) as r - n b for an integer n, |result| <= b / 2: each step
+// divides by b 2^k with k = max(0, e(r) - e(b) - 50), so the quotient fits 52 bits and the
+// remainder, exact, shrinks by about 2^50.
+template <class O>
+Real<O> remainder_core(Real<O> r, Real<O> b) {
+  auto exponent = [](Real<O> v) { return ((hi(v) >> 20) & 0x7ff) - 1023; };
+  Real<O> half = b * 0.5;
+  return loop_while(
+      r, [&](Real<O> v) { return fabs(v) > half; },
+      [&](Real<O> v) {
+        Int<O> kk = exponent(v) - exponent(b) - 50;
+        kk = select(kk < 0, kk.k(0), kk);
+        Int<O> k1 = kk >> 1;
+        Real<O> bs = b * pow2(k1) * pow2(kk - k1);
+        Real<O> q = rint(v / bs);
+        DD<O> p = two_prod(q, bs);
+        return (v - p.hi) - p.lo;  // exact: the remainder is representable
+      });
+}
+
 }  // namespace detail
+
+// C fmod: exact (the remainder a - n b, n = trunc(a / b), is representable).
+template <class O>
+Real<O> fmod(Real<O> a, Real<O> b) {
+  Real<O> one = a.k(1.0), zero = a.k(0.0);
+  Bool<O> finite = !is_inf(a) && !is_nan(a) && !is_inf(b) && !is_nan(b) && !(b == 0.0);
+  Real<O> as = select(finite, a, zero), bb = select(finite, fabs(b), one);
+  // Dekker's products need |b| < 2^995: huge operands are scaled down by 2^600 (|a| >= |b| then,
+  // so a stays normal). Tiny divisors: first reduce by b 2^600, then scale both by 2^600 and
+  // reduce by b, so that every exact product stays above the subnormal range.
+  Real<O> down = select(bb > 0x1p900, a.k(0x1p-600), one);
+  as = as * down;
+  bb = bb * down;
+  Real<O> scale = select(bb < 0x1p-900, a.k(0x1p600), one);
+  Real<O> big = bb * scale;
+  Real<O> r = detail::remainder_core(as, big) * scale;
+  r = detail::remainder_core(r, big) / scale;
+  // To the dividend's sign: |r| < |b|.
+  r = select(!sign_bit(a) && r < 0.0, r + bb, select(sign_bit(a) && r > 0.0, r - bb, r)) / down;
+  r = select(r == 0.0, select(sign_bit(a), a.k(-0.0), zero), r);
+  r = select(fabs(a) < fabs(b), a, r);  // also where scaling a down would underflow
+  r = select(is_inf(b) && !is_inf(a), a, select(finite, r, detail::nan(a)));
+  return select(is_nan(a) || is_nan(b), a + b, r);
+}
 
 template <class O>
 Real<O> exp(Real<O> x) {

@@ -285,7 +285,8 @@ Id TaskEmitter::binary(BinaryOp op, Id a, Id b, ScalarKind k, ScalarKind rk, Sca
     case BinaryOp::floordiv:
     case BinaryOp::mod: {
       if (f) {
-        if (op == BinaryOp::mod) return b_.op(spv::OpFRem, t, {a, b});
+        if (op == BinaryOp::mod)  // f64: exact fmod of our own (lavapipe's OpFRem loses bits)
+          return k == ScalarKind::f64 ? f64_math_.call(F64Function::fmod, {a, b}) : b_.op(spv::OpFRem, t, {a, b});
         Id q = b_.op(spv::OpFDiv, t, {a, b});
         return op == BinaryOp::div ? q : glsl(GLSLstd450Floor, k, {q});
       }

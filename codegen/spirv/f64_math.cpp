@@ -32,7 +32,6 @@ class SpirvOps {
   F sub(F a, F b) { return exact(spv::OpFSub, {a, b}); }
   F mul(F a, F b) { return exact(spv::OpFMul, {a, b}); }
   F div(F a, F b) { return exact(spv::OpFDiv, {a, b}); }
-  F fma(F a, F b, F c) { return ext(GLSLstd450Fma, {a, b, c}); }
   F neg(F a) { return exact(spv::OpFNegate, {a}); }
   F abs(F a) { return ext(GLSLstd450FAbs, {a}); }
   F sqrt(F a) { return ext(GLSLstd450Sqrt, {a}); }
@@ -75,6 +74,22 @@ class SpirvOps {
     Id element = b_.op(spv::OpAccessChain, b_.type_pointer(spv::StorageClassFunction, f_), {it->second, index});
     return b_.op(spv::OpLoad, f_, {element});
   }
+  // A structured loop over a Function variable holding the value.
+  template <class C, class S>
+  F loop_while(F init, C cond, S step) {
+    Id var = b_.function_variable(b_.type_pointer(spv::StorageClassFunction, f_));
+    b_.op_void(spv::OpStore, {var, init});
+    ModuleBuilder::LoopLabels l = b_.begin_loop(true);
+    Id v = b_.op(spv::OpLoad, f_, {var});
+    b_.op_void(spv::OpBranchConditional, {cond(v), l.body, l.merge});
+    b_.begin_block(l.body);
+    b_.op_void(spv::OpStore, {var, step(v)});
+    b_.op_void(spv::OpBranch, {l.cont});
+    b_.begin_block(l.cont);
+    b_.op_void(spv::OpBranch, {l.header});
+    b_.begin_block(l.merge);
+    return b_.op(spv::OpLoad, f_, {var});
+  }
 
  private:
   Id exact(spv::Op op, const Operands& args) {
@@ -115,11 +130,13 @@ const char* name_of(F64Function fn) {
       return "pb_atan2_f64";
     case F64Function::pow:
       return "pb_pow_f64";
+    case F64Function::fmod:
+      return "pb_fmod_f64";
   }
   PB_ASSERT(false, "unknown f64 function");
 }
 
-bool binary(F64Function fn) { return fn == F64Function::atan2 || fn == F64Function::pow; }
+bool binary(F64Function fn) { return fn == F64Function::atan2 || fn == F64Function::pow || fn == F64Function::fmod; }
 
 }  // namespace
 
@@ -173,6 +190,9 @@ Id F64Math::define(F64Function fn) {
       break;
     case F64Function::pow:
       r = math::pow(a, b);
+      break;
+    case F64Function::fmod:
+      r = math::fmod(a, b);
       break;
   }
   b_.op_void(spv::OpReturnValue, {r.v});
