@@ -32,14 +32,32 @@ uint64_t int_bits(ScalarKind k, int64_t v) {
 
 }  // namespace
 
-// GLSL.std.450 transcendental functions take 16/32-bit floats only: f64 goes through f32.
+// GLSL.std.450 transcendental functions take 16/32-bit floats only: f64 calls our own
+// (codegen/spirv/f64_math.h).
 static Id glsl_f32_only(TaskEmitter& e, uint32_t inst, ScalarKind k, const Operands& args) {
   if (k != ScalarKind::f64) return e.glsl(inst, k, args);
-  e.note("an f64 transcendental (sin, pow, ...) is computed in f32: GLSL.std.450 has no 64-bit form");
-  Operands narrow;
-  for (Id a : args) narrow.push_back(e.b_.op(spv::OpFConvert, e.value_type(ScalarKind::f32), {a}));
-  Id r = e.glsl(inst, ScalarKind::f32, narrow);
-  return e.b_.op(spv::OpFConvert, e.value_type(ScalarKind::f64), {r});
+  switch (inst) {
+    case GLSLstd450Sin:
+      return e.f64_math_.call(F64Function::sin, args);
+    case GLSLstd450Cos:
+      return e.f64_math_.call(F64Function::cos, args);
+    case GLSLstd450Tan:
+      return e.f64_math_.call(F64Function::tan, args);
+    case GLSLstd450Tanh:
+      return e.f64_math_.call(F64Function::tanh, args);
+    case GLSLstd450Asin:
+      return e.f64_math_.call(F64Function::asin, args);
+    case GLSLstd450Acos:
+      return e.f64_math_.call(F64Function::acos, args);
+    case GLSLstd450Exp:
+      return e.f64_math_.call(F64Function::exp, args);
+    case GLSLstd450Log:
+      return e.f64_math_.call(F64Function::log, args);
+    case GLSLstd450Atan2:
+      return e.f64_math_.call(F64Function::atan2, args);
+    default:
+      PB_ASSERT(false, "no f64 form of a GLSL.std.450 instruction");
+  }
 }
 
 // ---- statements ----
@@ -267,7 +285,8 @@ Id TaskEmitter::binary(BinaryOp op, Id a, Id b, ScalarKind k, ScalarKind rk, Sca
     case BinaryOp::floordiv:
     case BinaryOp::mod: {
       if (f) {
-        if (op == BinaryOp::mod) return b_.op(spv::OpFRem, t, {a, b});
+        if (op == BinaryOp::mod)  // f64: exact fmod of our own (lavapipe's OpFRem loses bits)
+          return k == ScalarKind::f64 ? f64_math_.call(F64Function::fmod, {a, b}) : b_.op(spv::OpFRem, t, {a, b});
         Id q = b_.op(spv::OpFDiv, t, {a, b});
         return op == BinaryOp::div ? q : glsl(GLSLstd450Floor, k, {q});
       }
@@ -333,9 +352,10 @@ Id TaskEmitter::binary(BinaryOp op, Id a, Id b, ScalarKind k, ScalarKind rk, Sca
   PB_ASSERT(false, "unhandled binary op");
 }
 
-// C pow on top of GLSL Pow (defined only for x >= 0): negative bases with integral exponents,
+// f32: C pow on top of GLSL Pow (defined only for x >= 0): negative bases with integral exponents,
 // pow(x, 0) = 1, and zero bases are fixed up with selects.
 Id TaskEmitter::float_pow(Id x, Id y, ScalarKind k) {
+  if (k == ScalarKind::f64) return f64_math_.call(F64Function::pow, {x, y});  // C pow, special cases included
   Id t = value_type(k);
   auto fc = [&](double v) { return constant(k, float_bits(k, v)); };
   auto fcmp = [&](spv::Op o, Id l, Id r) { return b_.op(o, t_bool(), {l, r}); };

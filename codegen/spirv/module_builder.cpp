@@ -182,6 +182,41 @@ Id ModuleBuilder::global_variable(Id pointer_type, spv::StorageClass storage) {
   return id;
 }
 
+Id ModuleBuilder::constant_composite(Id type, std::span<const Id> constituents) {
+  Operands key{type};
+  key.insert(key.end(), constituents.begin(), constituents.end());
+  return dedup(globals_, spv::OpConstantComposite, key, true);
+}
+
+Id ModuleBuilder::function_parameter(Id type) {
+  PB_ASSERT(in_function_ && fn_body_.empty(), "function_parameter after the function's first block");
+  Id id = fresh_id();
+  emit(fn_header_, spv::OpFunctionParameter, {type, id});
+  return id;
+}
+
+ModuleBuilder::SuspendedFunction ModuleBuilder::suspend_function() {
+  PB_ASSERT(in_function_, "suspend_function outside a function");
+  SuspendedFunction f{std::move(fn_header_), std::move(fn_vars_), std::move(fn_body_), fn_first_label_end_,
+                      block_open_};
+  fn_header_.clear();
+  fn_vars_.clear();
+  fn_body_.clear();
+  fn_first_label_end_ = 0;
+  in_function_ = block_open_ = false;
+  return f;
+}
+
+void ModuleBuilder::resume_function(SuspendedFunction f) {
+  PB_ASSERT(!in_function_, "resume_function inside another function");
+  fn_header_ = std::move(f.header);
+  fn_vars_ = std::move(f.vars);
+  fn_body_ = std::move(f.body);
+  fn_first_label_end_ = f.first_label_end;
+  block_open_ = f.block_open;
+  in_function_ = true;
+}
+
 Id ModuleBuilder::begin_function(Id return_type, Id function_type) {
   PB_ASSERT(!in_function_, "begin_function inside a function");
   in_function_ = true;

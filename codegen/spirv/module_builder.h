@@ -61,9 +61,22 @@ class ModuleBuilder {
   Id constant(Id type, uint64_t bits, bool wide = false);
 
   Id global_variable(Id pointer_type, spv::StorageClass storage);
+  // A composite constant (array, vector, struct) of `type` from constant ids; deduplicated.
+  Id constant_composite(Id type, std::span<const Id> constituents);
 
   // ---- functions and blocks ----
   Id begin_function(Id return_type, Id function_type);
+  // A parameter of the function just begun; all of them before its first block.
+  Id function_parameter(Id type);
+  // The function being built, set aside by suspend_function so that another one can be built
+  // from begin_function to end_function, and continued by resume_function.
+  struct SuspendedFunction {
+    std::vector<uint32_t> header, vars, body;
+    size_t first_label_end = 0;
+    bool block_open = false;
+  };
+  SuspendedFunction suspend_function();
+  void resume_function(SuspendedFunction f);
   // A Function-scope variable; placed at the start of the function's first block as SPIR-V requires.
   Id function_variable(Id pointer_type, Id initializer = 0);  // initializer 0: none
   Id new_label() { return fresh_id(); }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codegen/spirv/compiled_kernel.h"
+#include "codegen/spirv/f64_math.h"
 #include "codegen/spirv/module_builder.h"
 #include "codegen/spirv/resources.h"
 #include "codegen/spirv/task_plan.h"
@@ -195,6 +196,7 @@ class TaskEmitter {
   void note(const std::string& text);
 
   ModuleBuilder b_;
+  F64Math f64_math_{b_};  // f64 transcendentals GLSL.std.450 lacks, defined in the module on first use
 
  private:
   void emit_block(const ir::Block& b);
