@@ -102,8 +102,7 @@ std::optional<CseKey> key_of(const Stmt& s) {
 // table the older entries alone would make: no tombstones, and the table holds only what is
 // available now. Its size follows that count (the statements of the open blocks), which in a
 // kernel made of loop bodies is a small fraction of the kernel, so the table stays in cache where
-// one sized by the kernel would not (figures: docs/performance.md, "Session 6: simplify's CSE
-// table").
+// one sized by the kernel would not (figures: docs/performance.md, "simplify's CSE table").
 class AvailableTable {
  public:
   // Empties the table, sized so that `expected` insertions keep it at most half full; more grow it.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Shrinks a campaign's resume tarball for committing (docs/fuzzing.md, "Corpora carried between
-# sessions"): merges the corpus (libFuzzer -merge=1 keeps a unit only for features no earlier unit
+# Shrinks a campaign's resume tarball for committing (docs/fuzzing.md, "Resuming a campaign from
+# the committed corpus"): merges the corpus (libFuzzer -merge=1 keeps a unit only for features no earlier unit
 # has) and cuts each segment log to what campaign.sh reads (the final statistics, the last counts,
 # any report), so the tarball resumes the same campaign with the same total.
 #   scripts/fuzz/compact.sh BIN_DIR RESUME_TGZ DEST_TGZ

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One libFuzzer campaign longer than one device call (docs/fuzzing.md, "Campaign"): lanes.sh runs
-# in its own process session, which outlives the call that started it while the machine is held,
-# so later calls only wait for it and the campaign is one segment (no resume, no re-merge).
+# One libFuzzer campaign longer than one command where each command's time is capped
+# (docs/fuzzing.md, "Campaign"): lanes.sh runs in its own process session, which outlives the
+# command that started it while the machine stays up, so later commands only wait for it and the
+# campaign is one segment (no resume, no re-merge).
 #   scripts/fuzz/detached.sh start BINS WORK LANE...   start lanes.sh in WORK, return at once
 #   scripts/fuzz/detached.sh wait WORK SECONDS [DEST]  wait up to SECONDS, printing progress; when
 #                                                       the lanes are done, copy their results to DEST

@@ -277,7 +277,7 @@ TEST(HeaderParity, ATaskWithoutItsSNodeIsRefusedInJson) {
   EXPECT_TRUE(has(json_error(j), "a listgen task needs \"snode\"")) << json_error(j);
 }
 
-// Found by text_fuzz in session 20: a mesh for's scratch-pad word holding a carriage return was
+// Found by text_fuzz: a mesh for's scratch-pad word holding a carriage return was
 // read from text, and its JSON (which refuses line breaks in a token) did not read back. Both
 // readers refuse it.
 TEST(HeaderParity, AMeshScratchPadWithALineBreakIsRefusedByBothReaders) {
@@ -291,7 +291,7 @@ TEST(HeaderParity, AMeshScratchPadWithALineBreakIsRefusedByBothReaders) {
   EXPECT_TRUE(has(json_error(j), "$.body[0].scratch_pad")) << json_error(j);
 }
 
-// Found by a 32-core text_fuzz campaign in session 22 (after 7.97M executions): an SNode lookup's
+// Found by a 32-core text_fuzz campaign (after 7.97M executions): an SNode lookup's
 // type holding carriage returns was read from text, and its JSON did not read back. Every token
 // read up to a stop character now refuses a carriage return that does not end its line.
 TEST(HeaderParity, ACarriageReturnOrAHashInsideATokenIsRefusedByBothReaders) {
@@ -312,7 +312,7 @@ TEST(HeaderParity, ACarriageReturnOrAHashInsideATokenIsRefusedByBothReaders) {
   EXPECT_NO_THROW(parse_kernel(crlf, "h.chi"));
 }
 
-// Found by a 64-core text_fuzz campaign in session 22 (after 3.0M executions): a range for's
+// Found by a 64-core text_fuzz campaign (after 3.0M executions): a range for's
 // `loop_name=` was read up to the next blank or '{', so `'x` was a name, and its JSON (which takes a
 // word) did not read back. Text takes a word too.
 TEST(HeaderParity, ALoopNameIsAWordInBothReaders) {

@@ -21,7 +21,7 @@ TEST(StmtPool, StatementsStaySmall) {
   // Walks over large kernels are memory-bound, so statement size is a speed budget
   // (docs/performance.md): 24 bytes of header, 24 of links, 40 for operands with their use
   // positions, 24 for packed 8-byte uses. It was 144 bytes before the operand and use lists were
-  // packed (session 5).
+  // packed.
   EXPECT_LE(sizeof(Stmt), 112u);
   EXPECT_LE(sizeof(BinaryOpStmt), 120u);
   EXPECT_LE(sizeof(ConstStmt), 128u);
