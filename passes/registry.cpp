@@ -80,7 +80,8 @@ const std::vector<NamedPipelineInfo>& builtin_pipelines() {
              .min_int = 0}},
        .expand =
            [](const PassOptions& o) {
-             std::string stages = "check_global_access,identify_independent_blocks,reverse_outer_loops";
+             std::string stages =
+                 "check_global_access,demote_atomics{locals_only=true},identify_independent_blocks,reverse_outer_loops";
              if (o.get_bool("use_stack"))
                stages += ",promote_ssa_to_local,replace_locals_with_stacks{ad_stack_size=" +
                          std::to_string(o.get_int("ad_stack_size")) + "},eliminate_recomputable_pushes";
