@@ -50,6 +50,7 @@ int cmd_run(const RunArgs& a) {
   workbench::BackendOptions o;
   o.device = a.device;
   workbench::PreparedRequest p = workbench::prepare_request(*k, req);
+  for (const auto& w : p.warnings) std::cerr << fmt::format("{}: warning: {}\n", a.file, w);
   try {
     if (backends.size() == 1) {
       runtime::ExecutionResult x = workbench::execute_on(backends.front(), p, o);
