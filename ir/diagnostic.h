@@ -36,4 +36,11 @@ class UserError : public std::runtime_error {
   Diagnostic diag_;
 };
 
+// A kernel that breaks a rule a checking pass enforces (the global data access rule): the check
+// failed, as a verifier error does (exit 1 in the CLI), rather than the input being unusable.
+class RuleViolation : public UserError {
+ public:
+  using UserError::UserError;
+};
+
 }  // namespace pb

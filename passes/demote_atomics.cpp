@@ -93,7 +93,7 @@ std::map<int, bool> loop_unique_targets(const OffloadedStmt& task) {
 
 }  // namespace
 
-DemoteAtomicsResult demote_atomics(Kernel& k, bool serial_globals) {
+DemoteAtomicsResult demote_atomics(Kernel& k, const DemoteAtomicsOptions& options) {
   DemoteAtomicsResult r;
   std::map<const OffloadedStmt*, std::map<int, bool>> unique_by_task;
   std::vector<AtomicOpStmt*> atomics;
@@ -109,11 +109,11 @@ DemoteAtomicsResult demote_atomics(Kernel& k, bool serial_globals) {
     const bool local = isa<AllocaStmt>(dest);
     if (local) {
       if (parallel_scope(*dest) == parallel_scope(*a)) counter = &r.local;
-    } else if (task && in_body) {
+    } else if (task && in_body && !options.locals_only) {
       if (isa<ThreadLocalPtrStmt>(dest)) {
         counter = &r.thread_local_;
       } else if (task->task == TaskType::serial) {
-        if (serial_globals) counter = &r.serial;
+        if (options.serial_globals) counter = &r.serial;
       } else if (task->task == TaskType::range_for || task->task == TaskType::struct_for) {
         Target t = target_of(*dest);
         if (t.key) {
@@ -147,13 +147,20 @@ PassInfo DemoteAtomicsPass::info() {
                     .default_value = "true",
                     .help = "also demote atomics on global pointers in offloaded serial tasks (the reference keeps "
                             "them atomic on SPIR-V backends)",
+                    .choices = {}},
+                   {.name = "locals_only",
+                    .type = OptionType::Bool,
+                    .default_value = "false",
+                    .help = "demote only atomics whose destination is a local of the same iteration (reverse_ad's "
+                            "first rewrite)",
                     .choices = {}}},
        .statistics = {"local", "thread_local", "serial", "loop_unique"},
        .create = {}});
 }
 
 PassResult DemoteAtomicsPass::run(Kernel& k, const PassOptions& options) {
-  DemoteAtomicsResult r = demote_atomics(k, options.get_bool("serial_globals"));
+  DemoteAtomicsResult r = demote_atomics(
+      k, {.serial_globals = options.get_bool("serial_globals"), .locals_only = options.get_bool("locals_only")});
   return {
       r.local + r.thread_local_ + r.serial + r.loop_unique > 0,
       {{"local", r.local}, {"thread_local", r.thread_local_}, {"serial", r.serial}, {"loop_unique", r.loop_unique}}};

@@ -16,6 +16,8 @@
 // The atomic's result (the old value) becomes the load; the new value is the binary op of the
 // same name (add sub mul min max bit_and bit_or bit_xor). TLS and BLS prologues and epilogues
 // are left alone, as the reference leaves them.
+// With `locals_only`, only the first rule applies (reverse_ad runs it first, so that an atomic on
+// a thread-private local is differentiated as the load, op and store it means).
 // Pre: a verified kernel. Post: verified; behaviour unchanged (no demoted atomic had a
 // concurrent writer).
 #pragma once
@@ -31,7 +33,12 @@ struct DemoteAtomicsResult {
   int64_t loop_unique = 0;    // on elements only the iteration addresses
 };
 
-DemoteAtomicsResult demote_atomics(ir::Kernel& k, bool serial_globals = true);
+struct DemoteAtomicsOptions {
+  bool serial_globals = true;
+  bool locals_only = false;
+};
+
+DemoteAtomicsResult demote_atomics(ir::Kernel& k, const DemoteAtomicsOptions& options = {});
 
 class DemoteAtomicsPass final : public Pass {
  public:

@@ -54,6 +54,9 @@ struct PassResult {
   // Per-item findings for --stats (e.g. each stack's bound). The initializer keeps GCC's
   // -Wmissing-field-initializers quiet on designated initializers that leave it out.
   std::vector<std::string> notes = {};  // NOLINT(readability-redundant-member-init)
+  // Problems that do not stop the pipeline (a conservative "maybe" of a check); every face shows
+  // them, not only with --stats.
+  std::vector<std::string> warnings = {};  // NOLINT(readability-redundant-member-init)
 };
 
 class Pass {

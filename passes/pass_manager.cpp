@@ -62,9 +62,11 @@ PipelineRun run_pipeline(ir::Kernel& k, const Pipeline& pipeline, const RunOptio
       rec.changed = r.changed;
       rec.stats = std::move(r.stats);
       rec.notes = std::move(r.notes);
+      rec.warnings = std::move(r.warnings);
     } catch (const UserError& e) {
       rec.failure =
           e.diagnostic().message + (e.diagnostic().remedy.empty() ? "" : "\n  remedy: " + e.diagnostic().remedy);
+      rec.rule_violation = dynamic_cast<const RuleViolation*>(&e) != nullptr;
     } catch (const InternalError& e) {
       rec.failure = e.what();
       rec.internal_error = true;

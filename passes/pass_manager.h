@@ -23,9 +23,11 @@ struct PassRecord {
   size_t statements_after = 0;
   Statistics stats;
   std::vector<std::string> notes;          // the pass's per-item findings (PassResult::notes)
+  std::vector<std::string> warnings;       // PassResult::warnings
   std::vector<std::string> verify_errors;  // after the pass; empty when it verified or was not checked
   std::string failure;                     // non-empty when the pass failed (exception or verifier)
   bool internal_error = false;             // the failure was a broken invariant, not a user error
+  bool rule_violation = false;             // the failure was a RuleViolation (a check failed)
   // Canonical text before/after the pass (when capture_ir is on) and the kernels themselves.
   std::string before_text;
   std::string after_text;

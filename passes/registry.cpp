@@ -77,10 +77,18 @@ const std::vector<NamedPipelineInfo>& builtin_pipelines() {
              .default_value = "0",
              .help = "capacity of every stack; 0 = adaptive (determine_ad_stack_size computes exact bounds)",
              .choices = {},
-             .min_int = 0}},
+             .min_int = 0},
+            {.name = "global_access",
+             .type = OptionType::String,
+             .default_value = "error",
+             .help = "a kernel in violation of the global data access rule (an element written after it was read): "
+                     "error refuses it, warn differentiates it with a warning (check_global_access{findings=warn})",
+             .choices = {"error", "warn"}}},
        .expand =
            [](const PassOptions& o) {
-             std::string stages = "check_global_access,identify_independent_blocks,reverse_outer_loops";
+             std::string stages =
+                 o.get_string("global_access") == "warn" ? "check_global_access{findings=warn}" : "check_global_access";
+             stages += ",demote_atomics{locals_only=true},identify_independent_blocks,reverse_outer_loops";
              if (o.get_bool("use_stack"))
                stages += ",promote_ssa_to_local,replace_locals_with_stacks{ad_stack_size=" +
                          std::to_string(o.get_int("ad_stack_size")) + "},eliminate_recomputable_pushes";

@@ -119,11 +119,12 @@ PassInfo CheckGlobalAccessPass::info() {
        .summary = "The global data access rule: refuses what breaks reverse mode, reports every element written after "
                   "it was read",
        .options =
-           {{.name = "strict",
-             .type = OptionType::Bool,
-             .default_value = "false",
-             .help = "also refuse every proven finding of the reference's rule (an element written after it was read)",
-             .choices = {}}},
+           {{.name = "findings",
+             .type = OptionType::String,
+             .default_value = "error",
+             .help = "a proven finding of the reference's rule (an element written after it was read): error refuses "
+                     "the kernel, warn reports it as a warning (what reverse mode cannot handle is refused either way)",
+             .choices = {"error", "warn"}}},
        .statistics = {"pairs_checked", "findings", "proven", "maybe"},
        .create = {}});
 }
@@ -161,7 +162,7 @@ PassResult CheckGlobalAccessPass::run(Kernel& k, const PassOptions& options) {
           bool sd = depends_on_index(si, loop, memo), ld_dep = depends_on_index(li, loop, memo);
           bool conflict = (sd && ld_dep && si != li) || (sd != ld_dep);
           if (!conflict) continue;
-          throw UserError(
+          throw RuleViolation(
               fmt::format("{} is written at one index and read at another in the same loop (axis {}): "
                           "the reverse pass would read values the forward pass overwrote\n  write: `{}` through `{}`\n "
                           " read:  `{}` through `{}`",
@@ -173,19 +174,33 @@ PassResult CheckGlobalAccessPass::run(Kernel& k, const PassOptions& options) {
     }
   }
   auto disjoint = [&](const Stmt* a, const Stmt* b) { return provably_disjoint(k, a, b); };
-  check_write_after_read(k, disjoint);
+  try {
+    check_write_after_read(k, disjoint);
+  } catch (const UserError& e) {
+    throw RuleViolation(e.diagnostic());
+  }
   auto findings = find_global_access_conflicts(k, disjoint);
   // Printing the kernel for the findings' lines costs more than the whole check: only with findings.
   std::unordered_map<int, int> lines;
   if (!findings.empty()) lines = statement_lines(k);
   PassResult result{false, {{"pairs_checked", pairs}, {"findings", 0}, {"proven", 0}, {"maybe", 0}}};
+  const bool refuse = options.get_string("findings") == "error";
+  std::string proven;
   for (const auto& f : findings) {
-    if (f.same_element && options.get_bool("strict"))
-      throw UserError("global data access rule (strict): " + describe_finding(k, f, lines), kGlobalAccessRemedy);
     ++result.stats["findings"];
     ++result.stats[f.same_element ? "proven" : "maybe"];
-    result.notes.push_back(describe_finding(k, f, lines));
+    std::string text = describe_finding(k, f, lines);
+    result.notes.push_back(text);
+    if (f.same_element && refuse)
+      proven += (proven.empty() ? "" : "\n") + text;
+    else
+      result.warnings.push_back("global data access rule: " + text);
   }
+  if (!proven.empty())
+    throw RuleViolation("global data access rule: " + proven,
+                        "the fix above; or, where reverse mode's own gradient is wanted (it does not need the value "
+                        "read), reverse_ad{global_access=warn} (check_global_access{findings=warn}; `run --grad` and "
+                        "`gradcheck` take --global-access=warn) makes this a warning");
   return result;
 }
 

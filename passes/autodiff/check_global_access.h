@@ -9,11 +9,11 @@
 //    and stores inside nested loops are not compared.
 //  - the write-after-read rule of passes/autodiff/write_after_read.h: a read whose value the reverse
 //    kernel needs, followed by a write that may touch its element.
-// Reports, as notes and statistics, every element the reference's rule flags (read, then written,
-// in one launch: passes/autodiff/global_access_findings.h), each with the read, the write, their
-// lines and the fix; findings that reverse mode tolerates (the value read is not needed) stay
-// notes. Option strict=true refuses the first proven finding too (the reference's rule). Changes
-// nothing.
+// Every element the reference's rule flags (read, then written, in one launch:
+// passes/autodiff/global_access_findings.h) is a note and a statistic, with the read, the write,
+// their lines and the fix. A proven finding (the same element) is refused too, every one named,
+// unless findings=warn makes it a warning; a finding the check cannot prove or rule out ("maybe")
+// is a warning. Refusals are RuleViolations (a check failed). Changes nothing.
 #pragma once
 
 #include "passes/pass.h"

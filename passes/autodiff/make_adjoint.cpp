@@ -409,10 +409,17 @@ class Adjointer {
   void reverse_atomic(AtomicOpStmt& s) {
     if (!is_differentiable_ptr(k_, s.dest())) {
       if (isa<AllocaStmt>(s.dest()) && is_real(s.val())) {
-        // A local accumulation x op= v: only add and sub are linear in v.
+        // A local accumulation x op= v (reverse_ad demotes atomics on locals of the iteration first,
+        // so these are locals the iterations share): only add and sub are linear in v, and the old
+        // value has no reverse.
         if (s.op != AtomicOp::add && s.op != AtomicOp::sub)
           reject(k_, s, fmt::format("atomic {} on a local is not differentiable", op_name(s.op)),
+                 "declare the local inside the loop (reverse_ad then demotes the atomic to load, op, store), "
                  "use add or sub, or a plain store");
+        if (s.has_users())
+          reject(k_, s, "the old value an atomic on a local returns is used",
+                 "declare the local inside the loop (reverse_ad then demotes the atomic to load, op, store), "
+                 "or read it with a local load");
         if (Stmt* adj = local_adjoint(s, s.dest())) {
           Stmt* g = b_.local_load(adj);
           accumulate(s.val(), s.op == AtomicOp::add ? g : neg(g));

@@ -13,8 +13,10 @@
 // fixes that. Non-differentiable operations (comparisons, integer and bit operations, floor,
 // ceil, round, sgn, casts to integers) stop gradients.
 // Rejected with a UserError naming the statement: atomic min/max/mul/bit ops on a differentiable
-// field, while loops, continue, using the old value of an atomic on a differentiable field, a
-// differentiable write outside every IB, and stack pops or adjoint accesses in the input.
+// field, atomic min/max/mul/bit ops on a local and the old value of an atomic on a local (a
+// local of the iteration is demoted first: demote_atomics{locals_only=true}), while loops,
+// continue, using the old value of an atomic on a differentiable field, a differentiable write
+// outside every IB, and stack pops or adjoint accesses in the input.
 #pragma once
 
 #include "passes/pass.h"

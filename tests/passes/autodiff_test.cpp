@@ -44,7 +44,10 @@ TEST(CheckGlobalRaw, ReadAtAnotherIndexOfTheWrittenFieldIsAnError) {
 TEST(CheckGlobalRaw, SameIndexAndConstantIndicesAreFine) {
   std::string same = kRaw;
   same.replace(same.find("index [$4]"), 10, "index [$3]");
-  EXPECT_EQ(error_of(same, "check_global_access"), "");
+  // out[i] = out[i] is no cross-iteration read; it is a proven finding of the reference's rule.
+  EXPECT_EQ(error_of(same, "check_global_access{findings=warn}"), "");
+  EXPECT_NE(error_of(same, "check_global_access").find("global data access rule: field 'out' is read and then written"),
+            std::string::npos);
   // A field without a gradient is not checked.
   std::string nograd = kRaw;
   nograd.replace(nograd.find(" grad out_grad"), 14, "");
@@ -212,6 +215,45 @@ kernel {
     auto e = error_of(kUnique, pipeline);
     EXPECT_NE(e.find("autodiff does not differentiate this statement"), std::string::npos) << pipeline << e;
     EXPECT_NE(e.find("<i32> $4 = loop_unique($3)"), std::string::npos) << pipeline << e;
+  }
+}
+
+// An atomic on a local returns the old value: reverse_ad demotes atomics on locals of the
+// iteration to load, op, store first, in every variant, so min/max/mul and a used old value
+// differentiate; make_adjoint alone refuses both instead of losing the old value's gradient.
+constexpr const char* kLocalAtomic = R"(field x : f32[4] grad x_grad
+field y : f32[4] grad y_grad
+kernel {
+  <i32> $0 = const 0
+  <i32> $1 = const 4
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = global load $4
+    <*f32> $6 = alloca
+    <f32> $7 = sin $5
+    <f32> $8 : local store [$6 <- $7]
+    <f32> $9 = atomic OP($6, $5)
+    <f32> $10 = mul $9 $9
+    <*f32> $11 = global ptr [y], index [$3] activate=true
+    $12 : global store [$11 <- $10]
+  }
+}
+)";
+
+TEST(ReverseAd, AtomicsOnLocalsAreDemotedBeforeDifferentiating) {
+  EXPECT_EQ(passes::parse_pipeline("reverse_ad").entries[1].to_string(), "demote_atomics{locals_only=true}");
+  for (const char* op : {"add", "sub", "min", "max", "mul"}) {
+    std::string text = kLocalAtomic;
+    text.replace(text.find("OP"), 2, op);
+    for (const char* pipeline : {"reverse_ad", "reverse_ad{use_stack=false}", "cleanup,reverse_ad"})
+      EXPECT_EQ(error_of(text, pipeline), "") << op << " " << pipeline;
+    auto e = error_of(text, "make_adjoint");
+    std::string want = std::string(op) == "add" || std::string(op) == "sub"
+                           ? "the old value an atomic on a local returns is used"
+                           : fmt::format("atomic {} on a local is not differentiable", op);
+    EXPECT_NE(e.find(want), std::string::npos) << op << e;
+    EXPECT_NE(e.find("demote"), std::string::npos) << op << e;
   }
 }
 

@@ -1,6 +1,6 @@
 // check_global_access: what it refuses, what it reports (notes with the read, the write, their
-// lines and the fix), strict mode, and the cross-iteration "maybe". Both verdicts of many more
-// kernels, static and dynamic, are in fixtures/global_access.
+// lines and the fix), proven findings refused unless findings=warn, and the "maybe" warnings. Both verdicts of many
+// more kernels, static and dynamic, are in fixtures/global_access.
 #include <gtest/gtest.h>
 
 #include "pass_test_util.h"
@@ -34,9 +34,11 @@ kernel {
 )";
 
 TEST(CheckGlobalAccess, ReportsAProvenFindingWithLinesAndTheFix) {
-  auto run = check(kAccumulate);
+  auto run = check(kAccumulate, "check_global_access{findings=warn}");
   ASSERT_FALSE(run.failed) << run.records[run.failed_index].failure;
   const auto& rec = run.records.front();
+  ASSERT_EQ(rec.warnings.size(), 1u);
+  EXPECT_EQ(rec.warnings[0], "global data access rule: " + rec.notes.at(0));
   EXPECT_EQ(rec.stats.at("findings"), 1);
   EXPECT_EQ(rec.stats.at("proven"), 1);
   EXPECT_EQ(rec.stats.at("maybe"), 0);
@@ -48,11 +50,26 @@ TEST(CheckGlobalAccess, ReportsAProvenFindingWithLinesAndTheFix) {
             "  fix: write the new values to a second field (or ndarray), or split the kernel in two at the write");
 }
 
-TEST(CheckGlobalAccess, StrictRefusesProvenFindingsAndReverseAdTolerates) {
-  auto strict = check(kAccumulate, "check_global_access{strict=true}");
-  ASSERT_TRUE(strict.failed);
-  EXPECT_NE(strict.records[strict.failed_index].failure.find("global data access rule (strict)"), std::string::npos);
-  EXPECT_FALSE(check(kAccumulate, "reverse_ad").failed);
+// A proven finding is an error (a RuleViolation: a check failed) naming the load and the store,
+// in check_global_access and in reverse_ad; the warn options make it a warning.
+TEST(CheckGlobalAccess, ProvenFindingsAreRefusedUnlessWarn) {
+  for (const char* pipeline : {"check_global_access", "reverse_ad", "cleanup,reverse_ad{use_stack=false}"}) {
+    auto run = check(kAccumulate, pipeline);
+    ASSERT_TRUE(run.failed) << pipeline;
+    const auto& rec = run.records[run.failed_index];
+    EXPECT_EQ(rec.pass, "check_global_access");
+    EXPECT_TRUE(rec.rule_violation) << pipeline;
+    EXPECT_NE(rec.failure.find("global data access rule: field 'y' is read and then written"), std::string::npos)
+        << rec.failure;
+    EXPECT_NE(rec.failure.find("read:  `<f32> $5 = global load $4`"), std::string::npos) << rec.failure;
+    EXPECT_NE(rec.failure.find("write: `$9 : global store [$4 <- $8]`"), std::string::npos) << rec.failure;
+    EXPECT_NE(rec.failure.find("reverse_ad{global_access=warn}"), std::string::npos) << rec.failure;
+  }
+  auto warn = check(kAccumulate, "reverse_ad{global_access=warn}");
+  ASSERT_FALSE(warn.failed) << warn.records[warn.failed_index].failure;
+  ASSERT_EQ(warn.records.front().warnings.size(), 1u);
+  EXPECT_NE(warn.records.front().warnings[0].find("(the same element, later in the same iteration)"),
+            std::string::npos);
 }
 
 TEST(CheckGlobalAccess, AnotherIterationMayWriteIsAMaybe) {
@@ -82,6 +99,8 @@ kernel {
   const auto& rec = run.records.front();
   EXPECT_EQ(rec.stats.at("maybe"), 1);
   ASSERT_EQ(rec.notes.size(), 1u);
+  ASSERT_EQ(rec.warnings.size(), 1u);  // a maybe is a warning, never an error
+  EXPECT_EQ(rec.warnings[0], "global data access rule: " + rec.notes[0]);
   EXPECT_NE(rec.notes[0].find("maybe the same element, later in the same iteration"), std::string::npos)
       << rec.notes[0];
 }
@@ -91,10 +110,13 @@ TEST(CheckGlobalAccess, StillRefusesWhatBreaksReverseMode) {
   std::string k = kAccumulate;
   k.replace(k.find("<f32> $8 = add $5 $7"), 20, "<f32> $8 = sin $7");
   k.replace(k.find("$9 : global store [$4 <- $8]"), 28, "$9 : global store [$6 <- $8]");
-  auto run = check(k);
-  ASSERT_TRUE(run.failed);
-  EXPECT_NE(run.records[run.failed_index].failure.find("field 'x' is read and then written"), std::string::npos)
-      << run.records[run.failed_index].failure;
+  for (const char* pipeline : {"check_global_access", "check_global_access{findings=warn}"}) {
+    auto run = check(k, pipeline);
+    ASSERT_TRUE(run.failed) << pipeline;
+    EXPECT_TRUE(run.records[run.failed_index].rule_violation);
+    EXPECT_NE(run.records[run.failed_index].failure.find("field 'x' is read and then written"), std::string::npos)
+        << run.records[run.failed_index].failure;
+  }
 }
 
 }  // namespace

@@ -155,4 +155,31 @@ TEST(CliGradcheck, BadUsageIsExit2) {
   EXPECT_EQ(bad_inputs.exit_code, 2);
 }
 
+// x[i] = x[i] * 2 breaks the global data access rule: `replay` of the check, `run --grad` and
+// `gradcheck` fail as a check does (exit 1), naming the load and the store and the remedy;
+// --global-access=warn differentiates it with a warning.
+TEST(CliGradient, GlobalAccessViolationIsAnErrorUnlessWarn) {
+  const std::string k = pb::test::source_path("fixtures/autodiff/reject_in_place_scale_global_access.chi");
+  const std::string in = write_temp("in_place_scale.json", R"({"fields": {"x": {"data": [1, 2, 3, 4]}}})");
+  for (const std::string& cmd :
+       {"replay " + k + " --passes=check_global_access", "run " + k + " --grad --seed-grad x=1 --inputs " + in,
+        "gradcheck " + k + " --loss x --wrt x --inputs " + in}) {
+    auto r = run_cli(cmd);
+    EXPECT_EQ(r.exit_code, 1) << cmd << r.err;
+    EXPECT_NE(r.err.find("global data access rule: field 'x' is read and then written"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("read:  `<f32> $6 = global load $5`"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("write: `$8 : global store [$5 <- $7]`"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--global-access=warn"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("\"grad\""), std::string::npos) << cmd;
+  }
+  auto warn = run_cli("run " + k + " --grad --seed-grad x=1 --global-access=warn --inputs " + in);
+  EXPECT_EQ(warn.exit_code, 0) << warn.err;
+  EXPECT_NE(warn.err.find("warning: check_global_access: global data access rule"), std::string::npos) << warn.err;
+  auto out = nlohmann::json::parse(warn.out);
+  EXPECT_EQ(out["fields"]["x"]["grad"], nlohmann::json({2.0, 2.0, 2.0, 2.0})) << warn.out;
+  auto other = run_cli("run " + k + " --grad --seed-grad x=1 --global-access=warn --passes=cleanup,reverse_ad");
+  EXPECT_EQ(other.exit_code, 2) << other.err;
+  EXPECT_NE(other.err.find("reverse_ad{global_access=warn}"), std::string::npos) << other.err;
+}
+
 }  // namespace

@@ -50,6 +50,7 @@ int cmd_run(const RunArgs& a) {
   workbench::BackendOptions o;
   o.device = a.device;
   workbench::PreparedRequest p = workbench::prepare_request(*k, req);
+  for (const auto& w : p.warnings) std::cerr << fmt::format("{}: warning: {}\n", a.file, w);
   // Every backend named must carry out every part of the request, before anything runs.
   // With "all", a backend that is absent (no device, no module) is listed so and the others compared.
   for (workbench::Backend b : backends) {

@@ -133,7 +133,7 @@ workbench::RunRequest make_run_request(const RunArgs& a) {
     req.pipeline = a.dual_passes;
   } else if (a.grad) {
     req.mode = runtime::Mode::reverse;
-    req.pipeline = a.passes;
+    req.pipeline = workbench::reverse_pipeline_for_access_rule(a.passes, a.global_access);
   }
   return req;
 }

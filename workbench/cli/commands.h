@@ -42,6 +42,7 @@ struct RunArgs {
   bool grad = false;                                        // forward + reverse (gradient_command.cpp)
   bool stack_usage = false;                                 // each stack's deepest depth against its capacity (stderr)
   std::string passes = workbench::kDefaultReversePipeline;  // with grad: makes the reverse kernel
+  std::string global_access = "error";                      // with grad: --global-access
   bool check_global_access = false;                         // refuse a write to an element read earlier in the launch
   bool dual = false;                                        // the tangent kernel with seeded duals (forward mode)
   std::vector<std::string> seed_duals;                      // FIELD=VALUE, with dual

@@ -58,6 +58,7 @@ void print_kinks(const workbench::GradcheckResult& r) {
 }
 
 int report(const GradcheckArgs& a, const workbench::GradcheckOptions& o, const workbench::GradcheckResult& r) {
+  for (const auto& w : r.warnings) std::cerr << fmt::format("{}: warning: {}\n", a.file, w);
   std::string wrt;
   for (const auto& w : r.wrt) wrt += (wrt.empty() ? "" : ", ") + w;
   std::cout << fmt::format(
@@ -102,6 +103,7 @@ int cmd_gradcheck(const GradcheckArgs& a) {
         fmt::format("name the output field whose sum is the loss: passbench gradcheck {} --loss y", a.file));
   o.inputs_name = inputs.name;
   o.kernel_name = a.file;
+  o.pipeline = workbench::reverse_pipeline_for_access_rule(o.pipeline, a.global_access);
   return on_each_backend(a.backend, a.file, [&](workbench::Backend b) {
     o.backend = b;
     return report(a, o, workbench::gradcheck(*k, o));

@@ -139,6 +139,12 @@ int main(int argc, char** argv) try {
   run->add_option("--passes", run_args.passes, "with --grad: the pipeline that makes the reverse kernel")
       ->capture_default_str()
       ->needs(run_grad);
+  run->add_option("--global-access", run_args.global_access,
+                  "with --grad: a violation of the global data access rule is an error (refused) or a warn(ing); "
+                  "warn runs reverse_ad{global_access=warn}")
+      ->check(CLI::IsMember({"error", "warn"}))
+      ->capture_default_str()
+      ->needs(run_grad);
   run->add_option("--backend", run_args.backend,
                   "interp (the reference interpreter), cpu (LLVM JIT), vulkan, or all / a comma list (every output "
                   "against the interpreter; exit 1 beyond tolerance or when nothing compared, 2 when one refuses)")
@@ -227,6 +233,12 @@ int main(int argc, char** argv) try {
   gradcheck->add_option("--rel", gc_args.options.rel, "relative tolerance")->capture_default_str();
   gradcheck->add_option("--abs", gc_args.options.abs, "absolute tolerance")->capture_default_str();
   gradcheck->add_option("--passes", gc_args.options.pipeline, "the pipeline that makes the reverse kernel")
+      ->capture_default_str();
+  gradcheck
+      ->add_option("--global-access", gc_args.global_access,
+                   "a violation of the global data access rule is an error (refused) or a warn(ing); warn runs "
+                   "reverse_ad{global_access=warn}")
+      ->check(CLI::IsMember({"error", "warn"}))
       ->capture_default_str();
   gradcheck
       ->add_option("--backend", gc_args.backend,
@@ -394,6 +406,9 @@ int main(int argc, char** argv) try {
   } catch (const pb::runtime::Refusal& e) {
     std::cerr << pb::cli::refusal_text(e) << "\n";
     return 2;
+  } catch (const pb::RuleViolation& e) {
+    std::cerr << e.what() << "\n";
+    return 1;  // a check failed, as a verifier error
   } catch (const pb::UserError& e) {
     std::cerr << e.what() << "\n";
     return 2;

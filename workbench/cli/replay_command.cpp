@@ -228,9 +228,17 @@ int cmd_replay(const ReplayArgs& a) {
   bool table_after_output = a.time_passes && !result.run.failed;  // printing is timed too
   if (a.time_passes && !table_after_output) print_time_table(result.run, before, after);
   if (a.stats) print_stats(result.run, a.stats_all);
+  for (const auto& rec : result.run.records)
+    for (const auto& w : rec.warnings) std::cerr << fmt::format("{}: warning: {}: {}\n", a.file, rec.pass, w);
 
   if (result.run.failed) {
     const auto& rec = result.run.records[result.run.failed_index];
+    if (rec.rule_violation) {
+      // A check the pass makes failed (as a verifier error does): exit 1, no reproducer.
+      std::cerr << fmt::format("{}: error: pass '{}' (pass {} of the pipeline): {}\n", a.file, rec.pass, rec.index + 1,
+                               rec.failure);
+      return 1;
+    }
     if (!rec.internal_error && rec.verify_errors.empty()) {
       // The pass refused the input (a construct it documents as rejected): a user error.
       std::cerr << fmt::format("{}: pass '{}' (pass {} of the pipeline) rejects this kernel:\n  {}\n", a.file, rec.pass,

@@ -62,7 +62,7 @@ PreparedRequest prepare_request(const ir::Kernel& k, const RunRequest& req) {
       break;
     case runtime::Mode::reverse:
       p.pipeline = req.pipeline.empty() ? kDefaultReversePipeline : req.pipeline;
-      p.derived = make_reverse_kernel(k, p.pipeline, req.kernel_name);
+      p.derived = make_reverse_kernel(k, p.pipeline, req.kernel_name, &p.warnings);
       break;
     case runtime::Mode::forward:
       p.pipeline = req.pipeline.empty() ? kDefaultForwardPipeline : req.pipeline;

@@ -38,6 +38,7 @@ struct PreparedRequest {
   runtime::ExecutionRequest exec;
   std::unique_ptr<ir::Kernel> derived;  // the reverse or tangent kernel (owned here)
   std::string pipeline;                 // the pipeline that made it
+  std::vector<std::string> warnings;    // of the pipeline's passes, "pass: message"
 };
 
 // Makes the derived kernel of `req` from `k` (reverse: req.pipeline or reverse_ad; forward:

@@ -237,6 +237,7 @@ Replay replay(const fs::path& fixture_path, const ordered_json& fx) {
       std::string key = n == 1 ? rec.pass : fmt::format("{}#{}", rec.pass, n);
       r.ir_after[key] = rec.after_text;
       r.stats[key] = rec.stats;
+      for (const auto& w : rec.warnings) r.warnings.push_back(rec.pass + ": " + w);
     }
     if (rr.run.failed) {
       const auto& rec = rr.run.records[rr.run.failed_index];
@@ -332,6 +333,41 @@ Tolerance tolerance_of(const ordered_json& expect) {
 
 }  // namespace
 
+namespace {
+
+// expect.warnings: one substring per warning the pipeline gave, in order; a warning not declared
+// fails the fixture as an unexpected error does.
+void compare_warnings(const ordered_json& expect, const std::vector<std::string>& got, std::vector<std::string>& f) {
+  std::vector<std::string> want;
+  if (expect.contains("warnings")) {
+    if (!expect["warnings"].is_array())
+      throw UserError("expect.warnings must be a list of strings", "see docs/fixtures.md");
+    for (const auto& w : expect["warnings"]) want.push_back(w.is_string() ? w.get<std::string>() : w.dump());
+  }
+  bool same = want.size() == got.size();
+  for (size_t i = 0; same && i < want.size(); ++i) same = got[i].find(want[i]) != std::string::npos;
+  if (same) return;
+  std::string text = fmt::format("warnings differ: expected {}, got {}:", want.size(), got.size());
+  for (const auto& w : got) text += "\n  " + w;
+  f.push_back(text);
+}
+
+// What update writes for the warnings: a hand-written substring while it still matches its
+// warning, else the warning's first line.
+ordered_json fresh_warnings(const ordered_json& expect, const std::vector<std::string>& got) {
+  ordered_json out = ordered_json::array();
+  for (size_t i = 0; i < got.size(); ++i) {
+    std::string keep;
+    if (expect.contains("warnings") && expect["warnings"].is_array() && i < expect["warnings"].size() &&
+        expect["warnings"][i].is_string())
+      keep = expect["warnings"][i].get<std::string>();
+    out.push_back(!keep.empty() && got[i].find(keep) != std::string::npos ? keep : got[i].substr(0, got[i].find('\n')));
+  }
+  return out;
+}
+
+}  // namespace
+
 FixtureOutcome check_fixture(const std::string& path) {
   FixtureOutcome o;
   o.path = path;
@@ -389,6 +425,7 @@ FixtureOutcome check_fixture(const std::string& path) {
   } else if (!r.error_stage.empty()) {
     f.push_back(fmt::format("unexpected {} error:\n  {}", r.error_stage, r.error));
   }
+  compare_warnings(expect, r.warnings, f);
   if (expect.contains("ir") && r.ir) {
     auto want = ir_text(expect["ir"], "expect.ir");
     if (want != *r.ir) f.push_back("canonical IR differs:\n" + unified_diff(want, *r.ir));
@@ -454,6 +491,7 @@ FixtureOutcome update_fixture(const std::string& path) {
   }
   if (r.error_stage != "parse")
     fresh["verify"] = r.verify_errors.empty() ? ordered_json("ok") : ordered_json(r.verify_errors);
+  if (!r.warnings.empty()) fresh["warnings"] = fresh_warnings(expect, r.warnings);
   if (r.values) fresh["values"] = ordered_json::parse(r.values->dump());
   if (r.printed && !r.printed->empty()) fresh["printed"] = *r.printed;
   if (r.global_access) fresh["global_access"] = ordered_json::parse(r.global_access->dump());

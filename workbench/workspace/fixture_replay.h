@@ -22,6 +22,7 @@ struct Replay {
   std::string error_pass;                           // the failing pass, for stage "pass"
   std::map<std::string, std::string> ir_after;      // "simplify" (first run) or "simplify#2" -> text
   std::map<std::string, passes::Statistics> stats;  // same keys
+  std::vector<std::string> warnings;                // the pipeline's, "pass: message", in order
   std::vector<std::string> differential_failures;
   std::vector<std::string> gradcheck_failures;
   std::optional<std::string> ir;

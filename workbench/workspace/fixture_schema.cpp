@@ -113,9 +113,9 @@ void check_fixture_schema(const nlohmann::ordered_json& fx, const std::string& p
     c.object(fx["compile"], "compile", {"lowering", "max_id_bound", "intermediate_dce", "compact_ids"});
   if (!fx.contains("expect")) return;
   const auto& e = fx["expect"];
-  c.object(
-      e, "expect",
-      {"ir", "ir_after", "stats", "verify", "values", "printed", "error", "tolerance", "metrics", "global_access"});
+  c.object(e, "expect",
+           {"ir", "ir_after", "stats", "verify", "values", "printed", "error", "warnings", "tolerance", "metrics",
+            "global_access"});
   if (e.contains("error")) {
     c.object(e["error"], "expect.error", {"stage", "contains", "pass"});
     c.required(e["error"], "expect.error", "stage");

@@ -96,18 +96,33 @@ void compare(GradElement& e, const GradcheckOptions& o) {
 
 }  // namespace
 
+std::string reverse_pipeline_for_access_rule(const std::string& pipeline, const std::string& global_access) {
+  if (global_access == "error") return pipeline;
+  PB_ASSERT(global_access == "warn", "--global-access takes error or warn");
+  if (pipeline == kDefaultReversePipeline) return "reverse_ad{global_access=warn}";
+  throw UserError(
+      fmt::format("--global-access=warn applies to the default pipeline, and --passes gives '{}'", pipeline),
+      "write the option into the pipeline: reverse_ad{global_access=warn}, or "
+      "check_global_access{findings=warn} where the pipeline names its stages");
+}
+
 std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const std::string& pipeline,
-                                                const std::string& file) {
+                                                const std::string& file, std::vector<std::string>* warnings) {
   passes::RunOptions opts;
   opts.capture_ir = false;
   auto r = replay(forward.clone(), pipeline, opts);
+  if (warnings)
+    for (const auto& rec : r.run.records)
+      for (const auto& w : rec.warnings) warnings->push_back(rec.pass + ": " + w);
   if (!r.run.failed) return std::move(r.kernel);
   const auto& rec = r.run.records.at(r.run.failed_index);
   std::string msg = fmt::format("making the reverse kernel: pass '{}' (pass {} of '{}') failed: {}", rec.pass,
                                 rec.index + 1, pipeline, rec.failure);
   if (rec.internal_error) throw InternalError(msg);
-  throw UserError(
-      msg, fmt::format("`passbench replay {} --passes='{}'` shows the IR before the failing pass", file, pipeline));
+  std::string remedy =
+      fmt::format("`passbench replay {} --passes='{}'` shows the IR before the failing pass", file, pipeline);
+  if (rec.rule_violation) throw RuleViolation(msg, remedy);
+  throw UserError(msg, remedy);
 }
 
 GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& pipeline, const RunRequest& req) {
@@ -122,6 +137,7 @@ GradientOutput run_with_gradients(const ir::Kernel& forward, const std::string& 
   out.reverse_text = ir::print_kernel(*p.derived);
   out.unexercised_stacks = unexercised_stacks(*p.derived, x.last());
   out.stacks = stack_uses(x);
+  out.warnings = p.warnings;
   return out;
 }
 
@@ -150,7 +166,7 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   runtime::State base = state_from_inputs(forward, o.inputs, o.inputs_name);
   diff_array(forward, base, o.loss, "--loss");
   result.wrt = arrays_to_check(forward, base, o);
-  auto reverse = make_reverse_kernel(forward, o.pipeline, o.kernel_name);
+  auto reverse = make_reverse_kernel(forward, o.pipeline, o.kernel_name, &result.warnings);
   result.reverse_text = ir::print_kernel(*reverse);
   // Both sides in f64: the kernel itself widened, so that the pipeline's constant folding is
   // in f64 too (folding an f32 kernel rounds to f32, which the f64 forward run does not).

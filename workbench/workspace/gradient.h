@@ -18,11 +18,20 @@ namespace pb::workbench {
 
 inline constexpr const char* kDefaultReversePipeline = "reverse_ad";
 
+// The reverse pipeline under the command line's --global-access: "error" keeps `pipeline`; "warn"
+// turns the default pipeline into reverse_ad{global_access=warn} (a violation of the global data
+// access rule becomes a warning). Any other pipeline with "warn" is a UserError: it says where the
+// option goes in pipeline text.
+std::string reverse_pipeline_for_access_rule(const std::string& pipeline, const std::string& global_access);
+
 // The reverse kernel `pipeline` makes from a clone of `forward`. A pass that fails is a
 // UserError naming the pass and its message (an InternalError when it broke an invariant).
-// `file` names the kernel's file in the remedy of a failing pass (FILE when unknown).
+// `file` names the kernel's file in the remedy of a failing pass (FILE when unknown). A pass that
+// refuses the kernel for breaking a rule it checks throws a RuleViolation. The passes' warnings
+// go to `warnings` when given.
 std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const std::string& pipeline,
-                                                const std::string& file = "FILE");
+                                                const std::string& file = "FILE",
+                                                std::vector<std::string>* warnings = nullptr);
 
 struct GradientOutput {
   nlohmann::json values;                // runtime::state_to_json after both runs (gradients under "grad")
@@ -30,6 +39,7 @@ struct GradientOutput {
   std::string printed;                  // print statements of the forward run, then of the reverse run
   std::vector<StackUse> stacks;         // every stack whose alloc ran in the reverse run, in program order
   std::vector<int> unexercised_stacks;  // of the reverse kernel (see unexercised_stacks in run.h)
+  std::vector<std::string> warnings;    // of the pipeline's passes, "pass: message"
 };
 
 // Runs `forward`, then sets every element of each req.seed_grads field's gradient to its value,
@@ -76,6 +86,7 @@ struct GradcheckResult {
   double max_rel_error = 0;
   std::string reverse_text;
   std::vector<int> unexercised_stacks;  // of the reverse kernel, in the analytic run
+  std::vector<std::string> warnings;    // of the pipeline's passes, "pass: message"
   // A check that compared nothing (every element a kink, or no element at all) did not pass.
   bool passed() const { return mismatches == 0 && compared > 0; }
 };
