@@ -83,12 +83,28 @@ kernel {
   auto dbl = run_text(text, nullptr, o);
   EXPECT_EQ(dbl.field("out").dtype, ir::ScalarKind::f64);  // results keep double precision
   EXPECT_NEAR(dbl.at("out").as_f64(), 1e-10, 1e-16);
-  EXPECT_EQ(dbl.at("out").as_f64(), (1.0 + 1e-10) - 1.0);  // the literal 1e-10, not the f32 nearest to it
+  EXPECT_EQ(dbl.at("out").as_f64(), (1.0 + static_cast<double>(1e-10f)) - 1.0);  // the constant's f32 value
 
   // A later f32 run narrows the buffers back.
   run_kernel(*dbl.kernel, dbl.state, {});
   EXPECT_EQ(dbl.field("out").dtype, ir::ScalarKind::f32);
   EXPECT_EQ(dbl.at("out").as_f32(), 0.0f);
+}
+
+// -0.6923828 is printed for the f32 -709/1024: --f64 adds the f32 value, not the double nearest
+// to its shortest decimal.
+TEST(InterpOptions, F64WidensConstantsExactly) {
+  const char* text = R"(field out : f32[]
+kernel {
+  <f32> $1 = const -0.6923828
+  <*f32> $2 = global ptr [out], index [] activate=true
+  $3 : global store [$2 <- $1]
+}
+)";
+  RunOptions o;
+  o.f64 = true;
+  auto dbl = run_text(text, nullptr, o);
+  EXPECT_EQ(dbl.at("out").as_f64(), -709.0 / 1024.0);
 }
 
 TEST(InterpOptions, F64WidensFieldInputsAndScalarArgs) {
