@@ -68,8 +68,12 @@ struct Rules {
     if (const ArgDecl* a = k.find_arg(s.arg_index)) {
       // The reference types the base of an ndarray of tensors as the element type itself.
       if (a->ndarray && a->tensor != 0 && s.type == a->element_type()) return ok(s.type);
-      return ok(a->ndarray ? a->element_type().as_pointer() : DataType::of(a->dtype));
+      return ok(a->ndarray ? a->element_type().as_pointer() : a->element_type());
     }
+    for (const ArgDecl& a : k.args)
+      if (a.element_of == s.arg_index)
+        return fail(s.type, fmt::format("argument {} is passed as its elements (argument {} is element {})",
+                                        s.arg_index, a.index, a.element));
     if (!s.type.known())
       return fail(s.type, fmt::format("type of argument {} is unknown: add `arg {} : TYPE` to the header", s.arg_index,
                                       s.arg_index));
