@@ -124,6 +124,10 @@ struct Rules {
     for (const Stmt* i : s.indices())
       if (auto e = need_integral(i, "external_ptr index"); !e.empty()) return fail(s.base()->type, e);
     const auto* arg = k.find_arg(dyn_cast<ArgLoadStmt>(s.base())->arg_index);
+    if (arg && arg->by_value_tensor())
+      return fail(
+          s.base()->type,
+          fmt::format("external_ptr base: argument {} is a tensor passed by value, not an ndarray", arg->index));
     if (arg && arg->ndarray && static_cast<size_t>(arg->ndim) != s.indices().size())
       return fail(s.base()->type, fmt::format("ndarray argument {} has {} dimension(s) but is indexed with {}",
                                               arg->index, arg->ndim, s.indices().size()));
