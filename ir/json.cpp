@@ -574,11 +574,14 @@ std::unique_ptr<Kernel> from_json(const json& j) {
       d.index = static_cast<int>(get_int(a, "index", "$.args", 0, kMaxArgIndex));
       auto dt = parse_type(a.at("dtype").get<std::string>());
       d.ndarray = a.value("ndarray", false);
-      if (!dt || !dt->is_value() || dt->quant != 0 || (dt->tensor != 0 && !d.ndarray))
-        bad("$.args", "unknown argument dtype");
+      if (!dt || !dt->is_value() || dt->quant != 0) bad("$.args", "unknown argument dtype");
       d.dtype = dt->scalar;
       d.tensor = dt->tensor;
       d.ndim = a.contains("ndim") ? static_cast<int>(get_int(a, "ndim", "$.args", 0, kMaxRank)) : 0;
+      if (a.contains("element_of")) {
+        d.element_of = static_cast<int>(get_int(a, "element_of", "$.args", 0, kMaxArgIndex));
+        d.element = static_cast<int>(get_int(a, "element", "$.args", 0, kMaxTensorElements - 1));
+      }
       k->args.push_back(d);
     }
   } catch (const json::exception& e) {

@@ -251,9 +251,14 @@ json to_json(const Kernel& k) {
   }
   j["spaces"] = spaces;
   json args = json::array();
-  for (const ArgDecl& a : k.args)
-    args.push_back(
-        {{"index", a.index}, {"dtype", to_string(a.element_type())}, {"ndarray", a.ndarray}, {"ndim", a.ndim}});
+  for (const ArgDecl& a : k.args) {
+    json j = {{"index", a.index}, {"dtype", to_string(a.element_type())}, {"ndarray", a.ndarray}, {"ndim", a.ndim}};
+    if (a.element_of >= 0) {
+      j["element_of"] = a.element_of;
+      j["element"] = a.element;
+    }
+    args.push_back(std::move(j));
+  }
   j["args"] = args;
   j["body"] = Writer{k}.block(k.root());
   return j;

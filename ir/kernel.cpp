@@ -263,7 +263,14 @@ std::optional<std::string> header_problem(const Kernel& k) {
       return fmt::format(
           "argument {} is a scalar but declares {} dimensions; give it \"ndarray\": true or drop \"ndim\"", a.index,
           a.ndim);
+    if (a.element_of >= 0 && (a.ndarray || a.tensor != 0))
+      return fmt::format("argument {} stands for an element of argument {}, so it is a scalar", a.index, a.element_of);
   }
+  // An element argument's tensor is the caller's: the kernel reads it only through its elements.
+  for (const ArgDecl& a : k.args)
+    if (a.element_of >= 0 && arg_indices.count(a.element_of))
+      return fmt::format("argument {} stands for element {} of argument {}, which the kernel declares itself", a.index,
+                         a.element, a.element_of);
   return std::nullopt;
 }
 

@@ -39,10 +39,15 @@ struct IndexSpace {
 struct ArgDecl {
   int index = 0;
   ScalarKind dtype = ScalarKind::unknown;
-  uint32_t tensor = 0;  // ndarrays only: each element a tensor of this shape, 0: a scalar
+  uint32_t tensor = 0;  // a tensor of this shape (for an ndarray: each element), 0: a scalar
   bool ndarray = false;
   int ndim = 0;  // ndarrays only
+  // A scalar that stands for element `element` (row-major) of the caller's tensor argument
+  // `element_of`, which the kernel no longer declares (scalarize makes these); -1: none.
+  int element_of = -1;
+  int element = 0;
   DataType element_type() const { return DataType::tensor_of(dtype, tensor); }
+  bool by_value_tensor() const { return !ndarray && tensor != 0; }
 };
 
 class Kernel {

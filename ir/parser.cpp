@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ir/parser_impl.h"
+#include "ir/tensor_type.h"
 #include "ir/type_rules.h"
 
 namespace pb::ir {
@@ -207,6 +208,7 @@ void Parser::parse_header_line() {
     a.index = static_cast<int>(cur_.read_int_in(0, kMaxArgIndex, "argument index"));
     if (k_.find_arg(a.index)) cur_.fail_at(pos, fmt::format("argument {} is declared twice or negative", a.index));
     cur_.expect(":", "after the argument index");
+    cur_.skip_blanks();
     if (cur_.try_consume("ndarray<")) {
       a.ndarray = true;
       DataType element = parse_header_type("ndarray element type");
@@ -218,14 +220,25 @@ void Parser::parse_header_line() {
       a.ndim = static_cast<int>(cur_.read_int_in(0, kMaxRank, "ndarray rank"));
       if (a.ndim < 0) cur_.fail_at(ndim_pos, "an ndarray has zero or more dimensions");
       cur_.expect(">", "to close ndarray<T, N>");
+    } else if (cur_.peek() == '[') {
+      DataType t = parse_header_type("argument type");
+      a.dtype = t.scalar;
+      a.tensor = t.tensor;
     } else {
       size_t tpos = cur_.pos();
       std::string t = cur_.read_word();
       auto kind = scalar_from_name(t);
-      if (!kind) cur_.fail_at(tpos, fmt::format("unknown argument type '{}'", t), "use a scalar type or ndarray<T, N>");
+      if (!kind)
+        cur_.fail_at(tpos, fmt::format("unknown argument type '{}'", t),
+                     "use a scalar type, a tensor type ([Tensor (2) f32]) or ndarray<T, N>");
       a.dtype = *kind;
+      if (cur_.try_keyword("element")) parse_element_of(a);
     }
     cur_.expect_line_end();
+    for (const ArgDecl& e : k_.args)
+      if (e.index == a.element_of || e.element_of == a.index)
+        cur_.fail_at(pos, "an argument that stands for an element of another is declared with that other",
+                     "the tensor argument is the caller's: declare it, or its elements, not both");
     k_.args.push_back(a);
     return;
   }
@@ -234,6 +247,17 @@ void Parser::parse_header_line() {
                word.empty() ? "expected `kernel {` or a header line (field, dense, pointer, bitmasked, dynamic, arg)"
                             : fmt::format("unknown header line '{}'", word),
                "a file is optional `field`/`dense`/`pointer`/`bitmasked`/`dynamic`/`arg` lines followed by `kernel {`");
+}
+
+// `element E of arg N` after a scalar argument's type: it is element E of the caller's tensor
+// argument N.
+void Parser::parse_element_of(ArgDecl& a) {
+  a.element = static_cast<int>(cur_.read_int_in(0, kMaxTensorElements - 1, "element index"));
+  cur_.skip_blanks();
+  size_t at = cur_.pos();
+  if (!cur_.try_keyword("of") || !cur_.try_keyword("arg"))
+    cur_.fail_at(at, "expected `of arg N` after the element index", "write `arg 3 : f32 element 1 of arg 2`");
+  a.element_of = static_cast<int>(cur_.read_int_in(0, kMaxArgIndex, "argument index"));
 }
 
 void Parser::parse_block(Block& b) {

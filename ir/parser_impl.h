@@ -21,6 +21,7 @@ class Parser {
   void parse_field_decl();
   // A field's or ndarray's element type: a scalar kind or `[Tensor (N, ...) T]`.
   DataType parse_header_type(const char* what);
+  void parse_element_of(ArgDecl& a);
   Shape parse_shape();
   void parse_block(Block& b);
   void parse_container_body(Stmt& s);

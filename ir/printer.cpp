@@ -373,8 +373,10 @@ std::string print_header(const Kernel& k) {
   for (const ArgDecl& a : k.args) {
     if (a.ndarray)
       out += fmt::format("arg {} : ndarray<{}, {}>\n", a.index, to_string(a.element_type()), a.ndim);
+    else if (a.element_of >= 0)
+      out += fmt::format("arg {} : {} element {} of arg {}\n", a.index, scalar_name(a.dtype), a.element, a.element_of);
     else
-      out += fmt::format("arg {} : {}\n", a.index, scalar_name(a.dtype));
+      out += fmt::format("arg {} : {}\n", a.index, to_string(a.element_type()));
   }
   return out;
 }

@@ -114,7 +114,7 @@ Stmt::Stmt(Stmt&& other) noexcept
 }
 
 Stmt::~Stmt() {
-  for (size_t i = 0; i < operands_.size(); ++i) unlink_use(i);
+  for (size_t i = 0; i < operands_.size(); ++i) unlink_use_nothrow(i);
   // Users that outlive this statement keep a null slot the verifier reports.
   for (const Use& u : uses_) u.user()->operands_.ops()[u.slot()] = nullptr;
 }
@@ -129,12 +129,24 @@ void Stmt::link_use(size_t slot) {
   op->uses_.push_back(Use(this, static_cast<uint32_t>(slot)));
 }
 
+bool Stmt::use_in_sync(size_t slot) const {
+  const Stmt* op = operands_.ops()[slot];
+  uint32_t pos = operands_.positions()[slot];
+  return pos < op->uses_.size() && op->uses_[pos].user() == this && op->uses_[pos].slot() == slot;
+}
+
+void Stmt::unlink_use_nothrow(size_t slot) noexcept {
+  if (!operands_.ops()[slot]) return;
+  bool in_sync = use_in_sync(slot);
+  PB_ASSERT_DEFERRED(in_sync, "use list out of sync");
+  if (in_sync) unlink_use(slot);
+}
+
 void Stmt::unlink_use(size_t slot) {
   Stmt* op = operands_.ops()[slot];
   if (!op) return;
+  PB_ASSERT(use_in_sync(slot), "use list out of sync");
   uint32_t pos = operands_.positions()[slot];
-  PB_ASSERT(pos < op->uses_.size() && op->uses_[pos].user() == this && op->uses_[pos].slot() == slot,
-            "use list out of sync");
   Use moved = op->uses_.back();
   op->uses_[pos] = moved;
   moved.user()->operands_.positions()[moved.slot()] = pos;

@@ -130,6 +130,9 @@ class Stmt {
   friend class Numbering;
   void link_use(size_t slot);
   void unlink_use(size_t slot);
+  // unlink_use for the destructor: a use list out of sync is reported (deferred), not thrown.
+  void unlink_use_nothrow(size_t slot) noexcept;
+  bool use_in_sync(size_t slot) const;
 
   uint32_t position_ = UINT32_MAX;  // ir/numbering.h: read only through the Numbering that set it
   StmtKind kind_;

@@ -1,5 +1,6 @@
 #include "ir/stmt_pool.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -55,18 +56,20 @@ struct FreeBlock {
 
 // The header at the start of every slab. A slab serves one size class at a time.
 struct Slab {
-  Slab* prev = nullptr;  // neighbours on the one list it is on: its class's slabs with room, or spare
+  const Pool* owner = nullptr;  // the pool that carved it
+  Slab* prev = nullptr;         // neighbours on the one list it is on: its class's slabs with room, or spare
   Slab* next = nullptr;
   FreeBlock* free = nullptr;  // freed blocks, most recent first
   char* bump = nullptr;       // first block never handed out
   char* end = nullptr;        // end of the last whole block
   Chunk* chunk = nullptr;
-  uint32_t live = 0;
-  uint32_t block_bytes = 0;
-  bool listed = false;  // full slabs are on no list
+  uint16_t live = 0;         // at most (kSlabBytes - kHeaderBytes) / kGranule blocks
+  uint16_t block_bytes = 0;  // at most kMaxBlock
+  bool listed = false;       // full slabs are on no list
   bool has_room() const { return free || bump != end; }
 };
 static_assert(sizeof(Slab) <= kHeaderBytes);
+static_assert((kSlabBytes - kHeaderBytes) / kGranule <= UINT16_MAX && kMaxBlock <= UINT16_MAX);
 
 struct SlabList {
   Slab* head = nullptr;
@@ -97,6 +100,8 @@ Slab* slab_of(void* p) {
   uintptr_t slab = reinterpret_cast<uintptr_t>(p) & ~(kSlabBytes - 1);
   return reinterpret_cast<Slab*>(slab);  // NOLINT(performance-no-int-to-ptr)
 }
+
+}  // namespace
 
 // Allocation takes the first slab with room (a slab that regains room goes to the front): its
 // next untouched block, else its most recently freed block. Untouched space first keeps runs of
@@ -129,10 +134,13 @@ class Pool {
     return p;
   }
 
-  void deallocate(void* p, size_t bytes) {
+  // Never throws (it runs in destructors): a block it must not take is reported and left alone.
+  void deallocate(void* p, size_t bytes) noexcept {
     Slab* s = slab_of(p);
-    PB_ASSERT(s->block_bytes == (class_of(bytes) + 1) * kGranule && s->live > 0,
-              "statement freed with the wrong size or twice");
+    PB_ASSERT_DEFERRED(s->owner == this, "statement memory freed into a pool that did not allocate it");
+    PB_ASSERT_DEFERRED(s->block_bytes == (class_of(bytes) + 1) * kGranule && s->live > 0,
+                       "statement freed with the wrong size or twice");
+    if (s->owner != this || s->block_bytes != (class_of(bytes) + 1) * kGranule || s->live == 0) return;
     auto* f = static_cast<FreeBlock*>(p);
     f->next = s->free;
     s->free = f;
@@ -173,6 +181,7 @@ class Pool {
     } else {
       if (!chunk_ || chunk_->carved == kSlabsPerChunk) chunk_ = new_chunk();
       s = ::new (chunk_->base + chunk_->carved * kSlabBytes) Slab;
+      s->owner = this;
       s->chunk = chunk_;
       ++chunk_->carved;
       ++slabs_;
@@ -180,7 +189,7 @@ class Pool {
     char* first = reinterpret_cast<char*>(s) + kHeaderBytes;
     s->free = nullptr;
     s->live = 0;
-    s->block_bytes = static_cast<uint32_t>(block_bytes);
+    s->block_bytes = static_cast<uint16_t>(block_bytes);
     s->bump = first;
     s->end = first + (kSlabBytes - kHeaderBytes) / block_bytes * block_bytes;
     PB_POISON(first, kSlabBytes - kHeaderBytes);
@@ -222,8 +231,16 @@ class Pool {
   size_t slabs_ = 0;
 };
 
+namespace {
+
+std::atomic<Pool*>& adopted() {
+  static std::atomic<Pool*> host{nullptr};
+  return host;
+}
+
 // Never destroyed: statements owned by static objects may be freed after it would have been.
 Pool& pool() {
+  if (Pool* host = adopted().load(std::memory_order_acquire)) return *host;
   static Pool* const instance = new Pool;
   return *instance;
 }
@@ -283,6 +300,10 @@ FreshSlabs::~FreshSlabs() {
   PoolLock lock(p.mutex);
   p.end_fresh();
 }
+
+Pool* current_pool() { return &pool(); }
+
+void adopt_pool(Pool* host) { adopted().store(host, std::memory_order_release); }
 
 Stats stats() {
   Pool& p = pool();

@@ -3,7 +3,9 @@
 // and a freed statement's block is reused before a new slab is taken.
 // Stmt's class-specific operator new/delete call this; nothing else should.
 // One pool per process, guarded by a mutex (skipped while the process has a single thread):
-// a statement may be created on one thread and destroyed on another.
+// a statement may be created on one thread and destroyed on another. A loaded module with its
+// own copy of this code (libpassbench_cpu.so) adopts its host's pool, since it clones and edits
+// the host's statements (a clone joins its operands' use lists).
 #pragma once
 
 #include <cstddef>
@@ -21,8 +23,17 @@ inline constexpr size_t kGranule = 8;
 constexpr size_t block_bytes(size_t bytes) { return (bytes + kGranule - 1) / kGranule * kGranule; }
 
 void* allocate(size_t bytes);
-// `bytes` must be the size given to allocate (sized delete supplies it).
+// `bytes` must be the size given to allocate (sized delete supplies it). A block this pool did
+// not hand out, or one freed twice or with another size, is left alone (leaked) and reported by
+// pb::raise_deferred_internal_error (ir/assert.h): throwing here would terminate the process.
 void deallocate(void* p, size_t bytes) noexcept;
+
+class Pool;
+// The pool this image allocates from: its own, or the one it adopted.
+Pool* current_pool();
+// From now on this image allocates from and frees into `host` (another image's current_pool(),
+// which outlives it). Call it before this image creates any statement.
+void adopt_pool(Pool* host);
 
 // While one of these lives, every allocation comes from slabs that were empty when it began
 // (or were taken since), each size class filling its slab front to back: consecutive

@@ -68,8 +68,12 @@ struct Rules {
     if (const ArgDecl* a = k.find_arg(s.arg_index)) {
       // The reference types the base of an ndarray of tensors as the element type itself.
       if (a->ndarray && a->tensor != 0 && s.type == a->element_type()) return ok(s.type);
-      return ok(a->ndarray ? a->element_type().as_pointer() : DataType::of(a->dtype));
+      return ok(a->ndarray ? a->element_type().as_pointer() : a->element_type());
     }
+    for (const ArgDecl& a : k.args)
+      if (a.element_of == s.arg_index)
+        return fail(s.type, fmt::format("argument {} is passed as its elements (argument {} is element {})",
+                                        s.arg_index, a.index, a.element));
     if (!s.type.known())
       return fail(s.type, fmt::format("type of argument {} is unknown: add `arg {} : TYPE` to the header", s.arg_index,
                                       s.arg_index));
@@ -120,6 +124,10 @@ struct Rules {
     for (const Stmt* i : s.indices())
       if (auto e = need_integral(i, "external_ptr index"); !e.empty()) return fail(s.base()->type, e);
     const auto* arg = k.find_arg(dyn_cast<ArgLoadStmt>(s.base())->arg_index);
+    if (arg && arg->by_value_tensor())
+      return fail(
+          s.base()->type,
+          fmt::format("external_ptr base: argument {} is a tensor passed by value, not an ndarray", arg->index));
     if (arg && arg->ndarray && static_cast<size_t>(arg->ndim) != s.indices().size())
       return fail(s.base()->type, fmt::format("ndarray argument {} has {} dimension(s) but is indexed with {}",
                                               arg->index, arg->ndim, s.indices().size()));

@@ -205,7 +205,7 @@ class Verifier {
   }
   void check_size_arg(const AdStackAllocaStmt& s, int index) {
     if (const ArgDecl* a = k_.find_arg(index)) {
-      if (a->ndarray || !is_integral(a->dtype))
+      if (a->ndarray || a->tensor != 0 || !is_integral(a->dtype))
         error(s, fmt::format("size reads argument {}, which is not an integer scalar", index));
       return;
     }

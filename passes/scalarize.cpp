@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/assert.h"
@@ -47,6 +50,7 @@ class Scalarizer {
       if (touches_tensor(s)) order.push_back(&s);
     });
     for (Stmt* s : order) check(*s);
+    plan_element_args(order);
     std::vector<CellLoop> cell_loops = struct_fors_over_cells();
     for (size_t i = 0; i < k_.fields().size(); ++i) {
       Field& f = k_.field(static_cast<FieldId>(i));
@@ -58,11 +62,12 @@ class Scalarizer {
     }
     for (const CellLoop& c : cell_loops) keep_walking_cells(c);
     for (ArgDecl& a : k_.args) {
-      if (a.tensor == 0) continue;
+      if (a.tensor == 0 || a.by_value_tensor()) continue;
       a.ndim += static_cast<int>(tensor_shape(a.tensor).size());
       a.tensor = 0;
       ++r_.fields;
     }
+    declare_element_args();
     for (Stmt* s : order) {
       b_.set_insertion_point_before(*s);
       visit(*s, [&](auto& x) { rewrite(x); });
@@ -75,6 +80,59 @@ class Scalarizer {
  private:
   [[noreturn]] void refuse(const Stmt& s, const std::string& why, const std::string& remedy) const {
     throw UserError(fmt::format("scalarize: `{}`: {}", print_stmt(s, k_), why), remedy);
+  }
+
+  // A tensor argument passed by value: declared so, or (undeclared) used other than as an ndarray's base.
+  bool by_value(const ArgLoadStmt& s) const {
+    if (s.type.pointer) return false;
+    if (const ArgDecl* a = k_.find_arg(s.arg_index)) return a->by_value_tensor();
+    for (const Stmt::Use& u : s.uses())
+      if (!isa<ExternalPtrStmt>(u.user())) return true;
+    return false;
+  }
+
+  // Each tensor argument passed by value becomes one scalar argument per element, at fresh
+  // indices after every index the kernel names: ArgDecl::element_of links them to the caller's
+  // tensor. Planned before anything changes, so that too many elements leave the kernel as it was.
+  struct ElementArgs {
+    DataType type;           // the tensor's type
+    std::vector<int> index;  // per element
+  };
+  void plan_element_args(const std::vector<Stmt*>& order) {
+    int next = 0;
+    for (const ArgDecl& a : k_.args) next = std::max({next, a.index + 1, a.element_of + 1});
+    walk(k_.root(), [&](Stmt& s) {
+      if (auto* a = dyn_cast<ArgLoadStmt>(&s)) next = std::max(next, a->arg_index + 1);
+    });
+    for (Stmt* s : order) {
+      auto* a = dyn_cast<ArgLoadStmt>(s);
+      if (!a || !by_value(*a)) continue;
+      by_value_loads_.insert(a);
+      if (element_args_.count(a->arg_index)) continue;
+      int64_t n = tensor_elements(a->type);
+      if (next + n - 1 > kMaxArgIndex)
+        refuse(
+            *a,
+            fmt::format("its {} elements would need argument indices up to {}, past {}", n, next + n - 1, kMaxArgIndex),
+            "pass the tensor as an ndarray (`arg N : ndarray<[Tensor (3) f32], 0>`)");
+      ElementArgs& e = element_args_[a->arg_index];
+      e.type = a->type;
+      for (int64_t i = 0; i < n; ++i) e.index.push_back(next++);
+    }
+  }
+  void declare_element_args() {
+    for (const auto& [tensor_arg, e] : element_args_) {
+      std::erase_if(k_.args, [&](const ArgDecl& a) { return a.index == tensor_arg; });
+      for (size_t i = 0; i < e.index.size(); ++i) {
+        ArgDecl d;
+        d.index = e.index[i];
+        d.dtype = e.type.scalar;
+        d.element_of = tensor_arg;
+        d.element = static_cast<int>(i);
+        k_.args.push_back(d);
+      }
+      ++r_.fields;
+    }
   }
 
   // A struct for over a tensor field walks its cells (the interpreter strips the cell's dimensions
@@ -140,12 +198,17 @@ class Scalarizer {
         if (static_cast<const UnaryOpStmt&>(s).op == UnaryOp::cast_bits)
           refuse(s, "a bit cast of a tensor is not scalarized", "cast element by element (get_element, then cast)");
         return;
-      case StmtKind::ArgLoad:
+      case StmtKind::ArgLoad: {
+        bool value = by_value(static_cast<const ArgLoadStmt&>(s));
         for (const Stmt::Use& u : s.uses())
-          if (!isa<ExternalPtrStmt>(u.user()))
-            refuse(s, "a tensor argument passed by value is not scalarized",
-                   "pass the tensor as an ndarray (`arg N : ndarray<[Tensor (3) f32], 0>`)");
+          if (isa<ExternalPtrStmt>(u.user()) == value)
+            refuse(s,
+                   value ? "a tensor argument passed by value addresses no ndarray"
+                         : "the base of an ndarray of tensors is used as a value",
+                   value ? "declare the argument as an ndarray (`arg N : ndarray<[Tensor (3) f32], 1>`)"
+                         : "declare a tensor passed by value in the header (`arg N : [Tensor (3) f32]`)");
         return;
+      }
       case StmtKind::MatrixPtr: {
         const auto& m = static_cast<const MatrixPtrStmt&>(s);
         const Stmt* origin = m.origin();
@@ -215,7 +278,15 @@ class Scalarizer {
     for (int64_t e = 0; e < lanes(s.type); ++e) out.push_back(add(external(s, consts(multi_index(dims, e)))));
     doom(s);
   }
-  void rewrite(ArgLoadStmt& s) { s.type = DataType::pointer_to(s.type.scalar); }  // an ndarray's base
+  void rewrite(ArgLoadStmt& s) {
+    if (!by_value_loads_.count(&s)) {
+      s.type = DataType::pointer_to(s.type.scalar);  // an ndarray's base
+      return;
+    }
+    for (int index : element_args_.at(s.arg_index).index)
+      values_[&s].push_back(add(k_.make<ArgLoadStmt>(index, s.type.element())));
+    doom(s);
+  }
   void rewrite(GlobalTemporaryStmt& s) {
     int bytes = bit_width(s.type.scalar) / 8;
     std::vector<Stmt*>& out = pointers_[&s];
@@ -336,6 +407,8 @@ class Scalarizer {
   std::unordered_map<const Stmt*, std::vector<Stmt*>> pointers_;  // pointer to a tensor -> per element
   std::vector<Stmt*> doomed_;                                     // in pre-order
   std::unordered_map<std::string, std::string> cell_spaces_;      // tensor field -> the space of its cells
+  std::map<int, ElementArgs> element_args_;                       // tensor argument passed by value -> elements
+  std::unordered_set<const Stmt*> by_value_loads_;                // its argloads, found before the kernel changes
 };
 
 }  // namespace

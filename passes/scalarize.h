@@ -13,8 +13,12 @@
 //   extents); `matrix of global ptr` / `matrix of matrix ptr` are their element pointers; a tensor
 //   global temporary becomes one temporary per element (consecutive offsets). A struct for over a
 //   tensor field keeps walking its cells: it walks a new space of their shape (`dense v.cells : [N]`).
+// - A tensor argument passed by value (`arg 2 : [Tensor (2) f32]`) becomes one scalar argument per
+//   element at fresh indices after every index the kernel names (`arg 3 : f32 element 0 of arg 2`,
+//   ir/kernel.h ArgDecl::element_of); the runtime binds them from the caller's tensor.
 // Refused with a located error (the kernel is left unchanged): a variable offset into a local tensor,
-// a bit cast of a tensor, a tensor argument passed by value, a tensor through the SNode access chain,
+// a bit cast of a tensor, a tensor argument with more elements than free argument indices, a tensor
+// through the SNode access chain,
 // a struct for over the cells of a tensor field of undeclared shape, and any other statement with a
 // tensor operand (print, stack, return...).
 // Pre: a verified kernel. Post: verified; no statement, field or argument has a tensor type; the
@@ -28,7 +32,7 @@ namespace pb::passes {
 struct ScalarizeResult {
   int64_t tensor_statements = 0;  // removed tensor-typed statements
   int64_t scalar_statements = 0;  // statements created for their elements
-  int64_t fields = 0;             // fields and ndarray arguments whose tensor cells became dimensions
+  int64_t fields = 0;             // fields, ndarray arguments and tensor arguments made scalar
 };
 
 ScalarizeResult scalarize(ir::Kernel& k);

@@ -23,7 +23,8 @@ int64_t stack_capacity(const ir::AdStackAllocaStmt& s, const ir::Kernel& k, cons
   if (s.max_size > 0 || !s.size) return s.max_size;
   ir::SizeEnv env;
   env.arg = [&](int index) -> int64_t {
-    if (index < 0 || static_cast<size_t>(index) >= st.args.size() || st.args[static_cast<size_t>(index)].is_ndarray)
+    if (index < 0 || static_cast<size_t>(index) >= st.args.size() || st.args[static_cast<size_t>(index)].is_ndarray ||
+        st.args[static_cast<size_t>(index)].is_tensor)
       throw UserError(fmt::format("argument {} is not given as a scalar", index), "add it to the inputs' \"args\"");
     return st.args[static_cast<size_t>(index)].scalar.as_i64();
   };

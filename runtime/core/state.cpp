@@ -89,6 +89,7 @@ struct Uses {
   std::set<std::string> struct_for_spaces;
   std::map<int, ir::DataType> argload_types;  // undeclared arguments: the argload's type
   std::map<int, size_t> ndarray_ndim;         // arguments indexed by external_ptr -> index count
+  std::set<int> tensor_values;                // undeclared tensor arguments used as values, not as ndarray bases
 };
 
 // Whether the access chain into a place reaches it through 0-d lookups only (`linearized(ind {},
@@ -113,7 +114,12 @@ Uses collect_uses(const ir::Kernel& k) {
       if (auto f = k.find_field(g->to)) u.zero_d_places.insert(*f);
     if (auto* p = ir::dyn_cast<ir::GlobalPtrStmt>(&s)) u.field_ndim[p->field] = p->indices().size();
     if (auto* f = ir::dyn_cast<ir::StructForStmt>(&s)) u.struct_for_spaces.insert(f->space);
-    if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s)) u.argload_types.emplace(a->arg_index, a->type);
+    if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s)) {
+      u.argload_types.emplace(a->arg_index, a->type);
+      if (a->type.is_tensor() && !a->type.pointer)
+        for (const ir::Stmt::Use& use : a->uses())
+          if (!ir::isa<ir::ExternalPtrStmt>(use.user())) u.tensor_values.insert(a->arg_index);
+    }
     if (auto* e = ir::dyn_cast<ir::ExternalPtrStmt>(&s))
       if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(e->base())) u.ndarray_ndim[a->arg_index] = e->indices().size();
   });
@@ -275,14 +281,36 @@ ArgValue read_ndarray(const json& j, ir::ScalarKind dtype, const ir::Shape& cell
   return a;
 }
 
+// A tensor passed by value: an array, flat (row-major) or nested as `cell`, or of any shape when
+// `cell` is unknown (the caller's tensor behind element arguments).
+ArgValue read_tensor_arg(const json& j, ir::ScalarKind dtype, std::optional<ir::Shape> cell, const std::string& what) {
+  if (!j.is_array())
+    throw UserError(fmt::format("{} is a tensor, but the inputs give {}", what, j.dump()),
+                    "give its elements as an array, such as [0.5, 1.5] for a [Tensor (2) f32]");
+  ArgValue a;
+  a.is_tensor = true;
+  a.array = detail::read_buffer(j, dtype, cell ? *cell : detail::nested_shape(j, what), what);
+  return a;
+}
+
+// The caller's tensor arguments that the kernel reads through element arguments -> their dtype.
+std::map<int, ir::ScalarKind> element_sources(const ir::Kernel& k) {
+  std::map<int, ir::ScalarKind> out;
+  for (const ir::ArgDecl& a : k.args)
+    if (a.element_of >= 0) out.emplace(a.element_of, a.dtype);
+  return out;
+}
+
 void read_args(const ir::Kernel& k, const json& inputs, const Uses& uses, State& st) {
   const json empty = json::array();
   const json& given = inputs.contains("args") ? inputs.at("args") : empty;
   if (!given.is_array())
     throw UserError(fmt::format("inputs: \"args\" is {}, not a list", given.dump()),
                     "give \"args\" as a list with one entry per kernel argument, in argument order");
+  std::map<int, ir::ScalarKind> sources = element_sources(k);
   size_t count = 0;
-  for (const ir::ArgDecl& a : k.args) count = std::max(count, static_cast<size_t>(a.index) + 1);
+  for (const ir::ArgDecl& a : k.args)
+    count = std::max(count, static_cast<size_t>(a.element_of >= 0 ? a.element_of : a.index) + 1);
   for (const auto& [index, type] : uses.argload_types) count = std::max(count, static_cast<size_t>(index) + 1);
   if (given.size() > count)
     throw UserError(fmt::format("inputs give {} argument(s) but the kernel has {}", given.size(), count),
@@ -292,6 +320,13 @@ void read_args(const ir::Kernel& k, const json& inputs, const Uses& uses, State&
     std::string what = fmt::format("argument {}", i);
     const ir::ArgDecl* decl = k.find_arg(static_cast<int>(i));
     auto load = uses.argload_types.find(static_cast<int>(i));
+    if (decl && decl->element_of >= 0) continue;  // bound from its tensor below
+    if (auto src = sources.find(static_cast<int>(i)); src != sources.end()) {
+      if (i >= given.size())
+        throw UserError(fmt::format("{} is missing from the inputs", what), "add it to \"args\" (an array)");
+      st.args[i] = read_tensor_arg(given[i], src->second, std::nullopt, what);
+      continue;
+    }
     if (!decl && load == uses.argload_types.end()) {  // neither declared nor loaded: keep whatever is given
       if (i < given.size() && given[i].is_number()) st.args[i].scalar = ir::Value::make_f64(given[i].get<double>());
       continue;
@@ -300,10 +335,13 @@ void read_args(const ir::Kernel& k, const json& inputs, const Uses& uses, State&
       throw UserError(fmt::format("{} is missing from the inputs", what),
                       "add it to \"args\" (a number, or an ndarray object)");
     // The reference types the base of an ndarray of tensors as the tensor itself.
-    bool ndarray = decl ? decl->ndarray : load->second.pointer || load->second.is_tensor();
+    bool by_value = decl ? decl->by_value_tensor() : uses.tensor_values.count(static_cast<int>(i)) > 0;
+    bool ndarray = decl ? decl->ndarray : !by_value && (load->second.pointer || load->second.is_tensor());
     ir::ScalarKind dtype = decl ? decl->dtype : load->second.scalar;
     ir::Shape cell = cell_dims(decl ? decl->tensor : load->second.tensor);
-    if (ndarray) {
+    if (by_value) {
+      st.args[i] = read_tensor_arg(given[i], dtype, cell, what);
+    } else if (ndarray) {
       std::optional<size_t> ndim;
       if (decl) ndim = static_cast<size_t>(decl->ndim);
       if (auto it = uses.ndarray_ndim.find(static_cast<int>(i)); it != uses.ndarray_ndim.end()) ndim = it->second;
@@ -312,6 +350,7 @@ void read_args(const ir::Kernel& k, const json& inputs, const Uses& uses, State&
       st.args[i].scalar = detail::value_from_json(given[i], dtype, what);
     }
   }
+  bind_element_args(k, st);
 }
 
 }  // namespace
@@ -324,9 +363,27 @@ void widen_floats(Buffer& b) {
 }
 }  // namespace
 
+void bind_element_args(const ir::Kernel& k, State& s) {
+  for (const ir::ArgDecl& a : k.args) {
+    if (a.element_of < 0) continue;
+    auto source = static_cast<size_t>(a.element_of);
+    if (source >= s.args.size() || !s.args[source].is_tensor ||
+        static_cast<size_t>(a.element) >= s.args[source].array.size())
+      throw UserError(fmt::format("argument {} stands for element {} of argument {}, which is not given as a tensor "
+                                  "of that many elements",
+                                  a.index, a.element, a.element_of),
+                      fmt::format("give argument {} as an array of its elements", a.element_of));
+    auto index = static_cast<size_t>(a.index);
+    if (index >= s.args.size()) s.args.resize(index + 1);
+    s.args[index] = ArgValue{};
+    s.args[index].scalar = s.args[source].array.data[static_cast<size_t>(a.element)];
+  }
+}
+
 void widen_floats(State& s) {
   for (auto& [name, b] : s.fields) widen_floats(b);
   for (ArgValue& a : s.args) {
+    if (a.is_tensor) widen_floats(a.array);
     if (!a.is_ndarray) continue;
     widen_floats(a.array);
     if (a.grad) widen_floats(*a.grad);

@@ -1,9 +1,10 @@
 // Host memory a kernel runs against: field buffers, kernel arguments and index-space shapes,
 // read from and written back to the inputs JSON format:
 //   {"fields": {"x": {"shape": [4], "data": [...], "grad": [...], "dual": [...]}},
-//    "args": [3, 0.5, {"shape": [4], "data": [...], "grad": [...], "dual": [...]}],
+//    "args": [3, 0.5, [1, 2], {"shape": [4], "data": [...], "grad": [...], "dual": [...]}],
 //    "spaces": {"S1dense": [16]}, "active": {"S1pointer": [0, 1, 0, 1]}, "length": {"S2dynamic": [3, 0]}}
-// Data may be flat (row-major) or nested; non-finite floats are the strings "nan", "inf", "-inf".
+// An argument is a number, a tensor passed by value (an array, flat or nested), or an ndarray
+// object. Data may be flat (row-major) or nested; non-finite floats are the strings "nan", "inf", "-inf".
 #pragma once
 
 #include <map>
@@ -32,11 +33,13 @@ struct Buffer {
   size_t size() const { return data.size(); }
 };
 
-// One kernel argument: a scalar, or an ndarray with an optional gradient array.
+// One kernel argument: a scalar, a tensor passed by value, or an ndarray with an optional
+// gradient array.
 struct ArgValue {
   bool is_ndarray = false;
+  bool is_tensor = false;      // a tensor passed by value: its elements in `array`, shaped as the tensor
   ir::Value scalar;            // scalars only
-  Buffer array;                // ndarrays only
+  Buffer array;                // ndarrays and tensors
   std::optional<Buffer> grad;  // ndarrays only; read by `external_ptr ... is_grad=true`
   std::optional<Buffer> dual;  // ndarrays only; read by `external_ptr ... is_dual=true`
 };
@@ -55,7 +58,12 @@ struct State {
 // their primal's shape. Throws UserError naming the field/arg/space and the remedy.
 State make_state(const ir::Kernel& k, const nlohmann::json& inputs);
 
-// Makes every f32 and f16 buffer (fields, ndarrays and their companions) f64, exactly: what a
+// Gives `s` the scalar arguments that stand for elements of its tensor arguments
+// (ir::ArgDecl::element_of, made by scalarize), from those tensors. Throws UserError when a
+// tensor is not given or is too small.
+void bind_element_args(const ir::Kernel& k, State& s);
+
+// Makes every f32 and f16 buffer (fields, ndarrays and their companions, tensor arguments) f64, exactly: what a
 // kernel widened by ir::widen_f32_to_f64 runs on, so perturbed values keep double precision.
 void widen_floats(State& s);
 

@@ -43,7 +43,8 @@ std::string mismatch(const CpuModuleApi& api) {
     return "it was built for another version of passbench (interface " + std::to_string(api.abi) + ")";
   for (size_t i = 0; i < std::size(mine.sizes); ++i)
     if (api.sizes[i] != mine.sizes[i]) return "it was built from other sources than this executable";
-  if (!api.run_kernel || !api.module_text || !api.adopt_type_tables) return "its function table is incomplete";
+  if (!api.run_kernel || !api.module_text || !api.adopt_type_tables || !api.adopt_stmt_pool)
+    return "its function table is incomplete";
   return {};
 }
 
@@ -70,6 +71,7 @@ Loaded load() {
       continue;
     }
     api->adopt_type_tables(&ir::type_tables());
+    api->adopt_stmt_pool(ir::stmt_pool::current_pool());
     out.api = api;  // the handle stays open for the life of the process
     out.path = path;
     return out;

@@ -19,6 +19,7 @@
 #include "ir/widen.h"
 #include "runtime/core/access_check.h"
 #include "runtime/core/backend.h"
+#include "runtime/core/prepare.h"
 #include "runtime/core/stack_capacity.h"
 #include "runtime/cpu/cpu_impl.h"
 #include "runtime/cpu/sparse_host.h"
@@ -432,6 +433,7 @@ RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& option
   };
   RunResult result;
   auto start = Clock::now();
+  ElementArgsBound elements(k, state);  // a scalarized kernel reads its caller's tensor arguments by element
   // f64 mode: the kernel with every f32 widened to f64 (the buffers are converted by pack).
   std::unique_ptr<ir::Kernel> wide;
   if (options.f64) {

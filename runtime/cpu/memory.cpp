@@ -187,6 +187,7 @@ DeviceMemory pack(const CpuKernel& ck, const State& st) {
             pack_buffer(*a.dual, kind, sh.ndarray_duals.at(idx), fmt::format("the dual of ndarray argument {}", i));
       continue;
     }
+    if (a.is_tensor) continue;  // a scalarized kernel reads it through its element arguments
     auto it = ck.info().scalar_args.find(idx);
     const ir::ArgDecl* decl = k.find_arg(idx);
     ir::ScalarKind kind = it != ck.info().scalar_args.end() ? it->second : decl ? decl->dtype : a.scalar.kind();

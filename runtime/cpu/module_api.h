@@ -8,6 +8,8 @@
 //   the entry point are local), so only plain data crosses: const references to the caller's
 //   kernel and state, which the module reads (and, for the state, writes through its buffers), and
 //   results it fills in;
+// - the module allocates and frees statements in the caller's statement pool (ir/stmt_pool.h): a
+//   clone of the caller's kernel joins, and later leaves, the use lists of the caller's statements;
 // - no exception crosses: each call catches everything and returns it as a ModuleError, which the
 //   caller throws again as the same kind of error;
 // - quant and tensor types are ids into per-image tables: the module adopts the caller's;
@@ -20,13 +22,14 @@
 
 #include "ir/diagnostic.h"
 #include "ir/kernel.h"
+#include "ir/stmt_pool.h"
 #include "ir/type_tables.h"
 #include "runtime/core/launch.h"
 #include "runtime/core/state.h"
 
 namespace pb::runtime::cpu {
 
-inline constexpr int kCpuModuleAbi = 3;
+inline constexpr int kCpuModuleAbi = 4;
 
 struct ModuleError {
   enum class Kind { none, refusal, user, internal } kind = Kind::none;
@@ -51,6 +54,9 @@ struct CpuModuleApi {
   // Makes the module look quant and tensor type ids up in the caller's tables (ir/type_tables.h);
   // the loader calls it once, before anything else.
   void (*adopt_type_tables)(ir::TypeTables* host);
+  // Makes the module allocate statements from the caller's pool; the loader calls it with the
+  // type tables, before anything else.
+  void (*adopt_stmt_pool)(ir::stmt_pool::Pool* host);
 };
 
 }  // namespace pb::runtime::cpu

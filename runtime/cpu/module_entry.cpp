@@ -30,6 +30,12 @@ ModuleError guarded(F&& body) {
     e.kind = ModuleError::Kind::internal;
     e.message = "an unknown exception left the cpu backend";
   }
+  try {
+    raise_deferred_internal_error();  // a check that failed where it could not throw outranks the rest
+  } catch (const InternalError& x) {
+    e.kind = ModuleError::Kind::internal;
+    e.message = x.what();
+  }
   return e;
 }
 
@@ -52,7 +58,8 @@ const CpuModuleApi kApi{kCpuModuleAbi,
                         {sizeof(ir::Kernel), sizeof(State), sizeof(RunOptions), sizeof(RunResult)},
                         &run,
                         &text,
-                        &ir::adopt_type_tables};
+                        &ir::adopt_type_tables,
+                        &ir::stmt_pool::adopt_pool};
 
 }  // namespace
 }  // namespace pb::runtime::cpu

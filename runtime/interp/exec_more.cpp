@@ -116,8 +116,10 @@ struct More {
              "give an ndarray object for it");
       return Value{};
     }
-    if (a.is_ndarray)
-      fail(s, fmt::format("argument {} is an ndarray, but the kernel loads a scalar", s.arg_index),
+    if (a.is_ndarray || a.is_tensor)
+      fail(s,
+           fmt::format("argument {} is {}, but the kernel loads a scalar", s.arg_index,
+                       a.is_ndarray ? "an ndarray" : "a tensor"),
            "give a number for it");
     if (a.scalar.kind() == kind) return a.scalar;
     if (!ir::is_float(a.scalar.kind()) || !ir::is_float(kind))

@@ -48,9 +48,24 @@ struct Exec {
     }
   }
 
+  // The base of an ndarray of tensors (external_ptr addresses it), or a tensor passed by value.
   void operator()(const ir::ArgLoadStmt& s) const {
-    if (!s.type.is_tensor()) fail("a tensor argument is not run", "pass the tensor as an ndarray");
-    done();  // the base of an ndarray of tensors: external_ptr addresses it
+    const auto& args = ctx.args;
+    if (s.arg_index < 0 || static_cast<size_t>(s.arg_index) >= args.size())
+      fail(fmt::format("argument {} is not given", s.arg_index), "add it to the inputs' \"args\"");
+    const ArgValue& a = args[static_cast<size_t>(s.arg_index)];
+    if (a.is_ndarray || s.type.pointer) {
+      if (!a.is_ndarray)
+        fail(fmt::format("argument {} is not an ndarray, but the kernel addresses one", s.arg_index),
+             "give an ndarray object for it");
+      done();
+      return;
+    }
+    if (!a.is_tensor || a.array.size() != op.lanes)
+      fail(fmt::format("argument {} is not given as a tensor of {} elements", s.arg_index, op.lanes),
+           "give its elements as an array in the inputs' \"args\"");
+    for (uint32_t l = 0; l < op.lanes; ++l) set(l, a.array.data[l].cast_to(op.kind));
+    done();
   }
   void operator()(const ir::AllocaStmt&) const {
     uint32_t n = lanes_of_pointee();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/kernel.h"
+#include "runtime/core/state.h"
 #include "runtime/interp/program.h"
 #include "runtime/interp/temporaries.h"
 
@@ -14,11 +15,12 @@ namespace pb::runtime::detail {
 
 struct TensorContext {
   const ir::Kernel& kernel;
-  std::vector<ir::Value>& values;  // by slot
-  std::vector<char>& defined;      // by slot
-  std::vector<ir::Value*>& ptrs;   // by slot
-  Temporaries& temps;              // the kernel's global temporaries
-  const std::string& label;        // `kernel "name"`, for errors
+  std::vector<ir::Value>& values;     // by slot
+  std::vector<char>& defined;         // by slot
+  std::vector<ir::Value*>& ptrs;      // by slot
+  Temporaries& temps;                 // the kernel's global temporaries
+  const std::string& label;           // `kernel "name"`, for errors
+  const std::vector<ArgValue>& args;  // the kernel's arguments (tensors passed by value are read here)
 };
 
 // Runs `op` (op.tensor is set). Throws UserError, naming the statement, for what has no meaning

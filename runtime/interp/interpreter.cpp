@@ -15,14 +15,15 @@
 #include "ir/type_uses.h"
 #include "ir/visitor.h"
 #include "runtime/core/access_check.h"
+#include "runtime/core/prepare.h"
+#include "runtime/core/sparse.h"
+#include "runtime/core/stack_capacity.h"
 #include "runtime/interp/ad_stacks.h"
 #include "runtime/interp/decision_trace.h"
 #include "runtime/interp/exec_more.h"
 #include "runtime/interp/exec_tensor.h"
 #include "runtime/interp/interp_ops.h"
 #include "runtime/interp/program.h"
-#include "runtime/core/sparse.h"
-#include "runtime/core/stack_capacity.h"
 
 namespace pb::runtime {
 namespace {
@@ -114,7 +115,7 @@ class Interpreter {
     for (const Op& op : prog_.blocks[static_cast<size_t>(b)]) {
       tick(op);
       if (op.tensor) {
-        detail::TensorContext ctx{k_, values_, defined_, ptrs_, temps_, label_};
+        detail::TensorContext ctx{k_, values_, defined_, ptrs_, temps_, label_, st_.args};
         detail::exec_tensor(op, ctx);
         continue;
       }
@@ -594,6 +595,7 @@ class Interpreter {
 }  // namespace
 
 RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& options) {
+  ElementArgsBound elements(k, state);  // a scalarized kernel reads its caller's tensor arguments by element
   return Interpreter(k, state, options).run();
 }
 

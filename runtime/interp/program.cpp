@@ -104,11 +104,9 @@ class Compiler {
   }
   void resolve(const ir::ConstStmt& s, Op& op) {
     op.imm = s.value;
-    if (f64_ && (s.value.kind() == ir::ScalarKind::f32 || s.value.kind() == ir::ScalarKind::f16)) {
-      // The literal as written, read as a double (0.95, not the f32 nearest to it).
-      auto widened = ir::Value::parse(ir::ScalarKind::f64, s.value.to_string());
-      op.imm = widened ? *widened : ir::Value::make_f64(s.value.as_f64());
-    }
+    // Widened exactly: the constant's own f32 (or f16) value, as ir::widen_f32_to_f64 keeps it.
+    if (f64_ && (s.value.kind() == ir::ScalarKind::f32 || s.value.kind() == ir::ScalarKind::f16))
+      op.imm = s.value.cast_to(ir::ScalarKind::f64);
   }
   void resolve(const ir::RangeForStmt& s, Op& op) {
     op.aux = static_cast<int64_t>(p_.num_coords++);

@@ -29,7 +29,7 @@ std::optional<ir::Value> evaluate(const ir::Kernel& k, const ir::Stmt* s, const 
   if (const auto* a = ir::dyn_cast<ir::ArgLoadStmt>(s)) {
     if (a->arg_index < 0 || static_cast<size_t>(a->arg_index) >= state.args.size()) return std::nullopt;
     const ArgValue& v = state.args[static_cast<size_t>(a->arg_index)];
-    if (v.is_ndarray) return std::nullopt;
+    if (v.is_ndarray || v.is_tensor) return std::nullopt;
     return v.scalar;
   }
   if (const auto* u = ir::dyn_cast<ir::UnaryOpStmt>(s); u && u->op == ir::UnaryOp::cast_value) {

@@ -7,6 +7,7 @@
 #include "ir/printer.h"
 #include "ir/statements.h"
 #include "ir/visitor.h"
+#include "runtime/core/prepare.h"
 #include "runtime/core/stack_capacity.h"
 
 namespace pb::runtime::vulkan {
@@ -58,6 +59,7 @@ codegen::spirv::LoweringOptions lowering_for(const ir::Kernel& k, const DeviceIn
 
 RunReport run_kernel(Runtime& runtime, const ir::Kernel& k, State& state, const codegen::spirv::LoweringOptions& base,
                      const LaunchOptions& options) {
+  ElementArgsBound elements(k, state);  // a scalarized kernel reads its caller's tensor arguments by element
   codegen::spirv::LoweringOptions o = lowering_for(k, runtime.device(), base);
   o.while_budget =
       options.max_steps == 0 ? 0 : static_cast<uint32_t>(std::min<uint64_t>(options.max_steps, UINT32_MAX));

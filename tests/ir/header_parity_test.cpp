@@ -166,6 +166,20 @@ TEST(HeaderParity, ARankOnAScalarArgumentIsRefusedInJson) {
   EXPECT_NO_THROW(from_json(document(json::array(), json::array(), {arg})));
 }
 
+// A tensor passed by value and the element arguments of one read back as the text header writes
+// them; an element argument of a tensor the kernel declares itself is refused, as in text.
+TEST(HeaderParity, TensorAndElementArgumentsInJson) {
+  json tensor = {{"index", 2}, {"dtype", "[Tensor (2) f32]"}, {"ndarray", false}, {"ndim", 0}};
+  auto k = from_json(document(json::array(), json::array(), {tensor}));
+  EXPECT_EQ(print_kernel(*k), "arg 2 : [Tensor (2) f32]\nkernel {\n}\n");
+  json element = {{"index", 3}, {"dtype", "f32"}, {"ndarray", false}, {"ndim", 0}, {"element_of", 2}, {"element", 1}};
+  auto e = from_json(document(json::array(), json::array(), {element}));
+  EXPECT_EQ(print_kernel(*e), "arg 3 : f32 element 1 of arg 2\nkernel {\n}\n");
+  EXPECT_EQ(to_json(*from_json(to_json(*e))), to_json(*e));
+  EXPECT_TRUE(
+      has(json_error(document(json::array(), json::array(), {tensor, element})), "which the kernel declares itself"));
+}
+
 // Found by a 16-core json_kernel_fuzz campaign: a float where a list of integers belongs (an operand
 // 1e34) was converted with undefined behaviour; every integer list is now read checked.
 TEST(HeaderParity, AFloatInAnIntegerListIsALocatedError) {

@@ -149,6 +149,11 @@ const ErrorCase kCases[] = {
     {"DuplicateArgument", "arg 0 : i32\narg 0 : f32\n" + k(""), 2, "arg", "argument 0 is declared twice"},
     {"ArgumentIndexNotANumber", "arg x : i32\n" + k(""), 1, "x", "expected an integer"},
     {"UnknownArgumentType", "arg 0 : float\n" + k(""), 1, "float", "unknown argument type 'float'"},
+    {"UnknownTensorArgumentType", "arg 0 : [Tensor (2) g32]\n" + k(""), 1, "[Tensor", "unknown argument type"},
+    {"ElementArgumentWithoutSource", "arg 1 : f32 element 0 in arg 2\n" + k(""), 1, "in", "expected `of arg N`"},
+    // BUG(line start)
+    {"ElementArgumentOfADeclaredArgument", "arg 0 : [Tensor (2) f32]\narg 1 : f32 element 0 of arg 0\n" + k(""), 2,
+     "arg", "stands for an element of another"},
     // BUG(line start)
     {"TextAfterTheKernelOnItsOwnLine", k("") + "extra\n", 3, "extra", "unexpected text after the end of the kernel"},
     {"TextAfterTheKernelBrace", "kernel {\n} extra\n", 2, "extra", "extra"},

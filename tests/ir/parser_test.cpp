@@ -123,6 +123,23 @@ TEST(ParserModern, ExternalPtrIntoAnNdarrayArgument) {
   EXPECT_FALSE(e->is_grad);
 }
 
+// A tensor passed by value, as the reference prints its load; and the element arguments scalarize
+// makes of one.
+TEST(ParserModern, TensorArgumentPassedByValue) {
+  auto k =
+      parse_canonical("arg 2 : [Tensor (2, 2) f32]\n" +
+                      kernel_text("  <[Tensor (2, 2) f32]> $0 = argload[2]\n  <f32> $1 = get_element($0, 1, 0)\n"));
+  ASSERT_EQ(k->args.size(), 1u);
+  EXPECT_FALSE(k->args[0].ndarray);
+  EXPECT_TRUE(k->args[0].by_value_tensor());
+  EXPECT_EQ(to_string(stmts(*k)[0]->type), "[Tensor (2, 2) f32]");
+
+  auto e = parse_canonical("arg 3 : f32 element 1 of arg 2\n" + kernel_text("  <f32> $0 = argload[3]\n"));
+  ASSERT_EQ(e->args.size(), 1u);
+  EXPECT_EQ(e->args[0].element_of, 2);
+  EXPECT_EQ(e->args[0].element, 1);
+}
+
 TEST(ParserModern, AtomicWithEveryOp) {
   for (std::string op : {"add", "sub", "mul", "min", "max", "bit_and", "bit_or", "bit_xor"}) {
     SCOPED_TRACE(op);

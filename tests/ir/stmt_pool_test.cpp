@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "ir/assert.h"
 #include "ir/kernel.h"
 
 namespace pb::ir {
@@ -137,6 +138,28 @@ TEST(StmtPool, StatementsCrossThreads) {
   destroyer.join();
   churn.join();
   EXPECT_EQ(built, nullptr);
+}
+
+// A free the pool must not take (here: the wrong size) runs where throwing would terminate the
+// process; it is left alone and thrown at the next check instead.
+TEST(StmtPool, BadFreeIsReportedNotFatal) {
+  void* p = stmt_pool::allocate(16);
+  stmt_pool::deallocate(p, 24);
+  EXPECT_THROW(raise_deferred_internal_error(), InternalError);
+  EXPECT_NO_THROW(raise_deferred_internal_error());  // reported once
+  stmt_pool::deallocate(p, 16);
+  EXPECT_NO_THROW(raise_deferred_internal_error());
+}
+
+// A module that adopted another image's pool allocates from it; adopting this image's own pool
+// changes nothing.
+TEST(StmtPool, AdoptingTheCurrentPoolKeepsIt) {
+  stmt_pool::Pool* mine = stmt_pool::current_pool();
+  stmt_pool::adopt_pool(mine);
+  EXPECT_EQ(stmt_pool::current_pool(), mine);
+  auto s = make_const(1.0f);
+  s.reset();
+  EXPECT_NO_THROW(raise_deferred_internal_error());
 }
 
 }  // namespace

@@ -278,6 +278,18 @@ TEST(VerifierTypes, ArgloadOfAnUndeclaredArgumentWithoutHint) {
   expect_one_error(*kernel, "$0 = argload[3]", "type of argument 3 is unknown");
 }
 
+TEST(VerifierTypes, TensorArgumentPassedByValue) {
+  auto loaded_as_scalar = parse("arg 2 : [Tensor (2) f32]\n" + k("  <f32> $0 = argload[2]\n"));
+  expect_one_error(*loaded_as_scalar, "<f32> $0 = argload[2]", "disagrees with the type the operands give");
+  auto as_ndarray =
+      parse("arg 2 : [Tensor (2) f32]\n" + k("  <[Tensor (2) f32]> $0 = argload[2]\n  <i32> $1 = const 0\n"
+                                             "  <*f32> $2 = external_ptr $0, [$1] layout=AOS is_grad=false\n"));
+  expect_one_error(*as_ndarray, "<*f32> $2 = external_ptr $0, [$1] layout=AOS is_grad=false",
+                   "argument 2 is a tensor passed by value, not an ndarray");
+  auto whole = parse("arg 3 : f32 element 0 of arg 2\n" + k("  <[Tensor (2) f32]> $0 = argload[2]\n"));
+  expect_one_error(*whole, "<[Tensor (2) f32]> $0 = argload[2]", "argument 2 is passed as its elements");
+}
+
 TEST(VerifierStructure, LoopIndexOfALoopThatDoesNotEncloseIt) {
   auto kernel = parse(
       k("  <i32> $0 = const 4\n  $1 : for in range($0, $0) block_dim=adaptive {\n  }\n  <i32> $2 = loop $1 index 0\n"));

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "interp_test_util.h"
+#include "passes/scalarize.h"
 
 namespace pb::runtime::test {
 namespace {
@@ -83,12 +84,65 @@ kernel {
   auto dbl = run_text(text, nullptr, o);
   EXPECT_EQ(dbl.field("out").dtype, ir::ScalarKind::f64);  // results keep double precision
   EXPECT_NEAR(dbl.at("out").as_f64(), 1e-10, 1e-16);
-  EXPECT_EQ(dbl.at("out").as_f64(), (1.0 + 1e-10) - 1.0);  // the literal 1e-10, not the f32 nearest to it
+  EXPECT_EQ(dbl.at("out").as_f64(), (1.0 + static_cast<double>(1e-10f)) - 1.0);  // the constant's f32 value
 
   // A later f32 run narrows the buffers back.
   run_kernel(*dbl.kernel, dbl.state, {});
   EXPECT_EQ(dbl.field("out").dtype, ir::ScalarKind::f32);
   EXPECT_EQ(dbl.at("out").as_f32(), 0.0f);
+}
+
+// -0.6923828 is printed for the f32 -709/1024: --f64 adds the f32 value, not the double nearest
+// to its shortest decimal.
+TEST(InterpOptions, F64WidensConstantsExactly) {
+  const char* text = R"(field out : f32[]
+kernel {
+  <f32> $1 = const -0.6923828
+  <*f32> $2 = global ptr [out], index [] activate=true
+  $3 : global store [$2 <- $1]
+}
+)";
+  RunOptions o;
+  o.f64 = true;
+  auto dbl = run_text(text, nullptr, o);
+  EXPECT_EQ(dbl.at("out").as_f64(), -709.0 / 1024.0);
+}
+
+// A tensor passed by value runs as written, and scalarized through element arguments bound from
+// the same state, which gets its own arguments back afterwards.
+TEST(InterpArgs, TensorPassedByValueRunsAsWrittenAndByElement) {
+  const char* text = R"(field y : f32[2]
+arg 1 : [Tensor (2) f32]
+kernel {
+  <[Tensor (2) f32]> $0 = argload[1]
+  <[Tensor (2) f32]> $1 = mul $0 $0
+  <f32> $2 = get_element($1, 0)
+  <f32> $3 = get_element($1, 1)
+  <i32> $4 = const 0
+  <i32> $5 = const 1
+  <*f32> $6 = global ptr [y], index [$4] activate=true
+  $7 : global store [$6 <- $2]
+  <*f32> $8 = global ptr [y], index [$5] activate=true
+  $9 : global store [$8 <- $3]
+}
+)";
+  json inputs = {{"args", {0, {1.5, -3.0}}}};
+  auto as_written = run_text(text, inputs);
+  EXPECT_EQ(as_written.at("y", 0).as_f32(), 2.25f);
+  EXPECT_EQ(as_written.at("y", 1).as_f32(), 9.0f);
+
+  auto scalar = as_written.kernel->clone();
+  passes::scalarize(*scalar);
+  ASSERT_EQ(scalar->args.size(), 2u);
+  EXPECT_EQ(scalar->args[1].element_of, 1);
+  EXPECT_EQ(scalar->args[1].element, 1);
+  State st = make_state(*as_written.kernel, inputs);
+  run_kernel(*scalar, st);
+  EXPECT_EQ(st.fields.at("y").data.at(1).as_f32(), 9.0f);
+  EXPECT_EQ(st.args.size(), 2u);  // the element arguments were the run's only
+  EXPECT_TRUE(st.args[1].is_tensor);
+
+  EXPECT_TRUE(contains(run_error(text, json{{"args", {0, 1.5}}}), "argument 1 is a tensor"));
 }
 
 TEST(InterpOptions, F64WidensFieldInputsAndScalarArgs) {

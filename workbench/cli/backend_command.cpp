@@ -102,6 +102,9 @@ int cmd_fixture_backend(const FixtureArgs& a) {
       } catch (const UserError& e) {
         outcomes[i].passed = false;
         outcomes[i].rows.push_back(workbench::failed_row(workbench::Backend::interp, e.diagnostic().message));
+      } catch (const std::exception& e) {  // must not leave the worker thread, which would terminate the process
+        outcomes[i].passed = false;
+        outcomes[i].rows.push_back(workbench::failed_row(workbench::Backend::interp, e.what()));
       }
     }
   };

@@ -175,7 +175,12 @@ int cmd_fixture(const FixtureArgs& a) {
   auto work = [&] {
     for (size_t i; (i = next++) < files.size();) {
       progress->set(fixture_progress(i, files.size(), done, files[i]));
-      outcomes[i] = a.update ? workbench::update_fixture(files[i]) : workbench::check_fixture(files[i]);
+      // An exception must not leave a worker thread (that terminates the process): it fails the fixture.
+      try {
+        outcomes[i] = a.update ? workbench::update_fixture(files[i]) : workbench::check_fixture(files[i]);
+      } catch (const std::exception& e) {
+        outcomes[i] = {files[i], false, {fmt::format("passbench: {}", e.what())}, false};
+      }
       ++done;
     }
   };

@@ -93,7 +93,7 @@ void suggest_options(CLI::App& app, const std::string& message) {
 
 // The function-try-block catches what building the command line may throw (CLI11 reports a bad
 // option table by exception): nothing escapes main.
-int main(int argc, char** argv) try {
+static int run_command(int argc, char** argv) try {
   CLI::App app{"passbench: a pass workbench for the CHI IR of Taichi-family compilers"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "passbench 0.1.0");
@@ -423,4 +423,16 @@ int main(int argc, char** argv) try {
 } catch (const std::exception& e) {
   std::cerr << "passbench: internal error: " << e.what() << "\n";
   return 1;
+}
+
+// A check that failed where it could not throw (in a destructor) is reported when the command ends.
+int main(int argc, char** argv) {
+  int rc = run_command(argc, argv);
+  try {
+    pb::raise_deferred_internal_error();
+  } catch (const pb::InternalError& e) {
+    std::cerr << "passbench: " << e.what() << "\nThis is a bug in passbench; please report it with the input.\n";
+    return 1;
+  }
+  return rc;
 }
