@@ -77,8 +77,10 @@ RunRequest fixture_request(const nlohmann::json& fx, const fs::path& dir, const 
   if (!pipeline.empty() && forward_fixture(fx)) {
     req.mode = runtime::Mode::forward;
     req.pipeline = pipeline;
-    if (fx.contains("dual")) req.seed_duals = seeds_of(fx["dual"].value("seed", nlohmann::json::object()));
-    if (req.seed_duals.empty() && fx.contains("jvpcheck") && fx["jvpcheck"].contains("wrt"))
+    // A "dual" run's seeds are its own, even none (the inputs' dual arrays are then the tangent).
+    if (fx.contains("dual"))
+      req.seed_duals = seeds_of(fx["dual"].value("seed", nlohmann::json::object()));
+    else if (fx.contains("jvpcheck") && fx["jvpcheck"].contains("wrt"))
       for (const auto& name : fx["jvpcheck"]["wrt"]) req.seed_duals.emplace_back(name.get<std::string>(), 1.0);
   } else if (!pipeline.empty() && (fx.contains("grad") || fx.contains("gradcheck"))) {
     req.mode = runtime::Mode::reverse;
@@ -90,9 +92,10 @@ RunRequest fixture_request(const nlohmann::json& fx, const fs::path& dir, const 
   return req;
 }
 
-// A tangent request without seeds would compare zero tangents: seed every float field's dual.
-void seed_every_dual(PreparedRequest& p) {
-  if (p.exec.mode != runtime::Mode::forward || !p.exec.dual_seeds.empty()) return;
+// A tangent request without seeds would compare zero tangents: seed every float field's dual,
+// unless the fixture's "dual" run states its seeds (none: the inputs give the duals).
+void seed_every_dual(PreparedRequest& p, const nlohmann::json& fx) {
+  if (p.exec.mode != runtime::Mode::forward || !p.exec.dual_seeds.empty() || fx.contains("dual")) return;
   for (const ir::Field& f : p.derived->fields())
     if (f.dual && !f.primal && ir::is_float(f.dtype)) p.exec.dual_seeds.emplace_back(f.name, 1.0);
 }
@@ -251,7 +254,7 @@ FixtureBackendOutcome check_fixture_on_backends(const std::string& path, const s
   RunRequest req = fixture_request(fx, dir, path);
   apply_plain_pipeline(*k, req, fx.value("pipeline", ""));
   PreparedRequest p = prepare_request(*k, req);
-  seed_every_dual(p);
+  seed_every_dual(p, fx);
   bool must_fail = fx.contains("expect") && fx["expect"].contains("error");
   std::optional<runtime::ExecutionResult> want;
   try {
