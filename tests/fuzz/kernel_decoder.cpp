@@ -20,7 +20,7 @@ class ByteChoices final : public workbench::KernelChoices {
   int64_t in_range(int64_t lo, int64_t hi) override { return in_.ConsumeIntegralInRange<int64_t>(lo, hi); }
   bool flag() override { return in_.ConsumeBool(); }
   double real() override { return in_.ConsumeFloatingPoint<double>(); }
-  bool exhausted() const override { return in_.remaining_bytes() == 0; }
+  bool exhausted() override { return in_.remaining_bytes() == 0; }
 
  private:
   FuzzedDataProvider in_;

@@ -58,6 +58,8 @@ workbench::DifftestOptions difftest_options(const DifftestArgs& a) {
   if (std::find(o.backends.begin(), o.backends.end(), workbench::Backend::interp) == o.backends.end())
     o.backends.insert(o.backends.begin(), workbench::Backend::interp);
   o.backend_options.device = a.device;
+  o.tolerances.f32 = a.rtol_f32;
+  o.tolerances.f64 = a.rtol_f64;
   return o;
 }
 

@@ -15,9 +15,10 @@ struct DifftestArgs {
   std::string out;     // where findings are written
   std::string backend = "all";
   std::string device;
-  int jobs = 1;          // seed mode: kernels checked at once
-  bool reduce = true;    // reduce each finding before writing it
-  bool verbose = false;  // seed mode: every oracle's line of every kernel
+  double rtol_f32 = 1e-5, rtol_f64 = 1e-12;  // backends and pipelines against the interpreter
+  int jobs = 1;                              // seed mode: kernels checked at once
+  bool reduce = true;                        // reduce each finding before writing it
+  bool verbose = false;                      // seed mode: every oracle's line of every kernel
 };
 // One line per oracle and a summary (per kernel with findings in seed mode); 0 when no oracle
 // failed and some oracle passed, 1 otherwise.

@@ -258,6 +258,10 @@ int main(int argc, char** argv) try {
   difftest->add_option("--backend", difftest_args.backend, "the backends compared (the interpreter always runs)")
       ->capture_default_str();
   difftest->add_option("--device", difftest_args.device, "Vulkan: a substring of the device name");
+  difftest->add_option("--rtol-f32", difftest_args.rtol_f32, "relative tolerance for f32 (backends, pipelines)")
+      ->capture_default_str();
+  difftest->add_option("--rtol-f64", difftest_args.rtol_f64, "relative tolerance for f64 (backends, pipelines)")
+      ->capture_default_str();
   difftest->add_option("-j,--jobs", difftest_args.jobs, "with --seeds: kernels checked at once")->capture_default_str();
   difftest->add_flag("-v,--verbose", difftest_args.verbose, "with --seeds: every oracle's line for every kernel");
 

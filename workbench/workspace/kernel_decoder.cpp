@@ -330,7 +330,7 @@ class SeededChoices final : public KernelChoices {
     double v = std::ldexp(mantissa, static_cast<int>(in_range(-4, 4)));
     return flag() ? -v : v;
   }
-  bool exhausted() const override { return used_ >= budget_; }
+  bool exhausted() override { return used_ >= budget_; }
 
  private:
   std::mt19937_64 random_;

@@ -22,7 +22,7 @@ class KernelChoices {
   virtual int64_t in_range(int64_t lo, int64_t hi) = 0;  // lo <= result <= hi
   virtual bool flag() = 0;
   virtual double real() = 0;  // an unusual float constant
-  virtual bool exhausted() const = 0;
+  virtual bool exhausted() = 0;
 };
 
 struct DecodedKernel {
