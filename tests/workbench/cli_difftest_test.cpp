@@ -77,4 +77,12 @@ TEST(CliDifftest, MisuseIsAUsageError) {
   }
 }
 
+TEST(CliDifftest, BadInputsAreAUsageErrorNotARefusalPerOracle) {
+  std::string in = write_temp("bad_inputs.json", R"({"fields": {"nope": {"data": [1]}}})");
+  auto r = run_cli("difftest " + kFixture + " --inputs " + in + " --backend=interp");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("nope"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("REFUSED"), std::string::npos) << r.out;
+}
+
 }  // namespace

@@ -95,6 +95,7 @@ int difftest_file(const DifftestArgs& a) {
   s.loss = a.loss;
   if (s.loss.empty() && inputs.gradcheck && (*inputs.gradcheck)["loss"].is_string())
     s.loss = (*inputs.gradcheck)["loss"].get<std::string>();
+  workbench::state_from_inputs(*k, s.inputs, s.inputs_name);  // bad inputs are exit 2, not a refusal per oracle
   workbench::DifftestOptions o = difftest_options(a);
   std::vector<workbench::OracleOutcome> outcomes;
   {
@@ -132,14 +133,19 @@ int difftest_seeds(const DifftestArgs& a) {
   auto work = [&] {
     for (size_t i; (i = next++) < seeds.size(); ++done) {
       progress->set(fmt::format("kernel {} of {}, {} done: seed {}", i + 1, seeds.size(), done.load(), seeds[i]));
-      workbench::DecodedKernel d = workbench::generate_kernel(seeds[i]);
-      PB_ASSERT(ir::verify(*d.kernel).empty(), "a generated kernel does not verify");
-      workbench::DifftestSubject s;
-      s.kernel = d.kernel.get();
-      s.inputs = d.inputs;
-      s.kernel_name = fmt::format("seed {}", seeds[i]);
-      results[i].outcomes = workbench::run_oracles(s, o);
-      results[i].saved = save_findings(a, s, results[i].outcomes, fmt::format("seed{}", seeds[i]), o);
+      try {
+        workbench::DecodedKernel d = workbench::generate_kernel(seeds[i]);
+        PB_ASSERT(ir::verify(*d.kernel).empty(), "a generated kernel does not verify");
+        workbench::DifftestSubject s;
+        s.kernel = d.kernel.get();
+        s.inputs = d.inputs;
+        s.kernel_name = fmt::format("seed {}", seeds[i]);
+        results[i].outcomes = workbench::run_oracles(s, o);
+        results[i].saved = save_findings(a, s, results[i].outcomes, fmt::format("seed{}", seeds[i]), o);
+      } catch (const std::exception& e) {
+        // Nothing may escape a worker thread: what went wrong is this seed's finding.
+        results[i].outcomes.push_back({"difftest", workbench::Verdict::fail, 0, e.what(), {}});
+      }
     }
   };
   std::vector<std::thread> workers;
