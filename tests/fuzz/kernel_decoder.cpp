@@ -2,305 +2,37 @@
 
 #include <fuzzer/FuzzedDataProvider.h>
 
-#include <array>
-#include <string>
-#include <vector>
+#include <string_view>
 
-#include "ir/builder.h"
 #include "ir/diagnostic.h"
 #include "ir/parser.h"
-#include "ir/type_rules.h"
 #include "ir/verifier.h"
+#include "workbench/workspace/kernel_decoder.h"
 
 namespace pb::fuzz {
 
 namespace {
 
-using namespace pb::ir;
-
-constexpr int kMaxStatements = 160;  // per kernel, so that one execution stays fast
-constexpr int kMaxLoopDepth = 4;     // nested blocks below the parallel loop
-
-constexpr std::array kFloatUnary = {UnaryOp::neg,  UnaryOp::sqrt,  UnaryOp::rsqrt, UnaryOp::sin,
-                                    UnaryOp::cos,  UnaryOp::tan,   UnaryOp::tanh,  UnaryOp::asin,
-                                    UnaryOp::acos, UnaryOp::exp,   UnaryOp::log,   UnaryOp::abs,
-                                    UnaryOp::sgn,  UnaryOp::floor, UnaryOp::ceil,  UnaryOp::round};
-constexpr std::array kFloatBinary = {BinaryOp::add, BinaryOp::sub, BinaryOp::mul, BinaryOp::div,   BinaryOp::mod,
-                                     BinaryOp::pow, BinaryOp::max, BinaryOp::min, BinaryOp::atan2, BinaryOp::floordiv};
-constexpr std::array kIntBinary = {BinaryOp::add,    BinaryOp::sub,     BinaryOp::mul,     BinaryOp::floordiv,
-                                   BinaryOp::mod,    BinaryOp::max,     BinaryOp::min,     BinaryOp::bit_and,
-                                   BinaryOp::bit_or, BinaryOp::bit_xor, BinaryOp::bit_shl, BinaryOp::bit_shr,
-                                   BinaryOp::bit_sar};
-constexpr std::array kCompare = {BinaryOp::cmp_lt, BinaryOp::cmp_le, BinaryOp::cmp_gt,
-                                 BinaryOp::cmp_ge, BinaryOp::cmp_eq, BinaryOp::cmp_ne};
-constexpr std::array kAtomic = {AtomicOp::add, AtomicOp::sub, AtomicOp::max, AtomicOp::min};
-constexpr std::array kFloatConstants = {0.0, 0.5, 1.0, 1.5, 2.0, -1.0, 3.0, 0.25};
-
-class Decoder {
+// The decoder's choices read from the fuzzer's bytes.
+class ByteChoices final : public workbench::KernelChoices {
  public:
-  Decoder(const uint8_t* data, size_t size) : in_(data, size) {}
-
-  FuzzKernel run() {
-    declare();
-    b_.set_insertion_point_end(k_->root());
-    zero_ = b_.const_i32(0);
-    loops_ = 1 + in_.ConsumeIntegralInRange<int>(0, 1);
-    for (int i = 0; i < loops_ && statements_ < kMaxStatements; ++i) parallel_loop();
-    FuzzKernel out;
-    out.inputs = inputs();
-    out.kernel = std::move(k_);
-    out.decoded = true;
-    return out;
-  }
+  ByteChoices(const uint8_t* data, size_t size) : in_(data, size) {}
+  int64_t in_range(int64_t lo, int64_t hi) override { return in_.ConsumeIntegralInRange<int64_t>(lo, hi); }
+  bool flag() override { return in_.ConsumeBool(); }
+  double real() override { return in_.ConsumeFloatingPoint<double>(); }
+  bool exhausted() override { return in_.remaining_bytes() == 0; }
 
  private:
-  // Values visible at the insertion point, by kind; blocks truncate them on exit.
-  struct Visible {
-    std::vector<Stmt*> floats, ints, indices, bools, locals;
-  };
-
-  template <class T>
-  const T& pick(const std::vector<T>& v) {
-    return v[in_.ConsumeIntegralInRange<size_t>(0, v.size() - 1)];
-  }
-  template <class T, size_t N>
-  T pick(const std::array<T, N>& a) {
-    return a[in_.ConsumeIntegralInRange<size_t>(0, N - 1)];
-  }
-
-  // Inserts `s` when it is well typed (the decoder never builds what the verifier rejects).
-  template <class T>
-  T* add(std::unique_ptr<T> s) {
-    if (!type_rule(*s, *k_).error.empty()) return nullptr;
-    ++statements_;
-    return static_cast<T*>(b_.insert(std::move(s)));
-  }
-
-  FieldId field(const std::string& name, ScalarKind dtype, Shape shape, bool with_grad) {
-    Field f;
-    f.name = name;
-    f.dtype = dtype;
-    f.shape = shape;
-    f.declared = true;
-    FieldId id = k_->add_field(f);
-    if (with_grad) {
-      f.name = name + "_grad";
-      FieldId g = k_->add_field(f);
-      k_->field(g).primal = id;
-      k_->field(id).grad = g;
-    }
-    return id;
-  }
-
-  void declare() {
-    const ScalarKind reals[] = {ScalarKind::f32, ScalarKind::f64, ScalarKind::f16};
-    real_ = reals[in_.ConsumeIntegralInRange<int>(0, 2)];
-    n_ = in_.ConsumeIntegralInRange<int64_t>(1, 6);
-    x_ = field("x", real_, {n_}, true);
-    w_ = field("w", real_, {n_}, true);
-    y_ = field("y", real_, {n_}, true);
-    s_ = field("s", real_, {}, true);
-    trips_ = field("trips", ScalarKind::i32, {n_}, false);
-    ndarray_ = in_.ConsumeBool();
-    if (ndarray_) k_->args.push_back(ArgDecl{.index = 0, .dtype = real_, .ndarray = true, .ndim = 1});
-  }
-
-  nlohmann::json inputs() {
-    auto reals = [&] {
-      nlohmann::json a = nlohmann::json::array();
-      for (int64_t i = 0; i < n_; ++i) a.push_back(pick(kFloatConstants) + 0.125 * static_cast<double>(i));
-      return a;
-    };
-    nlohmann::json trips = nlohmann::json::array();
-    for (int64_t i = 0; i < n_; ++i) trips.push_back(in_.ConsumeIntegralInRange<int>(0, 4));
-    nlohmann::json j = {
-        {"fields", {{"x", {{"data", reals()}}}, {"w", {{"data", reals()}}}, {"trips", {{"data", trips}}}}}};
-    if (ndarray_) j["args"] = {{{"shape", {n_}}, {"data", reals()}, {"grad", reals()}}};
-    return j;
-  }
-
-  Stmt* real_constant() {
-    double v = in_.ConsumeIntegralInRange<int>(0, 15) == 0 ? in_.ConsumeFloatingPoint<double>() : pick(kFloatConstants);
-    return add(k_->make<ConstStmt>(Value::from_double(real_, v)));
-  }
-
-  // A pointer at an index in range: reads from x, w or the ndarray; writes to y or s. Mostly
-  // disjoint, so that reverse_ad seldom refuses a read-after-write; one read in eight is of y.
-  Stmt* element(Visible& v, bool writable) {
-    Stmt* index = pick(v.indices);
-    int which = in_.ConsumeIntegralInRange<int>(0, 7);
-    if (writable) {
-      if (which == 0) return add(k_->make<GlobalPtrStmt>(s_, std::vector<Stmt*>{}));
-      return add(k_->make<GlobalPtrStmt>(y_, std::vector<Stmt*>{index}));
-    }
-    if (which >= 5 && ndarray_) {
-      Stmt* base = add(k_->make<ArgLoadStmt>(0, DataType::pointer_to(real_)));
-      return add(k_->make<ExternalPtrStmt>(base, std::vector<Stmt*>{index}));
-    }
-    FieldId f = which == 0 ? y_ : which % 2 ? x_ : w_;
-    return add(k_->make<GlobalPtrStmt>(f, std::vector<Stmt*>{index}));
-  }
-
-  void parallel_loop() {
-    Visible v;
-    v.indices.push_back(zero_);
-    Block* body = nullptr;
-    if (in_.ConsumeIntegralInRange<int>(0, 3) == 0) {
-      auto* loop = add(k_->make<StructForStmt>("x"));
-      body = loop->body.get();
-      b_.set_insertion_point_end(*body);
-      v.indices.push_back(add(k_->make<LoopIndexStmt>(loop, 0)));
-    } else {
-      auto* loop = add(k_->make<RangeForStmt>(zero_, add(k_->make<ConstStmt>(Value::make_i32(int32_t(n_))))));
-      body = loop->body.get();
-      b_.set_insertion_point_end(*body);
-      v.indices.push_back(add(k_->make<LoopIndexStmt>(loop, 0)));
-    }
-    v.floats.push_back(add(k_->make<GlobalLoadStmt>(element(v, false))));
-    v.ints.push_back(v.indices.back());
-    block(v, 1);
-    // Every loop writes something, so reverse mode has a gradient to propagate.
-    add(k_->make<GlobalStoreStmt>(element(v, true), pick(v.floats)));
-    b_.set_insertion_point_end(k_->root());
-  }
-
-  // Generates statements at the insertion point; what it defines is visible only inside.
-  void block(Visible v, int depth) {
-    int count = in_.ConsumeIntegralInRange<int>(1, 8);
-    for (int i = 0; i < count && statements_ < kMaxStatements && in_.remaining_bytes() > 0; ++i) statement(v, depth);
-  }
-
-  Stmt* boolean(Visible& v) {
-    if (!v.bools.empty() && in_.ConsumeBool()) return pick(v.bools);
-    Stmt* c = in_.ConsumeBool() ? add(k_->make<BinaryOpStmt>(pick(kCompare), pick(v.floats), pick(v.floats)))
-                                : add(k_->make<BinaryOpStmt>(pick(kCompare), pick(v.ints), pick(v.ints)));
-    v.bools.push_back(c);
-    return c;
-  }
-
-  void nested(Visible& v, Block& body, int depth) {
-    InsertionGuard guard(b_);
-    b_.set_insertion_point_end(body);
-    block(v, depth + 1);
-  }
-
-  void statement(Visible& v, int depth) {
-    auto push = [](std::vector<Stmt*>& to, Stmt* s) {
-      if (s) to.push_back(s);
-    };
-    switch (in_.ConsumeIntegralInRange<int>(0, 15)) {
-      case 0:
-        push(v.floats, real_constant());
-        break;
-      case 1:
-        push(v.ints, add(k_->make<ConstStmt>(Value::make_i32(in_.ConsumeIntegralInRange<int32_t>(-2, 8)))));
-        break;
-      case 2:
-        push(v.floats, add(k_->make<UnaryOpStmt>(pick(kFloatUnary), pick(v.floats))));
-        break;
-      case 3:
-      case 4: {
-        BinaryOp op = pick(kFloatBinary);
-        Stmt* rhs = op == BinaryOp::pow && in_.ConsumeBool() ? pick(v.ints) : pick(v.floats);
-        push(v.floats, add(k_->make<BinaryOpStmt>(op, pick(v.floats), rhs)));
-        break;
-      }
-      case 5:
-        push(v.ints, add(k_->make<BinaryOpStmt>(pick(kIntBinary), pick(v.ints), pick(v.ints))));
-        break;
-      case 6: {
-        // (a + b) mod n of two in-range indices is in range.
-        Stmt* sum = add(k_->make<BinaryOpStmt>(BinaryOp::add, pick(v.indices), pick(v.indices)));
-        Stmt* n = add(k_->make<ConstStmt>(Value::make_i32(int32_t(n_))));
-        push(v.indices, add(k_->make<BinaryOpStmt>(BinaryOp::mod, sum, n)));
-        break;
-      }
-      case 7:
-        push(v.floats, add(k_->make<TernaryOpStmt>(boolean(v), pick(v.floats), pick(v.floats))));
-        break;
-      case 8:
-        push(v.floats, add(k_->make<GlobalLoadStmt>(element(v, false))));
-        break;
-      case 9:
-        if (in_.ConsumeBool())
-          add(k_->make<GlobalStoreStmt>(element(v, true), pick(v.floats)));
-        else
-          push(v.floats, add(k_->make<AtomicOpStmt>(pick(kAtomic), element(v, true), pick(v.floats))));
-        break;
-      case 10: {
-        Stmt* local = add(k_->make<AllocaStmt>(real_));
-        add(k_->make<LocalStoreStmt>(local, pick(v.floats)));
-        v.locals.push_back(local);
-        break;
-      }
-      case 11:
-        if (!v.locals.empty()) add(k_->make<LocalStoreStmt>(pick(v.locals), pick(v.floats)));
-        break;
-      case 12:
-        if (!v.locals.empty()) push(v.floats, add(k_->make<LocalLoadStmt>(pick(v.locals))));
-        break;
-      case 13:
-        if (in_.ConsumeBool())
-          push(v.floats, add(cast(pick(v.ints), real_)));
-        else
-          push(v.ints, add(cast(pick(v.floats), ScalarKind::i32)));
-        break;
-      case 14:
-        if (depth < kMaxLoopDepth) {
-          auto* s = add(k_->make<IfStmt>(boolean(v)));
-          if (!s) break;
-          nested(v, *s->true_block, depth);
-          if (in_.ConsumeBool()) nested(v, s->ensure_false_block(), depth);
-        }
-        break;
-      case 15:
-        if (depth < kMaxLoopDepth) loop(v, depth);
-        break;
-    }
-  }
-
-  std::unique_ptr<UnaryOpStmt> cast(Stmt* x, ScalarKind to) {
-    auto s = k_->make<UnaryOpStmt>(UnaryOp::cast_value, x);
-    s->type = DataType::of(to);
-    return s;
-  }
-
-  // A serial loop whose trip count is a constant or a `trips` element (0..4), counting up or down.
-  void loop(Visible& v, int depth) {
-    Stmt* end = nullptr;
-    if (in_.ConsumeBool()) {
-      end = add(k_->make<ConstStmt>(Value::make_i32(in_.ConsumeIntegralInRange<int32_t>(0, 4))));
-    } else {
-      Stmt* p = add(k_->make<GlobalPtrStmt>(trips_, std::vector<Stmt*>{pick(v.indices)}));
-      end = add(k_->make<GlobalLoadStmt>(p));
-    }
-    auto s = k_->make<RangeForStmt>(zero_, end);
-    s->reversed = in_.ConsumeIntegralInRange<int>(0, 3) == 0;
-    auto* loop = add(std::move(s));
-    Visible inner = v;
-    InsertionGuard guard(b_);
-    b_.set_insertion_point_end(*loop->body);
-    Stmt* index = add(k_->make<LoopIndexStmt>(loop, 0));
-    inner.ints.push_back(index);
-    if (n_ > 4) inner.indices.push_back(index);  // trip counts are at most 4, so the index is < n
-    block(inner, depth + 1);
-  }
-
   FuzzedDataProvider in_;
-  std::unique_ptr<Kernel> k_ = std::make_unique<Kernel>();
-  Builder b_{*k_};
-  ScalarKind real_ = ScalarKind::f32;
-  int64_t n_ = 1;
-  FieldId x_{}, w_{}, y_{}, s_{}, trips_{};
-  bool ndarray_ = false;
-  Stmt* zero_ = nullptr;
-  int loops_ = 1;
-  int statements_ = 0;
 };
 
 }  // namespace
 
-FuzzKernel decode_kernel(const uint8_t* data, size_t size) { return Decoder(data, size).run(); }
+FuzzKernel decode_kernel(const uint8_t* data, size_t size) {
+  ByteChoices choices(data, size);
+  workbench::DecodedKernel d = workbench::decode_kernel(choices);
+  return FuzzKernel{.kernel = std::move(d.kernel), .inputs = std::move(d.inputs), .decoded = true};
+}
 
 FuzzKernel kernel_from_bytes(const uint8_t* data, size_t size) {
   try {

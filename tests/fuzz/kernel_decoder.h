@@ -1,16 +1,12 @@
-// Turns arbitrary fuzzer bytes into a kernel that verifies, plus inputs it can run on, so that
-// the pass, interpreter and codegen targets spend their executions past the parser. Every byte
-// string decodes (missing bytes read as zero); the kernels are shaped like differentiable
-// simulation code: a parallel loop over small fields, nested loops with trip counts from fields,
-// ifs, locals carried across iterations, float and integer arithmetic, global and ndarray loads,
-// stores and atomics.
+// Fuzzer bytes as kernels: the product's decoder (workbench/workspace/kernel_decoder.h) reading
+// its choices from the bytes, so that the pass, interpreter and codegen targets spend their
+// executions past the parser. Missing bytes read as zero.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <string_view>
 
 #include "ir/kernel.h"
 

@@ -12,6 +12,7 @@
 #include "workbench/cli/bisect_command.h"
 #include "workbench/cli/commands.h"
 #include "workbench/cli/compile_command.h"
+#include "workbench/cli/difftest_command.h"
 #include "workbench/cli/forward_command.h"
 #include "workbench/cli/gradient_command.h"
 #include "workbench/cli/replay_command.h"
@@ -250,6 +251,32 @@ static int run_command(int argc, char** argv) try {
                    "fail a run after N executed statements and loop iterations (0: no limit)")
       ->capture_default_str();
 
+  pb::cli::DifftestArgs difftest_args;
+  auto* difftest =
+      app.add_subcommand("difftest",
+                         "Check a kernel, or kernels generated from seeds, against every oracle: backends, gradients, "
+                         "forward mode, pipelines, the global access check");
+  difftest->add_option("FILE", difftest_args.file, "kernel file or fixture (or give --seeds)");
+  add_dump_option(difftest, difftest_args.dump);
+  difftest->add_option("--inputs", difftest_args.inputs,
+                       "with FILE: inputs JSON, as for run (default: a fixture's own)");
+  difftest->add_option("--loss", difftest_args.loss,
+                       "gradcheck's loss field (default: a fixture's, else the first written field with a gradient)");
+  difftest->add_option("--seeds", difftest_args.seeds, "A:B: check the kernels generated from seeds A to B-1");
+  difftest->add_option("--shard", difftest_args.shard, "I/N: of the seeds, only those with seed % N == I");
+  difftest->add_option("--out", difftest_args.out,
+                       "write each finding here: NAME.chi (reduced), NAME.original.chi, NAME.inputs.json, NAME.out");
+  difftest->add_flag("!--no-reduce", difftest_args.reduce, "write findings as found, without removing statements");
+  difftest->add_option("--backend", difftest_args.backend, "the backends compared (the interpreter always runs)")
+      ->capture_default_str();
+  difftest->add_option("--device", difftest_args.device, "Vulkan: a substring of the device name");
+  difftest->add_option("--rtol-f32", difftest_args.rtol_f32, "relative tolerance for f32 (backends, pipelines)")
+      ->capture_default_str();
+  difftest->add_option("--rtol-f64", difftest_args.rtol_f64, "relative tolerance for f64 (backends, pipelines)")
+      ->capture_default_str();
+  difftest->add_option("-j,--jobs", difftest_args.jobs, "with --seeds: kernels checked at once")->capture_default_str();
+  difftest->add_flag("-v,--verbose", difftest_args.verbose, "with --seeds: every oracle's line for every kernel");
+
   pb::cli::ReplayArgs replay_args;
   std::string print_changed;
   bool no_verify_each = false;
@@ -382,6 +409,7 @@ static int run_command(int argc, char** argv) try {
     if (*gradcheck) return pb::cli::cmd_gradcheck(gc_args);
     if (*jvpcheck) return pb::cli::cmd_jvpcheck(jvp_args);
     if (*adjointcheck) return pb::cli::cmd_adjointcheck(adj_args);
+    if (*difftest) return pb::cli::cmd_difftest(difftest_args);
     if (*replay) {
       replay_args.passes_given = passes_opt->count() > 0;
       if (pc->count() > 0) replay_args.print_changed = print_changed.empty() ? "full" : print_changed;

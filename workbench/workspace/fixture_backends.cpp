@@ -150,29 +150,6 @@ void apply_declared_values(runtime::ExecutionResult& want, const KnownDifference
   }
 }
 
-// The arrays whose values change when the interpreter runs each parallel loop's iterations in
-// another order (seeds 1..8): results a parallel backend may give otherwise from run to run. A
-// fixture must declare them (backends.B.ignore), so that no verdict depends on thread timing.
-std::vector<std::string> order_dependent_arrays(const PreparedRequest& p, const runtime::ExecutionResult& want,
-                                                const Tolerances& tol) {
-  std::vector<std::string> out;
-  PreparedRequest shuffled;
-  shuffled.exec = p.exec;
-  for (uint64_t seed = 1; seed <= 8; ++seed) {
-    shuffled.exec.options.shuffle = true;
-    shuffled.exec.options.seed = seed;
-    runtime::ExecutionResult r;
-    try {
-      r = execute_on(Backend::interp, shuffled);
-    } catch (const UserError&) {
-      continue;  // an order that fails (an overflow, say) tells nothing about the values
-    }
-    for (const BackendDiff& d : diff_executions(Backend::interp, want, r, tol, {}))
-      if (!d.ok && std::find(out.begin(), out.end(), d.array) == out.end()) out.push_back(d.array);
-  }
-  return out;
-}
-
 void compare_on(Backend b, const PreparedRequest& p, const runtime::ExecutionResult& want, const nlohmann::json& fx,
                 const std::string& path, const BackendOptions& o, const Tolerances& tol,
                 const std::vector<std::string>& order_dependent, FixtureBackendOutcome& out) {
@@ -240,6 +217,26 @@ void expect_failure_on(Backend b, const PreparedRequest& p, const nlohmann::json
 }
 
 }  // namespace
+
+std::vector<std::string> order_dependent_arrays(const PreparedRequest& p, const runtime::ExecutionResult& want,
+                                                const Tolerances& tol) {
+  std::vector<std::string> out;
+  PreparedRequest shuffled;
+  shuffled.exec = p.exec;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    shuffled.exec.options.shuffle = true;
+    shuffled.exec.options.seed = seed;
+    runtime::ExecutionResult r;
+    try {
+      r = execute_on(Backend::interp, shuffled);
+    } catch (const UserError&) {
+      continue;  // an order that fails (an overflow, say) tells nothing about the values
+    }
+    for (const BackendDiff& d : diff_executions(Backend::interp, want, r, tol, {}))
+      if (!d.ok && std::find(out.begin(), out.end(), d.array) == out.end()) out.push_back(d.array);
+  }
+  return out;
+}
 
 FixtureBackendOutcome check_fixture_on_backends(const std::string& path, const std::vector<Backend>& backends,
                                                 const BackendOptions& o, const Tolerances& tol) {

@@ -38,6 +38,13 @@ std::string fixture_backend_exemption(const nlohmann::json& fixture);
 // fixture: a dump, a header-less layout, JSON). Throws UserError when it does not parse or verify.
 std::unique_ptr<ir::Kernel> fixture_kernel(const nlohmann::json& fixture, const std::string& fixture_path);
 
+// The arrays whose values change when the interpreter runs each parallel loop's iterations in
+// another order (seeds 1..8) than `want` (the interpreter's in-order result of `p`): results a
+// parallel backend may give otherwise from run to run. A fixture must declare them
+// (backends.B.ignore), so that no verdict depends on thread timing.
+std::vector<std::string> order_dependent_arrays(const PreparedRequest& p, const runtime::ExecutionResult& want,
+                                                const Tolerances& tol);
+
 struct FixtureBackendOutcome {
   bool passed = true;
   std::vector<std::string> skipped;  // per backend or for all: what was not run, and why
