@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "ir/diagnostic.h"
+#include "runtime/core/sparse.h"
 #include "runtime/cpu/cpu.h"
 #include "runtime/cpu/jit.h"
-#include "runtime/core/sparse.h"
 
 namespace pb::runtime::cpu::detail {
 

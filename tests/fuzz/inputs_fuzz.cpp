@@ -8,8 +8,8 @@
 
 #include "ir/diagnostic.h"
 #include "ir/parser.h"
-#include "runtime/interp/interpreter.h"
 #include "runtime/core/state.h"
+#include "runtime/interp/interpreter.h"
 #include "tests/fuzz/fuzz_support.h"
 
 using namespace pb;

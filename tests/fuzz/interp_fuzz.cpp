@@ -6,8 +6,8 @@
 // overflow, step budget) are user errors and fine.
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
-#include "runtime/interp/interpreter.h"
 #include "runtime/core/state.h"
+#include "runtime/interp/interpreter.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/kernel_decoder.h"
 

@@ -11,8 +11,8 @@
 #include "ir/json.h"
 #include "pass_test_util.h"
 #include "passes/pass_manager.h"
-#include "runtime/interp/interpreter.h"
 #include "runtime/core/state.h"
+#include "runtime/interp/interpreter.h"
 
 using namespace pb;
 
