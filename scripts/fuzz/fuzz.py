@@ -160,7 +160,10 @@ def classify(kf, inf, meta, rnd):
     if is_crash(rc, out):
         return "CRASH", res, out
     if meta["reject"]:
-        if rc == 2:
+        # A construct the kernel may not have is refused: exit 2, or exit 1 when it is a finding of
+        # the global data access check (an error, as the verifier's).
+        access_violation = rc == 1 and "pass 'check_global_access'" in out and "failed:" in out
+        if rc == 2 or access_violation:
             if OPTS.get("global_access"):
                 v = global_access_check(kf, inf, res)
                 if v:

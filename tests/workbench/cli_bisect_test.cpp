@@ -21,7 +21,7 @@ TEST(CliBisect, NamesTheFirstPassThatChangedTheAnswer) {
   // The fixture's pipeline and inputs: make_adjoint leaves the forward stores out of the reverse kernel.
   auto r = run_cli("bisect-result " + kSource + "/fixtures/autodiff/binary_mul_f32.fixture.json");
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("first pass that changed the answer: 8. make_adjoint (y[0]: 0.375 vs 0)"), std::string::npos)
+  EXPECT_NE(r.out.find("first pass that changed the answer: 9. make_adjoint (y[0]: 0.375 vs 0)"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("relayout                                     same"), std::string::npos) << r.out;
 }
