@@ -115,6 +115,7 @@ nlohmann::json execution_values(const runtime::ExecutionResult& r) {
 
 std::vector<TimedLaunch> timed_launches(Backend b, const runtime::ExecutionResult& r) {
   std::vector<TimedLaunch> out;
+  out.reserve(r.launches.size());
   for (const runtime::LaunchRecord& l : r.launches) out.push_back({b, l.kernel, l.result.device, l.result.times});
   return out;
 }

@@ -76,7 +76,7 @@ class Decoder {
     return static_cast<T*>(b_.insert(std::move(s)));
   }
 
-  FieldId field(const std::string& name, ScalarKind dtype, Shape shape, bool with_grad) {
+  FieldId field(const std::string& name, ScalarKind dtype, const Shape& shape, bool with_grad) {
     Field f;
     f.name = name;
     f.dtype = dtype;
@@ -256,7 +256,7 @@ class Decoder {
           if (in_.flag()) nested(v, s->ensure_false_block(), depth);
         }
         break;
-      case 15:
+      default:  // 15
         if (depth < kMaxLoopDepth) loop(v, depth);
         break;
     }
