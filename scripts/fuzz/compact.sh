@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Shrinks a campaign's resume tarball for committing (docs/fuzzing.md, "Resuming a campaign from
-# the committed corpus"): merges the corpus (libFuzzer -merge=1 keeps a unit only for features no earlier unit
+# Shrinks a campaign's resume tarball before the next segment (docs/fuzzing.md, "Resuming a
+# campaign"): merges the corpus (libFuzzer -merge=1 keeps a unit only for features no earlier unit
 # has) and cuts each segment log to what campaign.sh reads (the final statistics, the last counts,
 # any report), so the tarball resumes the same campaign with the same total.
 #   scripts/fuzz/compact.sh BIN_DIR RESUME_TGZ DEST_TGZ
 # BIN_DIR holds the target named by the tarball (resume_TARGET.tgz), built as for the campaign.
+# DEST_TGZ goes in a folder of the user's choosing, outside the tree (no corpus is committed),
+# which the next segment's FUZZ_RESUME_DIR names.
 set -euo pipefail
 bin=$1 src=$2 dest=$3
 t=$(basename "$src" .tgz)

@@ -8,7 +8,8 @@
 #                                                       the lanes are done, copy their results to DEST
 #   scripts/fuzz/detached.sh stop WORK                 end the campaigns now (then `wait` for them)
 # Run from the repository root. `wait` exits 0 when the lanes finished with no finding, 1 when
-# they finished with one, 3 when they are still running.
+# they finished with one, 3 when they are still running. FUZZ_RESUME_DIR (a folder of the user's
+# choosing with resume_TARGET.tgz files; docs/fuzzing.md, "Resuming a campaign") reaches lanes.sh.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -62,7 +63,7 @@ case "${1:-}" in
     echo "detached: interrupted the fuzzers in $2"
     ;;
   *)
-    sed -n 2,10p "$0"
+    sed -n 2,12p "$0"
     exit 2
     ;;
 esac

@@ -9,8 +9,9 @@
 # LANE: "target:jobs:seconds[:runs[:nice]][,...]"; lanes run in parallel, the segments of one lane
 #       one after another (campaign.sh with `jobs` processes; a segment stops at `seconds` or after
 #       about `runs` executions; `nice` 19 lets a lane use only the cores the others leave idle).
-# A resume_<target>.tgz in FUZZ_RESUME_DIR (when set) is unpacked into an empty WORK first, so a
-# campaign goes on from its corpus on a fresh machine, and campaign.sh sums its segments.
+# A resume_<target>.tgz in FUZZ_RESUME_DIR (when set: a folder of the user's choosing, outside the
+# tree, e.g. holding a tarball restored from git history) is unpacked into an empty WORK first, so
+# a campaign goes on from its corpus on a fresh machine, and campaign.sh sums its segments.
 # Run from the repository root. Exits 1 when any lane found something.
 set -uo pipefail
 bins=$1 work=$2 out=$3
