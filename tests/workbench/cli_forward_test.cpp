@@ -91,6 +91,26 @@ TEST(CliJvpcheck, CorrectTangentsPass) {
   EXPECT_NE(r.out.find("jvpcheck: PASS: 16 element(s), 16 compared, 0 mismatch(es)"), std::string::npos) << r.out;
 }
 
+TEST(CliJvpcheck, WithoutWrtAndOutTheWrittenArraysAreTheOutputs) {
+  auto f = write_temp("jvp_square_default.chi", unary("mul"));
+  auto r = run_cli("jvpcheck " + f + " --inputs " + inputs({0.5, -1, 2, 0.25}));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("jvpcheck: PASS: 16 element(s), 16 compared, 0 mismatch(es)"), std::string::npos) << r.out;
+}
+
+TEST(CliJvpcheck, NoOutputNamesTheArraysAndTheCommand) {
+  // y is never written: every array is an input, and the error names them and the command.
+  std::string k = unary("mul");
+  k = k.substr(0, k.find("    <*f32> $7")) + "  }\n}\n";
+  auto f = write_temp("jvp_no_output.chi", k);
+  auto r = run_cli("jvpcheck " + f + " --inputs " + inputs({0.5, -1, 2, 0.25}));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("jvpcheck: no output array to compare (the kernel's differentiable arrays: x, y)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("--wrt x --out y"), std::string::npos) << r.err;
+}
+
 TEST(CliJvpcheck, WrongTangentsFailNamingTheElements) {
   auto f = write_temp("jvp_wrong.chi", square_with_tangent("3"));
   auto r = run_cli("jvpcheck " + f + " --wrt x --out y --passes=renumber --inputs " + inputs({0.5, -1, 2, 0.25}));

@@ -1,14 +1,17 @@
 #include "workbench/workspace/forward.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <random>
+#include <set>
 
 #include "ir/diagnostic.h"
 #include "ir/printer.h"
+#include "ir/visitor.h"
 #include "ir/widen.h"
 #include "runtime/core/state.h"
 #include "workbench/workspace/execute.h"
@@ -96,6 +99,23 @@ std::vector<std::string> dual_arrays(const ir::Kernel& dual, const runtime::Stat
   return out;
 }
 
+// The arrays among `names` that `k` stores to (store or atomic into a field or ndarray element).
+std::vector<std::string> written_arrays(const ir::Kernel& k, const std::vector<std::string>& names) {
+  std::set<std::string> written;
+  ir::walk(k.root(), [&](ir::Stmt& s) {
+    const ir::Stmt* dest = nullptr;
+    if (auto* st = ir::dyn_cast<ir::GlobalStoreStmt>(&s)) dest = st->dest();
+    if (auto* at = ir::dyn_cast<ir::AtomicOpStmt>(&s)) dest = at->dest();
+    if (auto* g = dest ? ir::dyn_cast<ir::GlobalPtrStmt>(dest) : nullptr) written.insert(k.field(g->field).name);
+    if (auto* e = dest ? ir::dyn_cast<ir::ExternalPtrStmt>(dest) : nullptr)
+      if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(e->base())) written.insert(fmt::format("arg{}", a->arg_index));
+  });
+  std::vector<std::string> out;
+  for (const auto& n : names)
+    if (written.count(n)) out.push_back(n);
+  return out;
+}
+
 struct Path {
   uint64_t hash = 0, count = 0;
   explicit Path(const runtime::RunResult& r) : hash(r.decision_hash), count(r.decisions) {}
@@ -151,14 +171,30 @@ JvpcheckResult jvpcheck(const ir::Kernel& forward, const JvpcheckOptions& o) {
   runtime::widen_floats(base);
   zero_companions(*dual, base);
   std::vector<std::string> all = dual_arrays(*dual, base);
-  result.wrt = o.wrt.empty() ? all : o.wrt;
+  // Neither named: the arrays the kernel writes are the outputs, the others the inputs.
+  std::vector<std::string> written =
+      o.wrt.empty() && o.out.empty() ? written_arrays(fwd, all) : std::vector<std::string>{};
+  auto is_written = [&](const std::string& n) { return std::find(written.begin(), written.end(), n) != written.end(); };
+  if (!o.wrt.empty()) {
+    result.wrt = o.wrt;
+  } else {
+    for (const auto& n : all)
+      if (!is_written(n) && std::find(o.out.begin(), o.out.end(), n) == o.out.end()) result.wrt.push_back(n);
+  }
   for (const auto& n : all)
     if (o.out.empty() && std::find(result.wrt.begin(), result.wrt.end(), n) == result.wrt.end())
       result.out.push_back(n);
   if (!o.out.empty()) result.out = o.out;
-  if (result.wrt.empty() || result.out.empty())
-    throw UserError("jvpcheck: no input or no output array to compare",
-                    "name them with --wrt and --out (float fields with a dual or gradient field, or arg<N>)");
+  if (result.wrt.empty() || result.out.empty()) {
+    std::string names = all.empty() ? "none" : fmt::format("{}", fmt::join(all, ", "));
+    throw UserError(
+        fmt::format("jvpcheck: no {} array to compare (the kernel's differentiable arrays: {})",
+                    result.wrt.empty() ? "input" : "output", names),
+        all.size() >= 2
+            ? fmt::format("name them: passbench jvpcheck {} --wrt {} --out {}", o.kernel_name, all.front(), all.back())
+            : "give the kernel a float field with a dual or gradient field (or a float ndarray) it reads, "
+              "and one it writes");
+  }
   for (const auto& n : result.wrt) dual_array(*dual, base, n, "--wrt");
   for (const auto& n : result.out) dual_array(*dual, base, n, "--out");
 
