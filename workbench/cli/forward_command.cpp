@@ -81,33 +81,32 @@ int report_adjoint(const AdjointcheckArgs& a, const workbench::AdjointcheckOptio
   return r.passed() ? 0 : 1;
 }
 
-}  // namespace
-
-int cmd_jvpcheck(const JvpcheckArgs& a) {
+// Loads and verifies the kernel, fills the options' inputs, and runs `check` on each backend.
+template <class Args, class Options, class Check>
+int check_on_each_backend(const Args& a, Options o, Check check) {
   auto k = workbench::load_source(a.file, a.dump).kernel;
   if (!report_verify(*k, a.file)) return 1;
-  workbench::JvpcheckOptions o = a.options;
   workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
   if (inputs.json) o.inputs = std::move(*inputs.json);
   o.inputs_name = inputs.name;
   o.kernel_name = a.file;
   return on_each_backend(a.backend, a.file, [&](workbench::Backend b) {
     o.backend = b;
-    return report_jvp(a, o, workbench::jvpcheck(*k, o));
+    return check(*k, o);
+  });
+}
+
+}  // namespace
+
+int cmd_jvpcheck(const JvpcheckArgs& a) {
+  return check_on_each_backend(a, a.options, [&](const ir::Kernel& k, const workbench::JvpcheckOptions& o) {
+    return report_jvp(a, o, workbench::jvpcheck(k, o));
   });
 }
 
 int cmd_adjointcheck(const AdjointcheckArgs& a) {
-  auto k = workbench::load_source(a.file, a.dump).kernel;
-  if (!report_verify(*k, a.file)) return 1;
-  workbench::AdjointcheckOptions o = a.options;
-  workbench::CommandInputs inputs = workbench::command_inputs(a.inputs, a.file);
-  if (inputs.json) o.inputs = std::move(*inputs.json);
-  o.inputs_name = inputs.name;
-  o.kernel_name = a.file;
-  return on_each_backend(a.backend, a.file, [&](workbench::Backend b) {
-    o.backend = b;
-    return report_adjoint(a, o, workbench::adjointcheck(*k, o));
+  return check_on_each_backend(a, a.options, [&](const ir::Kernel& k, const workbench::AdjointcheckOptions& o) {
+    return report_adjoint(a, o, workbench::adjointcheck(k, o));
   });
 }
 
