@@ -67,6 +67,25 @@ void TaskEmitter::operator()(const ir::ConstStmt& s) {
   define(s, constant(v.kind(), v.kind() == ScalarKind::f16 ? float_bits(ScalarKind::f32, v.as_f64()) : v.bits()));
 }
 
+// GLSL.std.450 Atan2 leaves atan2(0, 0) undefined (lavapipe gives 3pi/4); as libm, it is the
+// sign of y on 0 when x is +0 and on pi when x is -0.
+Id TaskEmitter::float_atan2(Id y, Id x, ScalarKind k) {
+  Id t = value_type(k), u = value_type(ScalarKind::u32);
+  auto float_c = [&](double v) { return constant(k, float_bits(ScalarKind::f32, v)); };
+  auto bits = [&](Id v) { return b_.op(spv::OpBitcast, u, {v}); };
+  Id both_zero =
+      b_.op(spv::OpLogicalAnd, t_bool(),
+            {b_.op(spv::OpFOrdEqual, t_bool(), {y, float_c(0)}), b_.op(spv::OpFOrdEqual, t_bool(), {x, float_c(0)})});
+  Id x_negative =
+      b_.op(spv::OpINotEqual, t_bool(), {b_.op(spv::OpBitwiseAnd, u, {bits(x), c_u32(0x80000000u)}), c_u32(0)});
+  Id magnitude = b_.op(spv::OpSelect, t, {x_negative, float_c(3.14159265358979323846), float_c(0)});
+  Id signed_bits = b_.op(spv::OpBitwiseOr, u,
+                         {b_.op(spv::OpBitwiseAnd, u, {bits(magnitude), c_u32(0x7fffffffu)}),
+                          b_.op(spv::OpBitwiseAnd, u, {bits(y), c_u32(0x80000000u)})});
+  Id at_zero = b_.op(spv::OpBitcast, t, {signed_bits});
+  return b_.op(spv::OpSelect, t, {both_zero, at_zero, glsl(GLSLstd450Atan2, k, {y, x})});
+}
+
 Id TaskEmitter::round_half(Id x) {
   Id f = value_type(ScalarKind::f32), i = value_type(ScalarKind::i32), u = value_type(ScalarKind::u32);
   auto int_c = [&](int32_t v) { return constant(ScalarKind::i32, int_bits(ScalarKind::i32, v)); };
@@ -311,7 +330,7 @@ Id TaskEmitter::binary(BinaryOp op, Id a, Id b, ScalarKind k, ScalarKind rk, Sca
       if (f && !ir::is_float(rk)) b = convert(b, rk, k);  // pow(float, integer)
       return f ? float_pow(a, b, k) : int_pow(a, b, k);
     case BinaryOp::atan2:
-      return glsl_f32_only(*this, GLSLstd450Atan2, k, {a, b});
+      return k == ScalarKind::f64 ? glsl_f32_only(*this, GLSLstd450Atan2, k, {a, b}) : float_atan2(a, b, k);
     case BinaryOp::max:
       return glsl(f ? GLSLstd450NMax : sign ? GLSLstd450SMax : GLSLstd450UMax, k, {a, b});
     case BinaryOp::min:

@@ -191,6 +191,7 @@ class TaskEmitter {
   // f16 lives in f32 registers and words: `x` (f32) rounded to the nearest half, ties to even,
   // beyond 65504 to infinity, subnormal halves kept; in f32 arithmetic, so no Float16 capability
   // is needed and every driver rounds alike.
+  Id float_atan2(Id y, Id x, ir::ScalarKind k);  // f32/f16: GLSL's Atan2 with libm's value at (0, 0)
   Id round_half(Id x);
   [[noreturn]] void unsupported(const ir::Stmt& s, const std::string& why, const std::string& remedy) const;
   void note(const std::string& text);
