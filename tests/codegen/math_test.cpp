@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codegen/math/f64.h"
+#include "tests/codegen/ulp.h"
 
 namespace pb::codegen::math {
 namespace {
@@ -24,16 +25,7 @@ using R = Real<HostOps>;
 HostOps host;
 R v(double x) { return {&host, x}; }
 
-double ulps(double got, double want) {
-  if (std::isnan(got) && std::isnan(want)) return 0;
-  if (std::isnan(got) || std::isnan(want)) return HUGE_VAL;
-  if (got == want) return std::signbit(got) == std::signbit(want) ? 0 : HUGE_VAL;
-  if (std::isinf(got) || std::isinf(want)) return HUGE_VAL;
-  // Distance in units of the smaller value's ulp (the spacing at want, never below the subnormal step).
-  double a = std::fabs(want);
-  double ulp = a < 0x1p-1022 ? 0x1p-1074 : std::ldexp(1.0, std::ilogb(a) - 52);
-  return std::fabs(got - want) / ulp;
-}
+using pb::test::ulps;
 
 // The largest error over `xs`; `where` names an input that reaches it.
 struct Worst {

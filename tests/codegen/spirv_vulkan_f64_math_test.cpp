@@ -17,6 +17,7 @@
 #include "codegen/spirv/compile.h"
 #include "ir/parser.h"
 #include "runtime/interp/interpreter.h"
+#include "tests/codegen/ulp.h"
 #include "vulkan_host.h"
 
 namespace pb::codegen::spirv {
@@ -25,15 +26,7 @@ namespace {
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNan = std::numeric_limits<double>::quiet_NaN();
 
-double ulps(double got, double want) {
-  if (std::isnan(got) && std::isnan(want)) return 0;
-  if (std::isnan(got) || std::isnan(want)) return HUGE_VAL;
-  if (got == want) return std::signbit(got) == std::signbit(want) ? 0 : HUGE_VAL;
-  if (std::isinf(got) || std::isinf(want)) return HUGE_VAL;
-  double a = std::fabs(want);
-  double ulp = a < 0x1p-1022 ? 0x1p-1074 : std::ldexp(1.0, std::ilogb(a) - 52);
-  return std::fabs(got - want) / ulp;
-}
+using pb::test::ulps;
 
 // Runs `op` (a unary or binary op name) elementwise on the device; y = op(x) or op(x, z).
 std::vector<double> run_device(const std::string& op, const std::vector<double>& x, const std::vector<double>& z,
