@@ -256,7 +256,8 @@ class DecorationStmt : public StmtOf<DecorationStmt, StmtKind::Decoration> {
 };
 
 // The extent along `axis` of the ndarray argument `arg_id` (one index; more name a member of a
-// struct argument). `bracketed`: Quadrants prints `arg_id [0]`, Taichi 1.x `arg_id 0`.
+// struct argument). `bracketed`: Quadrants prints `arg_id [0]`, Taichi 1.x `arg_id 0`. Every backend
+// runs it (an integer with no gradient), unlike the kinds around it.
 class ExternalTensorShapeAlongAxisStmt
     : public StmtOf<ExternalTensorShapeAlongAxisStmt, StmtKind::ExternalTensorShapeAlongAxis> {
  public:
@@ -308,7 +309,7 @@ class RandStmt : public StmtOf<RandStmt, StmtKind::Rand> {
   explicit RandStmt(DataType t) { type = t; }
 };
 
-// A runtime intrinsic by name (`internal call NAME($a, $b)`); see exec_more.cpp for the names
+// A runtime intrinsic by name (`internal call NAME($a, $b)`); see exec_values.cpp for the names
 // the interpreter gives a meaning, as a subgroup and a block of one thread.
 class InternalFuncStmt : public StmtOf<InternalFuncStmt, StmtKind::InternalFunc> {
  public:

@@ -76,7 +76,7 @@ enum StmtTraits : uint16_t {
   X(LoopUnique, "loop_unique", kNoBackend)                                                    \
   X(RangeAssumption, "assume_in_range", kNoBackend)                                           \
   X(Decoration, "decorate", kNoValue | kNoBackend)                                            \
-  X(ExternalTensorShapeAlongAxis, "external_tensor_shape_along_axis", kNoBackend)             \
+  X(ExternalTensorShapeAlongAxis, "external_tensor_shape_along_axis", kComputedFromOperands)  \
   X(SNodeOp, "snode_op", kNoBackend)                                                          \
   X(SNodePtr, "snode_ptr", kComputedFromOperands | kNoBackend)                                \
   X(Rand, "rand", kNoBackend)                                                                 \

@@ -466,6 +466,21 @@ void TaskEmitter::emit(const ir::ConstStmt& s) {
   }
 }
 
+// The module is compiled for the launch's ndarray shapes: a shape is a constant.
+void TaskEmitter::emit(const ir::ExternalTensorShapeAlongAxisStmt& s) {
+  if (s.arg_id.size() != 1) unsupported(s, "the shape of an ndarray member of a struct argument is not compiled yet");
+  auto it = m_.shapes.ndarrays.find(s.arg_id[0]);
+  if (it == m_.shapes.ndarrays.end())
+    throw UserError(fmt::format("argument {} is not an ndarray (at `{}`)", s.arg_id[0], ir::print_stmt(s, m_.kernel)),
+                    "give an ndarray object for it in the inputs' \"args\"");
+  if (s.axis < 0 || static_cast<size_t>(s.axis) >= it->second.size())
+    throw UserError(fmt::format("ndarray argument {} has {} dimension(s), no axis {} (at `{}`)", s.arg_id[0],
+                                it->second.size(), s.axis, ir::print_stmt(s, m_.kernel)),
+                    "give the ndarray as many dimensions as the kernel reads");
+  set(s, llvm::ConstantInt::get(value_type(s.type.scalar),
+                                static_cast<uint64_t>(it->second[static_cast<size_t>(s.axis)])));
+}
+
 void TaskEmitter::emit(const ir::ArgLoadStmt& s) {
   if (s.type.pointer) {
     set(s, llvm::ConstantPointerNull::get(b_.getPtrTy()));

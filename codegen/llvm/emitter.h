@@ -40,6 +40,7 @@ class TaskEmitter {
   // ---- per kind (visited through ir::visit) ----
   void emit(const ir::ConstStmt&);
   void emit(const ir::ArgLoadStmt&);
+  void emit(const ir::ExternalTensorShapeAlongAxisStmt&);
   void emit(const ir::AllocaStmt&);
   void emit(const ir::LocalLoadStmt&);
   void emit(const ir::LocalStoreStmt&);

@@ -23,6 +23,8 @@ std::string describe(const ir::Kernel& k, const ir::Stmt* s, int depth = 0) {
   if (depth > 4) return fmt::format("${}", s->id);
   if (const auto* c = ir::dyn_cast<ir::ConstStmt>(s)) return c->value.to_string();
   if (const auto* a = ir::dyn_cast<ir::ArgLoadStmt>(s)) return fmt::format("arg({})", a->arg_index);
+  if (const auto* sh = ir::dyn_cast<ir::ExternalTensorShapeAlongAxisStmt>(s); sh && sh->arg_id.size() == 1)
+    return fmt::format("arg({}).shape[{}]", sh->arg_id[0], sh->axis);
   if (const auto* u = ir::dyn_cast<ir::UnaryOpStmt>(s); u && u->op == ir::UnaryOp::cast_value)
     return describe(k, u->x(), depth + 1);
   if (const auto* g = ir::dyn_cast<ir::GlobalLoadStmt>(s)) {

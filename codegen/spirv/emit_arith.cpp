@@ -112,6 +112,15 @@ void TaskEmitter::operator()(const ir::ArgLoadStmt& s) {
   define(s, s.type.scalar == ScalarKind::u1 ? to_bool(v, ScalarKind::u32) : v);
 }
 
+// An ndarray's extent along an axis, from the push constants (the host checks the axis exists).
+void TaskEmitter::operator()(const ir::ExternalTensorShapeAlongAxisStmt& s) {
+  if (s.arg_id.size() != 1)
+    unsupported(s, "the shape of an ndarray member of a struct argument is not compiled yet",
+                "pass the ndarray as an argument of its own");
+  Id extent = push_constant(res_.ndarray_extent_member.at({s.arg_id[0], s.axis}));
+  define(s, int_convert(extent, ScalarKind::u32, s.type.scalar));
+}
+
 void TaskEmitter::operator()(const ir::LoopIndexStmt& s) {
   auto it = loop_indices_.find(s.loop());
   if (it == loop_indices_.end() && ir::isa<ir::OffloadedStmt>(s.loop())) refuse_index_outside_iterations(s);

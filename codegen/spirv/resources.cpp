@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "ir/assert.h"
 #include "ir/visitor.h"
 
@@ -47,7 +49,8 @@ class Assigner {
     std::map<std::pair<int, int>, size_t> ndarray_rank;
     std::map<int, ScalarKind> ndarray_kind;
     std::map<int, ScalarKind> scalar_args;
-    std::vector<const ir::Stmt*> struct_fors;  // struct fors and offloaded struct_for tasks
+    std::set<std::pair<int, int>> shape_reads;  // (arg, axis) of external_tensor_shape_along_axis
+    std::vector<const ir::Stmt*> struct_fors;   // struct fors and offloaded struct_for tasks
     bool has_assert = false;
     ir::walk(k_.root(), [&](ir::Stmt& s) {
       if (auto* g = ir::dyn_cast<ir::GlobalPtrStmt>(&s)) {
@@ -57,6 +60,8 @@ class Assigner {
         size_t& rank = ndarray_rank[{arg, ndarray_array(*e)}];
         rank = std::max(rank, e->indices().size());
         ndarray_kind[arg] = e->type.scalar;
+      } else if (auto* sh = ir::dyn_cast<ir::ExternalTensorShapeAlongAxisStmt>(&s); sh && sh->arg_id.size() == 1) {
+        shape_reads.insert({sh->arg_id[0], sh->axis});
       } else if (auto* a = ir::dyn_cast<ir::ArgLoadStmt>(&s); a && !a->type.pointer) {
         scalar_args[a->arg_index] = a->type.scalar;
       } else if (auto* ch = ir::dyn_cast<ir::GetChStmt>(&s); ch && !ch->type.gen) {
@@ -117,6 +122,11 @@ class Assigner {
           r_.ndarray_extent_member[{key.first, static_cast<int>(axis)}] =
               push({PushConstant::Kind::ndarray_extent, fmt::format("extent_arg{}_{}", key.first, axis), 0,
                     ScalarKind::u32, key.first, "", static_cast<int>(axis)});
+    for (const auto& [arg, axis] : shape_reads)
+      if (!r_.ndarray_extent_member.count({arg, axis}))
+        r_.ndarray_extent_member[{arg, axis}] =
+            push({PushConstant::Kind::ndarray_extent, fmt::format("extent_arg{}_{}", arg, axis), 0, ScalarKind::u32,
+                  arg, "", axis});
     for (const ir::Stmt* sf : struct_fors) {
       if (struct_for_shape(k_, *sf)) continue;
       const std::string& space = iterated_space(*sf);

@@ -89,6 +89,7 @@ class TaskEmitter {
 
   void operator()(const ir::ConstStmt& s);
   void operator()(const ir::ArgLoadStmt& s);
+  void operator()(const ir::ExternalTensorShapeAlongAxisStmt& s);
   void operator()(const ir::AllocaStmt& s);
   void operator()(const ir::LocalLoadStmt& s);
   void operator()(const ir::LocalStoreStmt& s);

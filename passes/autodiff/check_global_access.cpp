@@ -180,9 +180,17 @@ PassResult CheckGlobalAccessPass::run(Kernel& k, const PassOptions& options) {
     throw RuleViolation(e.diagnostic());
   }
   auto findings = find_global_access_conflicts(k, disjoint);
+  auto overwrites = find_overwrites(k, disjoint);
   // Printing the kernel for the findings' lines costs more than the whole check: only with findings.
   std::unordered_map<int, int> lines;
-  if (!findings.empty()) lines = statement_lines(k);
+  if (!findings.empty() || !overwrites.empty()) lines = statement_lines(k);
+  // A proven overwrite has no right gradient on a parallel backend: refused with either setting.
+  std::string overwritten;
+  for (const auto& f : overwrites) {
+    std::string text = describe_overwrite(k, f, lines);
+    if (f.proven) overwritten += (overwritten.empty() ? "" : "\n") + text;
+  }
+  if (!overwritten.empty()) throw RuleViolation("global data access rule: " + overwritten, kOverwriteRemedy);
   PassResult result{false, {{"pairs_checked", pairs}, {"findings", 0}, {"proven", 0}, {"maybe", 0}}};
   const bool refuse = options.get_string("findings") == "error";
   std::string proven;
@@ -195,6 +203,13 @@ PassResult CheckGlobalAccessPass::run(Kernel& k, const PassOptions& options) {
       proven += (proven.empty() ? "" : "\n") + text;
     else
       result.warnings.push_back("global data access rule: " + text);
+  }
+  for (const auto& f : overwrites) {
+    ++result.stats["findings"];
+    ++result.stats["maybe"];
+    std::string text = describe_overwrite(k, f, lines);
+    result.notes.push_back(text);
+    result.warnings.push_back(fmt::format("global data access rule: {}\n  fix: {}", text, kOverwriteRemedy));
   }
   if (!proven.empty())
     throw RuleViolation("global data access rule: " + proven,

@@ -40,6 +40,29 @@ std::unordered_map<int, int> statement_lines(const ir::Kernel& k);
 std::string describe_finding(const ir::Kernel& k, const GlobalAccessFinding& f,
                              const std::unordered_map<int, int>& lines);
 
+// Writes to one element from different iterations of a top-level (parallel) loop, one of them a
+// plain store: the stored value then depends on the order the iterations run in, and a plain
+// store's adjoint (read the gradient, then zero it) races, so every iteration takes the whole
+// adjoint on a parallel backend. Proven when one unconditional store with loop-invariant indices
+// runs in a loop of two or more iterations; "maybe" where the indices do not prove the iterations
+// apart (the rule that pairs iterations for find_global_access_conflicts). The description has no
+// fix: kOverwriteRemedy is it.
+struct OverwriteFinding {
+  const ir::Stmt* first = nullptr;   // a global store or atomic
+  const ir::Stmt* second = nullptr;  // a global store or atomic; one of the two a store
+  bool proven = false;
+};
+
+std::vector<OverwriteFinding> find_overwrites(const ir::Kernel& k,
+                                              const std::function<bool(const ir::Stmt*, const ir::Stmt*)>& disjoint);
+
+std::string describe_overwrite(const ir::Kernel& k, const OverwriteFinding& f,
+                               const std::unordered_map<int, int>& lines);
+
+inline constexpr const char* kOverwriteRemedy =
+    "write the element once (guard the store with an if on the loop index, or move it out of the loop), or "
+    "accumulate into it with atomic add";
+
 inline constexpr const char* kGlobalAccessRemedy =
     "write the new values to a second field (or ndarray), or split the kernel in two at the write";
 

@@ -373,6 +373,7 @@ class Adjointer {
   // reverse pass does not repeat.
   void reverse_stmt(ConstStmt&) {}
   void reverse_stmt(ArgLoadStmt&) {}
+  void reverse_stmt(ExternalTensorShapeAlongAxisStmt&) {}
   void reverse_stmt(AllocaStmt&) {}
   void reverse_stmt(GlobalPtrStmt&) {}
   void reverse_stmt(ExternalPtrStmt&) {}

@@ -334,6 +334,7 @@ class Dualizer {
   // No tangent code: values with tangent 0, addresses (made on demand by dual_ptr), control.
   void tangent_stmt(ConstStmt&) {}
   void tangent_stmt(ArgLoadStmt&) {}
+  void tangent_stmt(ExternalTensorShapeAlongAxisStmt&) {}
   void tangent_stmt(GlobalPtrStmt&) {}
   void tangent_stmt(ExternalPtrStmt&) {}
   void tangent_stmt(LoopIndexStmt&) {}

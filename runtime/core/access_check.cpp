@@ -47,4 +47,14 @@ std::string global_access_violation(const ir::Kernel& k, const std::string& elem
       iteration_name(iteration));
 }
 
+std::string overwrite_violation(const ir::Kernel& k, const std::string& element, const GlobalAccessTracker::Read& first,
+                                const ir::Stmt* second, int64_t iteration) {
+  return fmt::format(
+      "global data access rule: {} is written by two iterations of the top-level loop, one of them with a plain "
+      "store (the value left depends on the order iterations run in, and the reverse kernel gives the adjoint to "
+      "every racing iteration)\n  write: `{}` {} of the top-level loop\n  write: `{}` {} of the top-level loop",
+      element, ir::print_stmt(*first.load, k), iteration_name(first.iteration), ir::print_stmt(*second, k),
+      iteration_name(iteration));
+}
+
 }  // namespace pb::runtime::detail

@@ -43,6 +43,7 @@ struct Host {
     runtime::detail::GlobalAccessTracker::Read read;
     const ir::Stmt* write = nullptr;
     int64_t iteration = -1;
+    bool overwrite = false;  // `read` is an earlier write of another iteration
   };
   runtime::detail::GlobalAccessTracker access;
   std::optional<Violation> violation;
@@ -71,7 +72,10 @@ extern "C" void pb_cpu_access_callback(void* host_ptr, int32_t site, const void*
   if (!a.write) {
     host->access.read(cell, a.stmt, iteration);
   } else if (!host->violation) {
-    if (auto read = host->access.earlier_read(cell)) host->violation = Host::Violation{cell, *read, a.stmt, iteration};
+    if (auto read = host->access.earlier_read(cell))
+      host->violation = Host::Violation{cell, *read, a.stmt, iteration, false};
+    else if (auto first = host->access.overwrite(cell, a.stmt, iteration, ir::isa<ir::GlobalStoreStmt>(a.stmt)))
+      host->violation = Host::Violation{cell, *first, a.stmt, iteration, true};
   }
 }
 
@@ -380,12 +384,17 @@ LaunchReport CpuRuntime::launch(CpuKernel& ck, DeviceMemory& m, uint64_t max_ste
     if (int32_t l = flags[codegen::llvmgen::kFlagStepBudget].load(); l > 0)
       throw over_budget(task, info.loop_sites[static_cast<size_t>(l - 1)]);
     if (max_steps != 0 && steps_used > max_steps) throw over_budget(task, task.loop);
-    if (const auto& v = host.violation)
-      throw UserError(fmt::format("{}\n  in {}",
-                                  runtime::detail::global_access_violation(k, element_at(ck, m, v->cell), v->read,
-                                                                           v->write, v->iteration),
-                                  kernel_label(k)),
-                      runtime::detail::kGlobalAccessRemedy);
+    if (const auto& v = host.violation) {
+      std::string element = element_at(ck, m, v->cell);
+      throw UserError(
+          fmt::format("{}\n  in {}",
+                      v->overwrite
+                          ? runtime::detail::overwrite_violation(k, element, v->read, v->write, v->iteration)
+                          : runtime::detail::global_access_violation(k, element, v->read, v->write, v->iteration),
+                      kernel_label(k)),
+          v->overwrite ? runtime::detail::kOverwriteRemedy : runtime::detail::kGlobalAccessRemedy);
+    }
+    host.access.end_loop();
     if (int32_t s = flags[codegen::llvmgen::kFlagStackOverflow].load(); s > 0) {
       const auto& st = info.stacks[static_cast<size_t>(s - 1)];
       const ir::AdStackAllocaStmt& a = *st.alloc;

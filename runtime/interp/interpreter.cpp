@@ -14,14 +14,14 @@
 #include "ir/printer.h"
 #include "ir/type_uses.h"
 #include "ir/visitor.h"
-#include "runtime/core/access_check.h"
 #include "runtime/core/prepare.h"
 #include "runtime/core/sparse.h"
 #include "runtime/core/stack_capacity.h"
+#include "runtime/interp/access_guard.h"
 #include "runtime/interp/ad_stacks.h"
 #include "runtime/interp/decision_trace.h"
-#include "runtime/interp/exec_more.h"
 #include "runtime/interp/exec_tensor.h"
+#include "runtime/interp/exec_values.h"
 #include "runtime/interp/interp_ops.h"
 #include "runtime/interp/program.h"
 
@@ -60,7 +60,7 @@ class Interpreter {
     ptrs_.assign(prog_.num_slots, nullptr);
     coords_.assign(prog_.num_coords, 0);
     stacks_.reset(prog_.num_stacks);
-    tracked_.assign(opt_.check_global_access ? prog_.num_slots : 0, 0);
+    access_.reset(opt_.check_global_access, prog_.num_slots);
     rng_.seed(opt_.seed);
     Flow f = exec_block(0);
     PB_ASSERT(f == Flow::next, "continue or while control escaped to the kernel root");
@@ -155,7 +155,10 @@ class Interpreter {
         return f;
       }
     }
-    if (parallel) iteration_ = -1;
+    if (parallel) {
+      iteration_ = -1;
+      access_.end_loop();
+    }
     return Flow::next;
   }
 
@@ -212,7 +215,7 @@ class Interpreter {
     bool live = !sparse_.sparse_field(s.field) || sparse_.reach(s.field, static_cast<int64_t>(at), s.activate);
     ptrs_[op.slot] = live ? &b->data[at] : ambient(op);
     defined_[op.slot] = 1;
-    if (opt_.check_global_access) tracked_[op.slot] = ir::is_differentiable_ptr(k_, &s);
+    access_.pointer(op.slot, s);
     return Flow::next;
   }
   Flow exec(const ir::ExternalPtrStmt& s, const Op& op) {
@@ -235,26 +238,16 @@ class Interpreter {
     };
     ptrs_[op.slot] = &b.data[offset(op, 1, b.shape, what)];
     defined_[op.slot] = 1;
-    if (opt_.check_global_access) tracked_[op.slot] = ir::is_differentiable_ptr(k_, &s);
+    access_.pointer(op.slot, s);
     return Flow::next;
   }
   Flow exec(const ir::GlobalLoadStmt&, const Op& op) {
     set(op, *ptr(op, 0));
-    if (opt_.check_global_access && tracked_[op.operands[0]]) access_.read(ptr(op, 0), op.stmt, iteration_);
+    access_.load(op.operands[0], ptr(op, 0), op.stmt, iteration_);
     return Flow::next;
   }
-  // With check_global_access: refuses a write to an element read earlier in the launch.
-  void check_write(const Op& op) {
-    if (!opt_.check_global_access || !tracked_[op.operands[0]]) return;
-    if (auto read = access_.earlier_read(ptr(op, 0)))
-      throw UserError(fmt::format("{}\n  in {}",
-                                  detail::global_access_violation(k_, detail::state_element_name(st_, ptr(op, 0)),
-                                                                  *read, op.stmt, iteration_),
-                                  label_),
-                      detail::kGlobalAccessRemedy);
-  }
   Flow exec(const ir::GlobalStoreStmt&, const Op& op) {
-    check_write(op);
+    access_.write(op.operands[0], ptr(op, 0), op.stmt, iteration_);
     if (ptr(op, 0) == &ambient_) return Flow::next;  // through an inactive sparse cell: dropped
     capacities_.note_write(ptr(op, 0));
     *ptr(op, 0) = op.quant_bits != 0 ? ir::quant_wrap(in(op, 1), op.quant_bits) : in(op, 1);
@@ -262,7 +255,7 @@ class Interpreter {
   }
 
   Flow exec(const ir::AtomicOpStmt& s, const Op& op) {
-    check_write(op);
+    access_.write(op.operands[0], ptr(op, 0), op.stmt, iteration_);
     Value* cell = ptr(op, 0);
     capacities_.note_write(cell);
     Value old = *cell;
@@ -536,15 +529,16 @@ class Interpreter {
   }
 
   // Kinds no backend compiles, argument loads and the access chain's index arithmetic:
-  // runtime/interp/exec_more.cpp (pointer operands pass as empty values).
+  // runtime/interp/exec_values.cpp (pointer operands pass as empty values).
   template <class T>
-    requires(ir::has_no_backend(T::kKind) || std::same_as<T, ir::ArgLoadStmt> || std::same_as<T, ir::LinearizeStmt> ||
+    requires(ir::has_no_backend(T::kKind) || std::same_as<T, ir::ArgLoadStmt> ||
+             std::same_as<T, ir::ExternalTensorShapeAlongAxisStmt> || std::same_as<T, ir::LinearizeStmt> ||
              std::same_as<T, ir::IntegerOffsetStmt> || std::same_as<T, ir::BitExtractStmt>)
   Flow exec(const T& s, const Op& op) {
     std::vector<Value> inputs(op.operands.size());
     for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = values_[op.operands[i]];
-    detail::MoreContext ctx{k_, st_, rng_, label_, iteration_};
-    if (auto v = detail::exec_more(s, op.kind, inputs, ctx)) set(op, *v);
+    detail::ValuesContext ctx{k_, st_, rng_, label_, iteration_};
+    if (auto v = detail::exec_values(s, op.kind, inputs, ctx)) set(op, *v);
     return Flow::next;
   }
 
@@ -576,14 +570,13 @@ class Interpreter {
   std::vector<Buffer*> field_bufs_;  // by field id; null when the state has no buffer
   detail::StackCapacities capacities_;
   detail::SparseCells sparse_;
-  Value ambient_;                       // the element a pointer through an inactive sparse cell reaches
-  detail::GlobalAccessTracker access_;  // with check_global_access
-  std::vector<uint8_t> tracked_;        // by pointer slot: accesses through it are tracked
-  int64_t iteration_ = -1;              // of the running top-level loop; -1 outside
-  std::vector<Value> values_;           // by slot; an alloca's slot holds its variable
-  std::vector<char> defined_;           // by slot: computed in this run
-  std::vector<Value*> ptrs_;            // by slot: the cell a pointer statement addresses
-  std::vector<int64_t> coords_;         // loop coordinates
+  Value ambient_;                                // the element a pointer through an inactive sparse cell reaches
+  detail::AccessGuard access_{k_, st_, label_};  // with check_global_access
+  int64_t iteration_ = -1;                       // of the running top-level loop; -1 outside
+  std::vector<Value> values_;                    // by slot; an alloca's slot holds its variable
+  std::vector<char> defined_;                    // by slot: computed in this run
+  std::vector<Value*> ptrs_;                     // by slot: the cell a pointer statement addresses
+  std::vector<int64_t> coords_;                  // loop coordinates
   detail::AdStacks stacks_{k_, label_};
   detail::Temporaries temps_;     // global temporaries
   std::map<int64_t, Value> tls_;  // thread-local storage by byte offset

@@ -32,6 +32,13 @@ std::optional<ir::Value> evaluate(const ir::Kernel& k, const ir::Stmt* s, const 
     if (v.is_ndarray || v.is_tensor) return std::nullopt;
     return v.scalar;
   }
+  if (const auto* sh = ir::dyn_cast<ir::ExternalTensorShapeAlongAxisStmt>(s)) {
+    if (sh->arg_id.size() != 1 || sh->arg_id[0] < 0 || static_cast<size_t>(sh->arg_id[0]) >= state.args.size())
+      return std::nullopt;
+    const ArgValue& v = state.args[static_cast<size_t>(sh->arg_id[0])];
+    if (!v.is_ndarray || sh->axis < 0 || static_cast<size_t>(sh->axis) >= v.array.shape.size()) return std::nullopt;
+    return ir::Value::from_int(s->type.scalar, v.array.shape[static_cast<size_t>(sh->axis)]);
+  }
   if (const auto* u = ir::dyn_cast<ir::UnaryOpStmt>(s); u && u->op == ir::UnaryOp::cast_value) {
     auto x = evaluate(k, u->x(), state, depth + 1);
     if (!x) return std::nullopt;
@@ -171,7 +178,14 @@ std::vector<uint32_t> push_constant_words(const ir::Kernel& k, const codegen::sp
         w.push_back(static_cast<uint32_t>(state.fields.at(k.field(p.index).name).shape.at(axis)));
         break;
       case PushConstant::Kind::ndarray_extent:
-        w.push_back(static_cast<uint32_t>(state.args.at(index).array.shape.at(axis)));
+        if (index >= state.args.size() || !state.args[index].is_ndarray)
+          throw UserError(fmt::format("argument {} is not an ndarray", p.index),
+                          "give an ndarray object for it in the inputs' \"args\"");
+        if (axis >= state.args[index].array.shape.size())
+          throw UserError(fmt::format("ndarray argument {} has {} dimension(s), no axis {}", p.index,
+                                      state.args[index].array.shape.size(), p.axis),
+                          "give the ndarray as many dimensions as the kernel reads");
+        w.push_back(static_cast<uint32_t>(state.args[index].array.shape[axis]));
         break;
       case PushConstant::Kind::space_extent:
         w.push_back(static_cast<uint32_t>(space_shape(k, state, p.space).at(axis)));

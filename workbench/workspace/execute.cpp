@@ -62,7 +62,7 @@ PreparedRequest prepare_request(const ir::Kernel& k, const RunRequest& req) {
       break;
     case runtime::Mode::reverse:
       p.pipeline = req.pipeline.empty() ? kDefaultReversePipeline : req.pipeline;
-      p.derived = make_reverse_kernel(k, p.pipeline, req.kernel_name, &p.warnings);
+      p.derived = make_reverse_kernel(k, p.pipeline, req.kernel_name, &p.warnings, &p.access_unproven);
       break;
     case runtime::Mode::forward:
       p.pipeline = req.pipeline.empty() ? kDefaultForwardPipeline : req.pipeline;
@@ -91,11 +91,33 @@ runtime::ExecutionResult guarded(F&& body) {
 
 }  // namespace
 
+void check_unproven_access(const PreparedRequest& p, const runtime::State& initial) {
+  if (!p.access_unproven || p.exec.options.check_global_access) return;
+  runtime::ExecutionRequest e = p.exec;
+  e.mode = runtime::Mode::primal;
+  e.derived = nullptr;
+  e.grad_seeds.clear();
+  e.stack_usage = false;
+  e.options.check_global_access = true;
+  try {
+    runtime::execute(runtime::interp::backend(), e, initial);
+  } catch (const UserError& err) {
+    const Diagnostic& d = err.diagnostic();
+    if (d.message.find("global data access rule") == std::string::npos) return;
+    Diagnostic out = d;
+    out.message +=
+        "\n  (check_global_access could not prove the kernel within the rule, so the primal run was "
+        "checked per element on the interpreter first)";
+    throw RunFailure(UserError(out));
+  }
+}
+
 runtime::ExecutionResult execute_on(Backend b, const PreparedRequest& p, const BackendOptions& o) {
   runtime::Backend& backend = backend_for(b, o);
   runtime::require_capabilities(backend, p.exec.options, p.exec.stack_usage);
   runtime::State initial = runtime::initial_state(p.exec);  // an inputs error is not a run failure
   runtime::check_seeds(p.exec, initial);                    // nor is a bad seed
+  check_unproven_access(p, initial);
   return guarded([&] { return runtime::execute(backend, p.exec, std::move(initial)); });
 }
 
@@ -104,6 +126,7 @@ runtime::ExecutionResult execute_on(Backend b, const PreparedRequest& p, runtime
   runtime::Backend& backend = backend_for(b, o);
   runtime::require_capabilities(backend, p.exec.options, p.exec.stack_usage);
   runtime::check_seeds(p.exec, initial);
+  check_unproven_access(p, initial);
   return guarded([&] { return runtime::execute(backend, p.exec, std::move(initial)); });
 }
 

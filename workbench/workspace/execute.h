@@ -39,6 +39,9 @@ struct PreparedRequest {
   std::unique_ptr<ir::Kernel> derived;  // the reverse or tangent kernel (owned here)
   std::string pipeline;                 // the pipeline that made it
   std::vector<std::string> warnings;    // of the pipeline's passes, "pass: message"
+  // check_global_access ran in the pipeline, could not prove the kernel within the rule and was
+  // not told to warn: execute_on checks the primal run per element on the interpreter first.
+  bool access_unproven = false;
 };
 
 // Makes the derived kernel of `req` from `k` (reverse: req.pipeline or reverse_ad; forward:
@@ -48,6 +51,13 @@ PreparedRequest prepare_request(const ir::Kernel& k, const RunRequest& req);
 // Carries out `p` on `b`. Throws runtime::Refusal for a part `b` cannot carry out and UserError for
 // bad inputs (both exit 2), RunFailure for a run-time error of the kernel (exit 1).
 runtime::ExecutionResult execute_on(Backend b, const PreparedRequest& p, const BackendOptions& o = {});
+
+// With p.access_unproven: the primal run of p on `initial`, checked per element on the
+// interpreter, must keep the global data access rule, or a RunFailure names the two accesses (the
+// gradient of a kernel that breaks it is wrong on a parallel backend, and only by luck right on a
+// serial one). Another error of that run is left to the request's own run to report. execute_on
+// calls it.
+void check_unproven_access(const PreparedRequest& p, const runtime::State& initial);
 // The same from a given initial state.
 runtime::ExecutionResult execute_on(Backend b, const PreparedRequest& p, runtime::State initial,
                                     const BackendOptions& o = {});

@@ -107,13 +107,19 @@ std::string reverse_pipeline_for_access_rule(const std::string& pipeline, const 
 }
 
 std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const std::string& pipeline,
-                                                const std::string& file, std::vector<std::string>* warnings) {
+                                                const std::string& file, std::vector<std::string>* warnings,
+                                                bool* access_unproven) {
   passes::RunOptions opts;
   opts.capture_ir = false;
   auto r = replay(forward.clone(), pipeline, opts);
   if (warnings)
     for (const auto& rec : r.run.records)
       for (const auto& w : rec.warnings) warnings->push_back(rec.pass + ": " + w);
+  if (access_unproven)
+    for (const auto& rec : r.run.records)
+      if (auto f = rec.stats.find("findings"); rec.pass == "check_global_access" && f != rec.stats.end() &&
+                                               f->second > 0 && rec.spec.find("findings=warn") == std::string::npos)
+        *access_unproven = true;
   if (!r.run.failed) return std::move(r.kernel);
   const auto& rec = r.run.records.at(r.run.failed_index);
   std::string msg = fmt::format("making the reverse kernel: pass '{}' (pass {} of '{}') failed: {}", rec.pass,
@@ -166,7 +172,8 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   runtime::State base = state_from_inputs(forward, o.inputs, o.inputs_name);
   diff_array(forward, base, o.loss, "--loss");
   result.wrt = arrays_to_check(forward, base, o);
-  auto reverse = make_reverse_kernel(forward, o.pipeline, o.kernel_name, &result.warnings);
+  bool access_unproven = false;
+  auto reverse = make_reverse_kernel(forward, o.pipeline, o.kernel_name, &result.warnings, &access_unproven);
   result.reverse_text = ir::print_kernel(*reverse);
   // Both sides in f64: the kernel itself widened, so that the pipeline's constant folding is
   // in f64 too (folding an f32 kernel rounds to f32, which the f64 forward run does not).
@@ -191,6 +198,11 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
   Path at_x(run_step(fwd, analytic, run_opts, "in the forward run"));
   result.loss = sum(*diff_array(fwd, analytic, o.loss, "--loss").primal);
   if (o.backend == Backend::interp) {
+    PreparedRequest checked;
+    checked.exec.kernel = &fwd;
+    checked.exec.options.max_steps = o.max_steps;
+    checked.access_unproven = access_unproven;
+    check_unproven_access(checked, base);
     seed_gradients(fwd, analytic, {{o.loss, 1.0}});
     result.unexercised_stacks =
         unexercised_stacks(*reverse, run_step(*reverse, analytic, run_opts, "in the reverse kernel"));
@@ -204,6 +216,7 @@ GradcheckResult gradcheck(const ir::Kernel& forward, const GradcheckOptions& o) 
     p.exec.grad_seeds = {{o.loss, 1.0}};
     p.exec.options.max_steps = o.max_steps;
     p.exec.stack_usage = backend_for(o.backend).capabilities().stack_usage;
+    p.access_unproven = access_unproven;
     runtime::ExecutionResult x = execute_on(o.backend, p, base);
     analytic = std::move(x.state);
     if (p.exec.stack_usage) result.unexercised_stacks = unexercised_stacks(*reverse, x.last());

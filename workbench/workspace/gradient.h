@@ -28,10 +28,12 @@ std::string reverse_pipeline_for_access_rule(const std::string& pipeline, const 
 // UserError naming the pass and its message (an InternalError when it broke an invariant).
 // `file` names the kernel's file in the remedy of a failing pass (FILE when unknown). A pass that
 // refuses the kernel for breaking a rule it checks throws a RuleViolation. The passes' warnings
-// go to `warnings` when given.
+// go to `warnings` when given. `access_unproven`, when given, tells whether check_global_access
+// ran, had findings it could not prove and was not told to warn (see PreparedRequest).
 std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const std::string& pipeline,
                                                 const std::string& file = "FILE",
-                                                std::vector<std::string>* warnings = nullptr);
+                                                std::vector<std::string>* warnings = nullptr,
+                                                bool* access_unproven = nullptr);
 
 struct GradientOutput {
   nlohmann::json values;                // runtime::state_to_json after both runs (gradients under "grad")

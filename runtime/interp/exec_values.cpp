@@ -1,4 +1,4 @@
-#include "runtime/interp/exec_more.h"
+#include "runtime/interp/exec_values.h"
 
 #include <fmt/format.h>
 
@@ -19,10 +19,10 @@ namespace {
 using ir::ScalarKind;
 using ir::Value;
 
-struct More {
+struct Values {
   ScalarKind kind;
   std::span<const Value> in;
-  MoreContext& ctx;
+  ValuesContext& ctx;
 
   [[noreturn]] void fail(const ir::Stmt& s, const std::string& what, const std::string& remedy) const {
     throw UserError(fmt::format("{} at `{}` in {}", what, ir::print_stmt(s, ctx.kernel), ctx.label), remedy);
@@ -165,7 +165,7 @@ struct More {
 // Internal functions on a subgroup and a block of one thread: barriers and fences do nothing,
 // local and subgroup ids are 0, global ids are the iteration, reductions and scans give the
 // value, a shuffle or broadcast from lane 0 gives the value (another lane does not exist).
-std::optional<Value> More::operator()(const ir::InternalFuncStmt& s) const {
+std::optional<Value> Values::operator()(const ir::InternalFuncStmt& s) const {
   const std::string& f = s.func_name;
   auto is = [&](std::initializer_list<std::string_view> names) {
     return std::find(names.begin(), names.end(), f) != names.end();
@@ -207,8 +207,9 @@ std::optional<Value> More::operator()(const ir::InternalFuncStmt& s) const {
 
 }  // namespace
 
-std::optional<Value> exec_more(const ir::Stmt& s, ScalarKind kind, std::span<const Value> inputs, MoreContext& ctx) {
-  return ir::visit(s, More{kind, inputs, ctx});
+std::optional<Value> exec_values(const ir::Stmt& s, ScalarKind kind, std::span<const Value> inputs,
+                                 ValuesContext& ctx) {
+  return ir::visit(s, Values{kind, inputs, ctx});
 }
 
 }  // namespace pb::runtime::detail

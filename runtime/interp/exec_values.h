@@ -14,7 +14,7 @@
 
 namespace pb::runtime::detail {
 
-struct MoreContext {
+struct ValuesContext {
   const ir::Kernel& kernel;
   const State& state;
   std::mt19937_64& rng;      // the run's seeded generator (rand draws from it)
@@ -25,7 +25,7 @@ struct MoreContext {
 // The value `s` gives (nullopt: none), from its operands' values `inputs` (pointers are empty
 // values) and its working kind. A statement with no meaning here throws UserError naming it
 // and the kernel, with a remedy.
-std::optional<ir::Value> exec_more(const ir::Stmt& s, ir::ScalarKind kind, std::span<const ir::Value> inputs,
-                                   MoreContext& ctx);
+std::optional<ir::Value> exec_values(const ir::Stmt& s, ir::ScalarKind kind, std::span<const ir::Value> inputs,
+                                     ValuesContext& ctx);
 
 }  // namespace pb::runtime::detail
