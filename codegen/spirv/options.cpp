@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char* kKeys =
     "storage=function|heap, count=per-stack|shared-array, push=branch|select, "
-    "bounds=on|off, float64=on|off, int64=on|off, atomic-float-add=on|off, "
+    "bounds=on|off, float64=on|off, int64=on|off, atomic-float-add=on|off, inf-nan=on|off, "
     "print=drop|error, capacity=N, workgroup=N, unroll=N, vector=on|off";
 
 [[noreturn]] void bad(std::string_view pair, std::string_view why) {
@@ -65,6 +65,8 @@ LoweringOptions parse_lowering(std::string_view text, LoweringOptions o) {
       o.int64 = on_off(pair, v);
     } else if (key == "atomic-float-add") {
       o.atomic_float_add = on_off(pair, v);
+    } else if (key == "inf-nan") {
+      o.preserve_inf_nan = o.preserve_inf_nan_f64 = on_off(pair, v);
     } else if (key == "print") {
       if (v != "drop" && v != "error") bad(pair, "expected drop or error");
       o.print = v == "drop" ? PrintLowering::drop : PrintLowering::error;

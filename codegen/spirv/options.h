@@ -36,6 +36,12 @@ struct LoweringOptions {
   bool float64 = false;           // Float64 capability: f64 values allowed
   bool int64 = false;             // Int64 (and Int64Atomics) capability: i64/u64 values allowed
   bool atomic_float_add = false;  // SPV_EXT_shader_atomic_float_add for f32 atomic add/sub
+  // SignedZeroInfNanPreserve (SPV_KHR_float_controls) for 32-bit floats (f16 and f32 values), and
+  // for 64-bit ones with float64: without it a driver may fold x / x to 1, x * 0 to 0 and
+  // inf - inf to 0, where the interpreter keeps NaN and infinities. Set by the runtime where the
+  // device supports it (shaderSignedZeroInfNanPreserveFloat32 / Float64).
+  bool preserve_inf_nan = false;
+  bool preserve_inf_nan_f64 = false;
   PrintLowering print = PrintLowering::drop;
 
   // Capacity compiled in for a stack whose size is a size expression (max_size=0, size=...): the
@@ -73,7 +79,7 @@ struct LoweringOptions {
 // "storage=heap,count=shared-array,push=select,bounds=on": the four adstack choices.
 std::string lowering_name(const LoweringOptions& o);
 // Applies "key=value" pairs separated by ',' (keys: storage count push bounds float64 int64
-// atomic-float-add print capacity workgroup) to `base`. Throws UserError naming the bad pair.
+// atomic-float-add inf-nan print capacity workgroup) to `base`. Throws UserError naming the bad pair.
 LoweringOptions parse_lowering(std::string_view text, LoweringOptions base = {});
 // The 16 combinations of storage x count x push x bounds, other fields from `base`.
 std::vector<LoweringOptions> all_stack_lowerings(const LoweringOptions& base = {});

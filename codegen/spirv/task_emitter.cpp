@@ -335,6 +335,18 @@ void TaskEmitter::declare_entry_point(Id fn) {
   b_.add_entry_point(spv::ExecutionModelGLCompute, fn, task_.name, interface);
   uint32_t size[3] = {workgroup_size_, 1, 1};
   b_.add_execution_mode(fn, spv::ExecutionModeLocalSize, size);
+  if (o_.preserve_inf_nan || (o_.preserve_inf_nan_f64 && o_.float64)) {
+    b_.add_extension("SPV_KHR_float_controls");  // core from SPIR-V 1.4; these modules are 1.3
+    b_.add_capability(spv::CapabilitySignedZeroInfNanPreserve);
+  }
+  if (o_.preserve_inf_nan) {
+    uint32_t width[1] = {32};
+    b_.add_execution_mode(fn, spv::ExecutionModeSignedZeroInfNanPreserve, width);
+  }
+  if (o_.preserve_inf_nan_f64 && o_.float64) {
+    uint32_t width[1] = {64};
+    b_.add_execution_mode(fn, spv::ExecutionModeSignedZeroInfNanPreserve, width);
+  }
 }
 
 // count = end > begin ? end - begin : 0, as an unsigned integer of the bounds' width.

@@ -91,9 +91,14 @@ DeviceInfo describe(VkPhysicalDevice p) {
   props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   VkPhysicalDeviceProperties base{};
   vkGetPhysicalDeviceProperties(p, &base);
+  VkPhysicalDeviceFloatControlsProperties controls{};
+  controls.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
   if (base.apiVersion >= VK_API_VERSION_1_2) {
     props.pNext = &driver;
+    driver.pNext = &controls;
     vkGetPhysicalDeviceProperties2(p, &props);
+    d.preserve_inf_nan_f32 = controls.shaderSignedZeroInfNanPreserveFloat32;
+    d.preserve_inf_nan_f64 = controls.shaderSignedZeroInfNanPreserveFloat64;
     d.driver = fmt::format("{} {}", driver.driverName, driver.driverInfo);
   }
   d.name = base.deviceName;

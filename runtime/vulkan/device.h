@@ -18,9 +18,11 @@ struct DeviceInfo {
   std::string type;    // "cpu", "discrete-gpu", ...
   std::string driver;  // driverName + driverInfo when the driver reports them
   uint32_t api_version = 0;
-  bool float64 = false;           // shaderFloat64
-  bool int64 = false;             // shaderInt64
-  bool atomic_float_add = false;  // VK_EXT_shader_atomic_float: shaderBufferFloat32AtomicAdd
+  bool float64 = false;               // shaderFloat64
+  bool int64 = false;                 // shaderInt64
+  bool atomic_float_add = false;      // VK_EXT_shader_atomic_float: shaderBufferFloat32AtomicAdd
+  bool preserve_inf_nan_f32 = false;  // float controls: shaderSignedZeroInfNanPreserveFloat32
+  bool preserve_inf_nan_f64 = false;  // float controls: shaderSignedZeroInfNanPreserveFloat64
   uint32_t max_push_constant_bytes = 0;
   uint32_t max_workgroup_count_x = 0;
   uint32_t max_workgroup_size_x = 0;

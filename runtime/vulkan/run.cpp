@@ -52,6 +52,8 @@ codegen::spirv::LoweringOptions lowering_for(const ir::Kernel& k, const DeviceIn
   base.float64 = base.float64 || uses_kind(k, {ir::ScalarKind::f64});
   base.int64 = base.int64 || base.float64 || uses_kind(k, {ir::ScalarKind::i64, ir::ScalarKind::u64});
   base.atomic_float_add = base.atomic_float_add || device.atomic_float_add;
+  base.preserve_inf_nan = base.preserve_inf_nan || device.preserve_inf_nan_f32;
+  base.preserve_inf_nan_f64 = base.preserve_inf_nan_f64 || device.preserve_inf_nan_f64;
   if (base.unroll == 0) base.unroll = codegen::spirv::kRunUnroll;
   if (base.vector == codegen::spirv::VectorSteps::caller_default) base.vector = codegen::spirv::VectorSteps::on;
   return base;

@@ -74,6 +74,9 @@ std::string compare(const ir::Kernel& k, const runtime::State& state, LoweringOp
                     const Known& known, size_t& compared) {
   o.float64 = uses_kind(k, {ir::ScalarKind::f64});
   o.int64 = uses_kind(k, {ir::ScalarKind::i64, ir::ScalarKind::u64}) || o.float64;
+  // As the runtime lowers for the device (runtime/vulkan/run.cpp, lowering_for).
+  o.preserve_inf_nan = test::vulkan()->device().preserve_inf_nan_f32;
+  o.preserve_inf_nan_f64 = test::vulkan()->device().preserve_inf_nan_f64;
   CompiledKernel ck;
   try {
     ck = compile(k, o);

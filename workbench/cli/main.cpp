@@ -40,8 +40,9 @@ CLI::Option* add_codegen_options(CLI::App* cmd, pb::cli::CodegenArgs& a, bool wi
     cmd->add_option("--bounds-check", a.bounds, "record stack overflow in the flags buffer (default on)")
         ->check(CLI::IsMember({"on", "off"}));
   }
-  cmd->add_option("--lowering", a.lowering,
-                  "more lowering options as KEY=VALUE,...: float64 int64 atomic-float-add print capacity workgroup");
+  cmd->add_option(
+      "--lowering", a.lowering,
+      "more lowering options as KEY=VALUE,...: float64 int64 atomic-float-add inf-nan print capacity workgroup");
   cmd->add_option("--float64", a.float64, "Float64 capability; auto: on when the kernel uses f64")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();

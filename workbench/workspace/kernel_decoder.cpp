@@ -143,6 +143,15 @@ class Decoder {
     return add(k_->make<GlobalPtrStmt>(f, std::vector<Stmt*>{index}));
   }
 
+  // An atomic on y or s. Race-free: the old value of one on s is left unused, since which value
+  // it returns depends on how the iterations interleave (a GPU's do, the interpreter's shuffle
+  // of whole iterations does not).
+  void add_atomic(Visible& v) {
+    auto* dest = static_cast<GlobalPtrStmt*>(element(v, true, true));
+    Stmt* a = add(k_->make<AtomicOpStmt>(pick(kAtomic), dest, pick(v.floats)));
+    if (a && (!options_.race_free || dest->field != s_)) v.floats.push_back(a);
+  }
+
   void parallel_loop() {
     Visible v;
     v.indices.push_back(zero_);
@@ -228,7 +237,7 @@ class Decoder {
         if (in_.flag())
           add(k_->make<GlobalStoreStmt>(element(v, true), pick(v.floats)));
         else
-          push(v.floats, add(k_->make<AtomicOpStmt>(pick(kAtomic), element(v, true, true), pick(v.floats))));
+          add_atomic(v);
         break;
       case 10: {
         Stmt* local = add(k_->make<AllocaStmt>(real_));
