@@ -37,24 +37,35 @@ std::string element_name(const std::string& array, const ir::Shape& shape, int64
   return fmt::format("{}, element [{}],", array, fmt::join(idx, ", "));
 }
 
+namespace {
+
+// "global data access rule: ELEMENT WHAT", then the two accesses, each with its iteration.
+std::string violation(const ir::Kernel& k, const std::string& element, const char* what, const char* first_label,
+                      const GlobalAccessTracker::Read& first, const ir::Stmt* second, int64_t iteration) {
+  return fmt::format(
+      "global data access rule: {} {}\n  {} `{}` {} of the top-level loop\n  write: `{}` {} of the "
+      "top-level loop",
+      element, what, first_label, ir::print_stmt(*first.load, k), iteration_name(first.iteration),
+      ir::print_stmt(*second, k), iteration_name(iteration));
+}
+
+}  // namespace
+
 std::string global_access_violation(const ir::Kernel& k, const std::string& element,
                                     const GlobalAccessTracker::Read& read, const ir::Stmt* store, int64_t iteration) {
-  return fmt::format(
-      "global data access rule: {} is written after it was read in the same launch (the reverse kernel of a kernel "
-      "that does this may read the new value)\n  read:  `{}` {} of the top-level loop\n  write: `{}` {} of the "
-      "top-level loop",
-      element, ir::print_stmt(*read.load, k), iteration_name(read.iteration), ir::print_stmt(*store, k),
-      iteration_name(iteration));
+  return violation(k, element,
+                   "is written after it was read in the same launch (the reverse kernel of a kernel that does this "
+                   "may read the new value)",
+                   "read: ", read, store, iteration);
 }
 
 std::string overwrite_violation(const ir::Kernel& k, const std::string& element, const GlobalAccessTracker::Read& first,
                                 const ir::Stmt* second, int64_t iteration) {
-  return fmt::format(
-      "global data access rule: {} is written by two iterations of the top-level loop, one of them with a plain "
-      "store (the value left depends on the order iterations run in, and the reverse kernel gives the adjoint to "
-      "every racing iteration)\n  write: `{}` {} of the top-level loop\n  write: `{}` {} of the top-level loop",
-      element, ir::print_stmt(*first.load, k), iteration_name(first.iteration), ir::print_stmt(*second, k),
-      iteration_name(iteration));
+  return violation(k, element,
+                   "is written by two iterations of the top-level loop, one of them with a plain store (the value "
+                   "left depends on the order iterations run in, and the reverse kernel gives the adjoint to every "
+                   "racing iteration)",
+                   "write:", first, second, iteration);
 }
 
 }  // namespace pb::runtime::detail
