@@ -76,6 +76,11 @@ struct EmitOptions {
   // of an element of a differentiable field or float ndarray calls kAccessCallback (reads after
   // the load, writes before the store or atomic), and no atomic is folded into a per-chunk sum.
   bool check_global_access = false;
+  // Blocks of more statements than this (nested ones counted) are emitted as a sequence of
+  // functions of at most about this many statements each (codegen/llvm/emit_part.cpp), which
+  // keeps LLVM's compile time linear in the kernel's size; 0 never splits.
+  size_t part_statements = kDefaultPartStatements;
+  static constexpr size_t kDefaultPartStatements = 500;
 };
 
 enum class TaskKind : uint8_t { serial, range_for, struct_for };

@@ -34,6 +34,11 @@ llvm::Value* TaskEmitter::checked_top(const StackRef& st) {
 }
 
 void TaskEmitter::emit(const ir::AdStackAllocaStmt& s) {
+  set(s, llvm::Constant::getNullValue(value_type(s.type.scalar)));
+  if (auto it = stacks_.find(&s); it != stacks_.end()) {  // a task in parts: made at its entry
+    b_.CreateStore(const_i64(0), it->second.count);
+    return;
+  }
   int id = m_.stack_ids.at(&s);
   // Offsets and capacities are fixed for a launch: read them once, at the function's entry.
   llvm::Value* offsets = ctx_word(kCtxStackOffsets);
@@ -49,7 +54,22 @@ void TaskEmitter::emit(const ir::AdStackAllocaStmt& s) {
   st.deepest = entry_alloca(b_.getInt64Ty(), "stack.deepest");
   eb.CreateStore(const_i64(0), st.deepest);  // once per call: it spans the call's iterations
   stacks_[&s] = st;
-  set(s, llvm::Constant::getNullValue(value_type(s.type.scalar)));
+}
+
+void TaskEmitter::prepare_stacks() {
+  llvm::Value* offsets = ctx_word(kCtxStackOffsets);
+  llvm::Value* caps = ctx_word(kCtxStackCaps);
+  llvm::IRBuilder<> eb(entry_);
+  for (const StackInfo& si : m_.info.tasks[index_].stacks) {
+    auto id = static_cast<uint64_t>(si.stack_id);
+    llvm::Value* off = eb.CreateLoad(eb.getInt64Ty(), eb.CreateConstInBoundsGEP1_64(eb.getInt64Ty(), offsets, id));
+    llvm::Value* cap = eb.CreateLoad(eb.getInt64Ty(), eb.CreateConstInBoundsGEP1_64(eb.getInt64Ty(), caps, id));
+    StackRef st{eb.CreateInBoundsGEP(eb.getInt8Ty(), slice_, off), nullptr, cap, si.stack_id, si.element};
+    st.count = entry_alloca(b_.getInt64Ty(), "stack.count");
+    st.deepest = entry_alloca(b_.getInt64Ty(), "stack.deepest");
+    eb.CreateStore(const_i64(0), st.deepest);
+    stacks_[si.alloc] = st;
+  }
 }
 
 void TaskEmitter::emit(const ir::AdStackPushStmt& s) {
@@ -169,13 +189,17 @@ void TaskEmitter::emit(const ir::GlobalTemporaryStmt& s) {
 }
 
 void TaskEmitter::emit(const ir::ThreadLocalPtrStmt& s) {
+  if (s.offset < 0 || s.offset + 8 > int64_t{64} * 8) unsupported(s, "thread-local storage beyond 512 bytes");
+  set(s, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), thread_locals(), static_cast<uint64_t>(s.offset)));
+}
+
+llvm::Value* TaskEmitter::thread_locals() {
   if (!tls_) {
     tls_ = entry_alloca(llvm::ArrayType::get(b_.getInt64Ty(), 64), "tls");
     llvm::IRBuilder<> eb(entry_);
     eb.CreateMemSet(tls_, eb.getInt8(0), uint64_t{64} * 8, llvm::MaybeAlign(8));
   }
-  if (s.offset < 0 || s.offset + 8 > int64_t{64} * 8) unsupported(s, "thread-local storage beyond 512 bytes");
-  set(s, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), tls_, static_cast<uint64_t>(s.offset)));
+  return tls_;
 }
 
 void TaskEmitter::emit(const ir::GetRootStmt& s) { set(s, const_i64(0)); }

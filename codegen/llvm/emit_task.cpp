@@ -55,6 +55,9 @@ llvm::Value* TaskEmitter::from_memory(llvm::Value* v, ir::ScalarKind k) {
 
 llvm::Value* TaskEmitter::value(const ir::Stmt* s) {
   auto it = values_.find(s);
+  if (it == values_.end())
+    if (auto home = homes_.find(s); home != homes_.end())  // made by a part: read where it is used
+      return b_.CreateLoad(home->second.type, home->second.slot);
   PB_ASSERT(it != values_.end() && it->second,
             fmt::format("`{}` is used before it was emitted", s ? ir::print_stmt(*s, m_.kernel) : "null"));
   return it->second;
@@ -191,7 +194,20 @@ void TaskEmitter::emit_stmt(const ir::Stmt& s) {
 }
 
 void TaskEmitter::emit_block(const ir::Block& blk) {
+  if (in_parts_ && blk.total_size() > m_.options.part_statements) {
+    std::vector<const ir::Stmt*> stmts(blk.begin(), blk.end());
+    emit_in_parts(stmts);
+    return;
+  }
   for (const ir::Stmt* s : blk) emit_stmt(*s);
+}
+
+void TaskEmitter::emit_stmts(std::span<const ir::Stmt* const> stmts) {
+  if (in_parts_) {
+    emit_in_parts(stmts);
+    return;
+  }
+  for (const ir::Stmt* s : stmts) emit_stmt(*s);
 }
 
 void TaskEmitter::counted_loop(llvm::Value* count, const std::function<void(llvm::Value*)>& body) {
@@ -320,6 +336,11 @@ void TaskEmitter::run() {
   b_.SetInsertPoint(start);
   steps_ = entry_alloca(b_.getInt64Ty(), "steps");
   b_.CreateStore(task_.loop ? b_.CreateSub(fn_->getArg(2), fn_->getArg(1)) : const_i64(0), steps_);
+  size_t statements = 0;
+  if (task_.loop) statements = nested_size(*task_.loop);
+  for (const ir::Stmt* r : task_.roots) statements += nested_size(*r);
+  in_parts_ = m_.options.part_statements > 0 && statements > m_.options.part_statements;
+  if (in_parts_) prepare_stacks();
   for (const ir::Stmt* s : task_.imports) emit_import(*s);
   const auto* off = ir::dyn_cast<ir::OffloadedStmt>(task_.loop);
   if (task_.loop) {
@@ -337,7 +358,7 @@ void TaskEmitter::run() {
     if (off && off->tls_epilogue) emit_block(*off->tls_epilogue);
     end_reductions();
   } else {
-    for (const ir::Stmt* s : task_.roots) emit_stmt(*s);
+    emit_stmts(task_.roots);
   }
   report_steps();
   report_stack_depths();
@@ -498,6 +519,8 @@ void TaskEmitter::emit(const ir::AllocaStmt& s) {
   llvm::Value* p = nullptr;
   if (m_.plan.shared_allocas.count(&s))
     p = b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ctx_word(kCtxTemps), m_.plan.temp_word.at(&s));
+  else if (auto it = values_.find(&s); it != values_.end())
+    p = it->second;  // read after its part: the caller's (emit_part)
   else
     p = entry_alloca(memory_type(k), "local");
   b_.CreateStore(llvm::Constant::getNullValue(memory_type(k)), p);

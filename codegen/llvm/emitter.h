@@ -7,6 +7,7 @@
 #include <llvm/IR/Module.h>
 
 #include <functional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -30,6 +31,9 @@ struct ModuleState {
   llvm::Module& module;
   std::unordered_map<const ir::Stmt*, int> stack_ids;
 };
+
+// A statement with the statements of its blocks.
+size_t nested_size(const ir::Stmt& s);
 
 class TaskEmitter {
  public:
@@ -114,6 +118,7 @@ class TaskEmitter {
 
   // ---- control ----
   void emit_block(const ir::Block& b);
+  void emit_stmts(std::span<const ir::Stmt* const> stmts);
   void emit_stmt(const ir::Stmt& s);
   void emit_import(const ir::Stmt& s);
   llvm::BasicBlock* new_block(const char* name);
@@ -141,6 +146,16 @@ class TaskEmitter {
 
   // With the global-access check: reports the access `s` makes through `ptr` (at `address`).
   void check_access(const ir::Stmt& s, const ir::Stmt* ptr, llvm::Value* address, bool write);
+
+  // ---- parts (emit_part.cpp) ----
+  // Statements of a block of more than EmitOptions::part_statements, in functions of their own.
+  void emit_in_parts(std::span<const ir::Stmt* const> stmts);
+  // Emits `stmts` as one part function and calls it; false (nothing emitted) when a value made
+  // inside a nested block of the part is read after it.
+  bool emit_part(std::span<const ir::Stmt* const> stmts, const std::unordered_set<const ir::Stmt*>& scope);
+  // A task in parts: every stack's count, depth and place made at the task function's entry.
+  void prepare_stacks();
+  llvm::Value* thread_locals();  // the call's thread-local area (made on first use)
 
   // ---- errors ----
   int error_site(const ir::Stmt& s, std::string message, std::string remedy);
@@ -207,8 +222,15 @@ class TaskEmitter {
   llvm::Value* slice_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;
   llvm::Value* tls_ = nullptr;
-  llvm::AllocaInst* steps_ = nullptr;  // loop iterations this call ran (see count_steps)
+  llvm::Value* steps_ = nullptr;  // loop iterations this call ran (see count_steps): the task function's
   std::unordered_map<const ir::Stmt*, llvm::Value*> values_;
+  // Values a part made, in the slot of its frame it left them in (emit_part): loaded where used,
+  // so that none stays live across the calls that follow.
+  struct Home {
+    llvm::Value* slot;
+    llvm::Type* type;
+  };
+  std::unordered_map<const ir::Stmt*, Home> homes_;
   std::unordered_map<const ir::Stmt*, std::vector<llvm::Value*>> loop_coords_;  // loop -> i64 coordinates
   std::unordered_map<const ir::Stmt*, llvm::Value*> loop_linear_;               // loop task -> linear index
   llvm::Value* iteration_ = nullptr;  // a parallel task's linear iteration (i64); null in serial tasks
@@ -216,15 +238,17 @@ class TaskEmitter {
   struct Reduction {
     ir::FieldId field = 0;
     ir::ScalarKind kind = ir::ScalarKind::f32;
-    llvm::AllocaInst* acc = nullptr;
+    llvm::Value* acc = nullptr;  // the task function's accumulator
   };
   std::unordered_map<ir::FieldId, Reduction> reductions_;
   std::unordered_map<const ir::Stmt*, ir::FieldId> reduced_atomics_;
   std::unordered_map<ir::FieldId, bool> own_cell_fields_;
   std::vector<llvm::BasicBlock*> continue_targets_;
   std::vector<llvm::BasicBlock*> while_exits_;
-  llvm::AllocaInst* ambient_ = nullptr;
+  llvm::Value* ambient_ = nullptr;
   std::unordered_set<const ir::Stmt*> ambient_ptrs_;  // pointers that may be the ambient slot
+  bool in_parts_ = false;                             // the task is larger than part_statements (see emit_in_parts)
+  size_t parts_ = 0;                                  // part functions emitted so far
   mutable int deactivates_ = -1;                      // whether the kernel deactivates cells (-1: not yet known)
 };
 

@@ -29,6 +29,10 @@ struct RunOptions {
   // Refuse writing an element of a differentiable field (one with a gradient field) or float
   // ndarray that was read earlier in the launch (runtime/core/access_check.h).
   bool check_global_access = false;
+  // The LLVM CPU backend's code generation (other backends ignore it): blocks of more statements
+  // than this are emitted as functions of about this many (codegen/llvm/emit_part.cpp); 0 never
+  // splits, -1 takes the backend's default.
+  int64_t cpu_part_statements = -1;
 };
 
 // Where a launch's time went. Stages a backend does not have stay 0; `kernel_timed` says whether

@@ -135,9 +135,9 @@ Backend& backend() {
   return b;
 }
 
-ModuleText module_text(const ir::Kernel& k, const State& state, int opt_level) {
+ModuleText module_text(const ir::Kernel& k, const State& state, int opt_level, int64_t part_statements) {
   ModuleText out;
-  rethrow(api().module_text(k, state, opt_level, out));
+  rethrow(api().module_text(k, state, opt_level, part_statements, out));
   return out;
 }
 

@@ -19,7 +19,7 @@ Backend& backend();
 
 // The kernel's LLVM module as text for the buffer shapes of `state`, before and after LLVM's
 // pipeline at opt_level. Throws as a launch does.
-ModuleText module_text(const ir::Kernel& k, const State& state, int opt_level);
+ModuleText module_text(const ir::Kernel& k, const State& state, int opt_level, int64_t part_statements = -1);
 
 // The file the module was loaded from; loads it if not yet loaded.
 std::string module_path();

@@ -35,6 +35,8 @@ struct CpuOptions {
   // order, the interpreter's order, so both report the same first violation. The launch fails
   // with it after the task that made it.
   bool check_global_access = false;
+  // Blocks of more statements than this are emitted in functions of their own (EmitOptions).
+  size_t part_statements = codegen::llvmgen::EmitOptions::kDefaultPartStatements;
 };
 
 // A kernel compiled for the buffer shapes of one state. Launch it with memory of those shapes.

@@ -111,7 +111,8 @@ int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 CpuKernel::CpuKernel(const ir::Kernel& k, const State& shapes_from, const CpuOptions& o)
     : kernel_(&k), impl_(std::make_unique<Impl>()) {
   impl_->shapes = detail::shapes_of(k, shapes_from);
-  codegen::llvmgen::EmittedModule m = codegen::llvmgen::emit(k, impl_->shapes, {o.check_global_access});
+  codegen::llvmgen::EmittedModule m =
+      codegen::llvmgen::emit(k, impl_->shapes, {o.check_global_access, o.part_statements});
   if (o.keep_ir) ir_before_ = codegen::llvmgen::module_text(m);
   codegen::llvmgen::optimize(m, o.opt_level);
   if (o.keep_ir) ir_after_ = codegen::llvmgen::module_text(m);
@@ -455,6 +456,7 @@ RunResult run_kernel(const ir::Kernel& k, State& state, const RunOptions& option
   }
   CpuOptions compile = cpu;
   compile.check_global_access = compile.check_global_access || options.check_global_access;
+  if (options.cpu_part_statements >= 0) compile.part_statements = static_cast<size_t>(options.cpu_part_statements);
   CpuKernel ck(wide ? *wide : k, state, compile);
   result.times.compile_ms = ms_since(start);
   std::unique_ptr<CpuRuntime> own;

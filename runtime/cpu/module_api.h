@@ -29,7 +29,7 @@
 
 namespace pb::runtime::cpu {
 
-inline constexpr int kCpuModuleAbi = 4;
+inline constexpr int kCpuModuleAbi = 5;
 
 struct ModuleError {
   enum class Kind { none, refusal, user, internal } kind = Kind::none;
@@ -50,7 +50,8 @@ struct CpuModuleApi {
   // runtime::cpu::run_kernel with the module's own CpuRuntime and default CpuOptions.
   ModuleError (*run_kernel)(const ir::Kernel& k, State& state, const RunOptions& options, RunResult& result);
   // The emitted and optimized module for the buffer shapes of `state`.
-  ModuleError (*module_text)(const ir::Kernel& k, const State& state, int opt_level, ModuleText& out);
+  ModuleError (*module_text)(const ir::Kernel& k, const State& state, int opt_level, int64_t part_statements,
+                             ModuleText& out);
   // Makes the module look quant and tensor type ids up in the caller's tables (ir/type_tables.h);
   // the loader calls it once, before anything else.
   void (*adopt_type_tables)(ir::TypeTables* host);

@@ -43,9 +43,11 @@ ModuleError run(const ir::Kernel& k, State& state, const RunOptions& options, Ru
   return guarded([&] { result = cpu::run_kernel(k, state, options); });
 }
 
-ModuleError text(const ir::Kernel& k, const State& state, int opt_level, ModuleText& out) {
+ModuleError text(const ir::Kernel& k, const State& state, int opt_level, int64_t part_statements, ModuleText& out) {
   return guarded([&] {
-    codegen::llvmgen::EmittedModule m = codegen::llvmgen::emit(k, emit_shapes(k, state));
+    codegen::llvmgen::EmitOptions o;
+    if (part_statements >= 0) o.part_statements = static_cast<size_t>(part_statements);
+    codegen::llvmgen::EmittedModule m = codegen::llvmgen::emit(k, emit_shapes(k, state), o);
     out.before = codegen::llvmgen::module_text(m);
     codegen::llvmgen::optimize(m, opt_level);
     out.after = codegen::llvmgen::module_text(m);

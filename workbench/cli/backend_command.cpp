@@ -49,6 +49,7 @@ int cmd_run(const RunArgs& a) {
   workbench::RunRequest req = make_run_request(a);
   workbench::BackendOptions o;
   o.device = a.device;
+  o.cpu_part_statements = a.part_statements;
   workbench::PreparedRequest p = workbench::prepare_request(*k, req);
   for (const auto& w : p.warnings) std::cerr << fmt::format("{}: warning: {}\n", a.file, w);
   // Every backend named must carry out every part of the request, before anything runs.
@@ -90,6 +91,7 @@ int cmd_fixture_backend(const FixtureArgs& a) {
   if (a.jobs < 1) throw UserError(fmt::format("-j {}: at least one job", a.jobs), "for example -j 2");
   workbench::BackendOptions o;
   o.device = a.device;
+  o.cpu_part_statements = a.part_statements;
   workbench::Tolerances tol{a.rtol_f32, a.rtol_f64};
   std::vector<workbench::FixtureBackendOutcome> outcomes(files.size());
   std::atomic<size_t> next{0}, done{0};

@@ -51,6 +51,7 @@ struct RunArgs {
   std::string device;              // --device: a substring of the Vulkan device's name
   double rtol_f32 = 1e-5, rtol_f64 = 1e-12;  // the comparison table's tolerances
   bool time = false;                         // --time: each launch's kernel and launch time (stderr)
+  int64_t part_statements = -1;              // --part-statements: the cpu backend's function size
 };
 // One backend: its values (JSON on stdout); several: the comparison table, exit 1 on a
 // difference or when nothing was compared, 2 when a backend refused part of the request.
@@ -77,6 +78,7 @@ struct FixtureArgs {
   std::string backend;  // check --backend: compare the backends with the interpreter instead
   std::string device;
   double rtol_f32 = 1e-5, rtol_f64 = 1e-12;
+  int64_t part_statements = -1;  // check --part-statements: the cpu backend's function size
 };
 int cmd_fixture(const FixtureArgs& a);
 

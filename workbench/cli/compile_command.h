@@ -29,10 +29,11 @@ struct CompileArgs {
   CodegenArgs codegen;
   std::string target;  // spirv, spvasm, msl, glsl
   bool no_optimize = false;
-  std::string report;  // --spirv-opt-report FILE.json
-  bool table = false;  // --spirv-opt-table
-  std::string output;  // -o: a file, or a directory (one file per task); empty: stdout
-  int opt_level = 2;   // --target=llvm: O0..O3
+  std::string report;            // --spirv-opt-report FILE.json
+  bool table = false;            // --spirv-opt-table
+  std::string output;            // -o: a file, or a directory (one file per task); empty: stdout
+  int opt_level = 2;             // --target=llvm: O0..O3
+  int64_t part_statements = -1;  // --target=llvm: as run --part-statements
 };
 int cmd_compile(const CompileArgs& a);
 // --target=llvm: the kernel's LLVM module before and after optimization (llvm_compile_command.cpp).

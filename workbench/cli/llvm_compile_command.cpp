@@ -15,7 +15,7 @@ namespace pb::cli {
 int cmd_compile_llvm(const CompileArgs& a) {
   auto source = workbench::load_source(a.codegen.file, a.codegen.dump);
   std::string pipeline = a.codegen.passes_given ? a.codegen.passes : source.pipeline.value_or("");
-  workbench::LlvmCompile c = workbench::compile_llvm(*source.kernel, pipeline, a.opt_level);
+  workbench::LlvmCompile c = workbench::compile_llvm(*source.kernel, pipeline, a.opt_level, a.part_statements);
   std::string text = fmt::format(
       "; ---- LLVM IR before optimization ({} task(s): {}) ----\n{}\n"
       "; ---- LLVM IR after optimization (O{}) ----\n{}",

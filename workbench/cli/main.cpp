@@ -154,6 +154,10 @@ static int run_command(int argc, char** argv) try {
   run->add_flag("--time", run_args.time,
                 "print each launch's compile, transfer and kernel time (Vulkan: timestamp queries) to stderr");
   run->add_option("--device", run_args.device, "Vulkan: a substring of the device name (default: the first device)");
+  run->add_option("--part-statements", run_args.part_statements,
+                  "cpu: emit blocks of more statements than N as functions of about N each, which keeps LLVM's "
+                  "compile time linear in the kernel (default 500; 0: one function per task)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   run->add_option("--rtol-f32", run_args.rtol_f32, "with several backends: relative tolerance for f32")
       ->capture_default_str();
   run->add_option("--rtol-f64", run_args.rtol_f64, "with several backends: relative tolerance for f64")
@@ -331,6 +335,11 @@ static int run_command(int argc, char** argv) try {
   compile->add_option("--opt-level", compile_args.opt_level, "with --target=llvm: LLVM's optimization level, 0 to 3")
       ->capture_default_str()
       ->check(CLI::Range(0, 3));
+  compile
+      ->add_option("--part-statements", compile_args.part_statements,
+                   "with --target=llvm: as run --part-statements (blocks of more than N statements in functions "
+                   "of their own; default 500, 0: never)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   compile->add_flag("--no-optimize", compile_args.no_optimize, "write the emitter's module without running spirv-opt");
   compile->add_option("--spirv-opt-report", compile_args.report, "write every task's optimizer report (JSON) to FILE");
   compile->add_flag("--spirv-opt-table", compile_args.table, "print every task's per-pass ID growth table (stderr)");
@@ -371,6 +380,9 @@ static int run_command(int argc, char** argv) try {
           "--backend", fixture_args.backend,
           "run each fixture with inputs on these backends (cpu, vulkan, all) and compare with the interpreter");
       c->add_option("--device", fixture_args.device, "Vulkan: a substring of the device name");
+      c->add_option("--part-statements", fixture_args.part_statements,
+                    "with --backend=cpu: the largest function in statements (as run --part-statements)")
+          ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
       c->add_option("--rtol-f32", fixture_args.rtol_f32, "with --backend: relative tolerance for f32")
           ->capture_default_str();
       c->add_option("--rtol-f64", fixture_args.rtol_f64, "with --backend: relative tolerance for f64")

@@ -113,21 +113,21 @@ void check_unproven_access(const PreparedRequest& p, const runtime::State& initi
 }
 
 runtime::ExecutionResult execute_on(Backend b, const PreparedRequest& p, const BackendOptions& o) {
-  runtime::Backend& backend = backend_for(b, o);
-  runtime::require_capabilities(backend, p.exec.options, p.exec.stack_usage);
   runtime::State initial = runtime::initial_state(p.exec);  // an inputs error is not a run failure
-  runtime::check_seeds(p.exec, initial);                    // nor is a bad seed
-  check_unproven_access(p, initial);
-  return guarded([&] { return runtime::execute(backend, p.exec, std::move(initial)); });
+  return execute_on(b, p, std::move(initial), o);
 }
 
 runtime::ExecutionResult execute_on(Backend b, const PreparedRequest& p, runtime::State initial,
                                     const BackendOptions& o) {
   runtime::Backend& backend = backend_for(b, o);
   runtime::require_capabilities(backend, p.exec.options, p.exec.stack_usage);
-  runtime::check_seeds(p.exec, initial);
+  runtime::check_seeds(p.exec, initial);  // a bad seed is not a run failure
   check_unproven_access(p, initial);
-  return guarded([&] { return runtime::execute(backend, p.exec, std::move(initial)); });
+  if (o.cpu_part_statements < 0 || b != Backend::cpu)
+    return guarded([&] { return runtime::execute(backend, p.exec, std::move(initial)); });
+  runtime::ExecutionRequest e = p.exec;
+  e.options.cpu_part_statements = o.cpu_part_statements;
+  return guarded([&] { return runtime::execute(backend, e, std::move(initial)); });
 }
 
 nlohmann::json execution_values(const runtime::ExecutionResult& r) {

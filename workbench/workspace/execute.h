@@ -27,6 +27,9 @@ struct BackendOptions {
   // Runs in place of every compiled backend (cpu, vulkan), never of the interpreter: the tests
   // plant a backend that is wrong or refuses, to prove the checks fail on it.
   runtime::Backend* stand_in = nullptr;
+  // The cpu backend's largest function in statements (RunOptions::cpu_part_statements); -1: the
+  // request's own.
+  int64_t cpu_part_statements = -1;
 };
 
 // The backend object of a kind (opening the device or loading the module on first use). Throws

@@ -19,7 +19,8 @@ struct LlvmCompile {
 // `k` after `pipeline` (none when empty), emitted for the shapes of the state `inputs` makes
 // (the header's shapes when empty). Throws UserError (a failing pass, a construct the backend
 // cannot lower, an unknown shape).
-LlvmCompile compile_llvm(const ir::Kernel& k, const std::string& pipeline, int opt_level,
+// part_statements as RunOptions::cpu_part_statements.
+LlvmCompile compile_llvm(const ir::Kernel& k, const std::string& pipeline, int opt_level, int64_t part_statements = -1,
                          const nlohmann::json& inputs = nlohmann::json::object());
 
 }  // namespace pb::workbench
