@@ -11,6 +11,8 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
 
+#include <mutex>
+
 #include "codegen/llvm/emitter.h"
 #include "codegen/llvm/module_impl.h"
 #include "codegen/llvm/task_split.h"
@@ -117,9 +119,18 @@ EmittedModule emit(const ir::Kernel& kernel, const EmitShapes& shapes, const Emi
   return out;
 }
 
+// LLVM's target registration is not thread-safe: two threads registering at once register the
+// host target twice ("Cannot choose between targets"), and every later lookup fails.
+void initialize_native_target() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
 static std::unique_ptr<llvm::TargetMachine> host_target_machine() {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
+  initialize_native_target();
   std::string triple = llvm::sys::getProcessTriple();
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);

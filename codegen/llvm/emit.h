@@ -170,6 +170,9 @@ bool compiles_type(ir::DataType t);
 // Runs LLVM's default pipeline at `opt_level` (0..3) on the module, for the host CPU (sets the
 // module's target triple and data layout).
 void optimize(EmittedModule& m, int opt_level);
+
+// Registers the host target with LLVM, once per process, safe from any thread.
+void initialize_native_target();
 // The module as LLVM IR text.
 std::string module_text(const EmittedModule& m);
 

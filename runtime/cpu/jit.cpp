@@ -28,8 +28,7 @@ void check(llvm::Error e, const char* what) {
 }  // namespace
 
 std::unique_ptr<JitCode> jit_compile(codegen::llvmgen::EmittedModule&& m, const HostCallbacks& callbacks) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
+  codegen::llvmgen::initialize_native_target();
   auto code = std::make_unique<LlJitCode>();
   code->jit = check(llvm::orc::LLJITBuilder().create(), "cannot create the LLJIT");
   llvm::orc::JITDylib& lib = code->jit->getMainJITDylib();

@@ -11,7 +11,7 @@ reported: counted work, which the machine's load does not change (slow: about 50
 
   scripts/bench/cpu_compile.py --sizes 1000,10000,100000 --parts 500,0 --json out.json
 Shapes: blocks (per iteration, K blocks of a local carried through a loop of sin/mul/add: stacks in
-reverse), straight (one chain of sin/mul/add), ifs (nested ifs on a local), loops (K blocks of a
+reverse), straight (one chain of sin/mul/add), ifs (chains of 20 nested ifs on a local), loops (K blocks of a
 doubly nested loop accumulating into a local), tasks (K top-level loops, one task each). Every
 kernel loops over --iterations elements, so kernel time is measured too.
 """
@@ -23,6 +23,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+
+IF_DEPTH = 20  # the ifs shape: chains of ifs nested this deep, one after another
 
 
 class Gen:
@@ -88,16 +91,16 @@ def kernel(shape, statements, iterations):
     elif shape == "ifs":
         a = g.stmt(2, "<*f32> @ = alloca")
         g.stmt(2, f"<f32> @ : local store [{a} <- {x}]")
-        depth = max(1, statements // 7)
-        for d in range(depth):
-            v = g.stmt(2 + d, f"<f32> @ = local load [{a}]")
-            c = g.stmt(2 + d, f"<u1> @ = cmp_lt {v} {half}")
-            g.stmt(2 + d, f"@ : if {c} {{")
-            s = g.stmt(3 + d, f"<f32> @ = sin {v}")
-            t = g.stmt(3 + d, f"<f32> @ = add {s} {v}")
-            g.stmt(3 + d, f"<f32> @ : local store [{a} <- {t}]")
-        for d in reversed(range(depth)):
-            g.line(2 + d, "}")
+        for _ in range(max(1, statements // (7 * IF_DEPTH))):
+            for d in range(IF_DEPTH):
+                v = g.stmt(2 + d, f"<f32> @ = local load [{a}]")
+                c = g.stmt(2 + d, f"<u1> @ = cmp_lt {v} {half}")
+                g.stmt(2 + d, f"@ : if {c} {{")
+                s = g.stmt(3 + d, f"<f32> @ = sin {v}")
+                t = g.stmt(3 + d, f"<f32> @ = add {s} {v}")
+                g.stmt(3 + d, f"<f32> @ : local store [{a} <- {t}]")
+            for d in reversed(range(IF_DEPTH)):
+                g.line(2 + d, "}")
         r = g.stmt(2, f"<f32> @ = local load [{a}]")
         g.stmt(2, f"<f32> @ = atomic add({py}, {r})")
     elif shape == "loops":

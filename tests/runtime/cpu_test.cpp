@@ -7,8 +7,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "ir/diagnostic.h"
 #include "ir/parser.h"
@@ -436,6 +438,36 @@ TEST(CpuTypes, QuantTypesAreRefusedNamingTheFirstUse) {
               std::string::npos)
         << e.what();
   }
+}
+
+}  // namespace
+}  // namespace pb::runtime::cpu
+
+namespace pb::runtime::cpu {
+namespace {
+
+// LLVM registers the host target on the first compile. Eight threads making their first kernels
+// at once (each test runs in a process of its own) must all get the target: registered twice,
+// every lookup failed with "Cannot choose between targets".
+TEST(CpuCompile, FirstCompilesOnManyThreadsAtOnce) {
+  auto k = ir::parse_kernel(stack_kernel(16));
+  State st = make_state(*k, stack_inputs(16, 3, 4));
+  constexpr int kThreads = 8;
+  std::atomic<int> waiting{kThreads}, compiled{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      --waiting;
+      while (waiting.load() > 0) std::this_thread::yield();
+      try {
+        CpuKernel ck(*k, st);
+        ++compiled;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(compiled.load(), kThreads);
 }
 
 }  // namespace
