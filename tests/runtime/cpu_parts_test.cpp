@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ir/parser.h"
+#include "offloaded_kernels.h"
 #include "workbench/workspace/compare.h"
 #include "workbench/workspace/execute.h"
 #include "workbench/workspace/llvm_compile.h"
@@ -81,45 +82,19 @@ kernel {
 }
 )";
 
-// A thread-local sum and max flushed by the epilogue, and a 0-d sum the cpu reduces per chunk.
-constexpr const char* kThreadLocal = R"(field x : f32[1000]
-field total : i32[]
-field top : f32[]
+// A per-chunk sum into a 0-d field (the cpu keeps it in an accumulator the parts share).
+constexpr const char* kReduction = R"(field x : f32[1000]
 field sum : f32[]
 kernel {
-  $0 = offloaded range_for(0, 1000) grid_dim=0 block_dim=128
-  tls prologue {
-    <*i32> $1 = thread local ptr (offset = 0 B)
-    <i32> $2 = const 0
-    $3 : global store [$1 <- $2]
-    <*f32> $4 = thread local ptr (offset = 4 B)
-    <f32> $5 = const -1000.0
-    $6 : global store [$4 <- $5]
-  }
-  body {
-    <i32> $7 = loop $0 index 0
-    <*i32> $8 = thread local ptr (offset = 0 B)
-    <i32> $9 = global load $8
-    <i32> $10 = add $9 $7
-    $11 : global store [$8 <- $10]
-    <*f32> $12 = global ptr [x], index [$7] activate=true
-    <f32> $13 = global load $12
-    <*f32> $14 = thread local ptr (offset = 4 B)
-    <f32> $15 = global load $14
-    <f32> $16 = max $15 $13
-    $17 : global store [$14 <- $16]
-    <*f32> $26 = global ptr [sum], index [] activate=true
-    <f32> $27 = atomic add($26, $13)
-  }
-  tls_epilogue {
-    <*i32> $18 = thread local ptr (offset = 0 B)
-    <i32> $19 = global load $18
-    <*i32> $20 = global ptr [total], index [] activate=true
-    <i32> $21 = atomic add($20, $19)
-    <*f32> $22 = thread local ptr (offset = 4 B)
-    <f32> $23 = global load $22
-    <*f32> $24 = global ptr [top], index [] activate=true
-    <f32> $25 = atomic max($24, $23)
+  <i32> $0 = const 0
+  <i32> $1 = const 1000
+  $2 : for in range($0, $1) block_dim=adaptive {
+    <i32> $3 = loop $2 index 0
+    <*f32> $4 = global ptr [x], index [$3] activate=true
+    <f32> $5 = global load $4
+    <f32> $6 = mul $5 $5
+    <*f32> $7 = global ptr [sum], index [] activate=true
+    <f32> $8 = atomic add($7, $6)
   }
 }
 )";
@@ -201,12 +176,14 @@ TEST(CpuParts, ContinueAndWhileControlLeaveTheirPart) {
 }
 
 TEST(CpuParts, ThreadLocalsAndReductionsCrossParts) {
-  auto k = ir::parse_kernel(kThreadLocal);
-  for (int64_t n : {1, 3}) {
-    EXPECT_GE(part_functions(*k, "", n, thread_local_inputs()), 2U) << n;
-    RunRequest req;
-    req.inputs = thread_local_inputs();
-    expect_cpu_matches(*k, req, n);
+  for (const char* text : {test::kThreadLocal, kReduction}) {
+    auto k = ir::parse_kernel(text);
+    for (int64_t n : {1, 3}) {
+      EXPECT_GE(part_functions(*k, "", n, thread_local_inputs()), 2U) << n;
+      RunRequest req;
+      req.inputs = thread_local_inputs();
+      expect_cpu_matches(*k, req, n);
+    }
   }
 }
 
