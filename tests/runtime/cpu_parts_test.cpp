@@ -48,8 +48,8 @@ std::string block_kernel(int blocks) {
 }
 
 nlohmann::json block_inputs(int blocks) {
-  std::vector<double> x;
-  for (int k = 0; k < blocks; ++k) x.push_back(0.1 + 0.05 * k);
+  std::vector<double> x(static_cast<size_t>(blocks));
+  for (int k = 0; k < blocks; ++k) x[static_cast<size_t>(k)] = 0.1 + 0.05 * k;
   return {{"fields", {{"x", {{"data", x}}}}}};
 }
 
@@ -100,8 +100,8 @@ kernel {
 )";
 
 nlohmann::json thread_local_inputs() {
-  std::vector<double> x;
-  for (int i = 0; i < 1000; ++i) x.push_back(static_cast<double>((i * 37) % 101) / 8.0);
+  std::vector<double> x(1000);
+  for (int i = 0; i < 1000; ++i) x[static_cast<size_t>(i)] = static_cast<double>((i * 37) % 101) / 8.0;
   return {{"fields", {{"x", {{"data", x}}}}}};
 }
 
@@ -118,7 +118,7 @@ size_t part_functions(const ir::Kernel& k, const std::string& pipeline, int64_t 
 
 // Runs the request on the interpreter and on the cpu with parts of `part_statements` (-1: the
 // default) and expects every value to match.
-void expect_cpu_matches(const ir::Kernel& k, RunRequest req, int64_t part_statements) {
+void expect_cpu_matches(const ir::Kernel& k, const RunRequest& req, int64_t part_statements) {
   PreparedRequest p = prepare_request(k, req);
   BackendOptions o;
   o.cpu_part_statements = part_statements;
