@@ -1,5 +1,6 @@
 // Internal to codegen/llvm: emits one task function. The handlers are split by kind over
-// emit_task.cpp (control flow, memory), emit_parallel.cpp (atomic rewrites), emit_arith.cpp
+// emit_task.cpp (control flow), emit_memory.cpp (locals, global memory), emit_part.cpp (large
+// blocks in functions of their own), emit_parallel.cpp (atomic rewrites), emit_arith.cpp
 // (arithmetic, casts, atomics) and emit_stack.cpp (stacks, print, assert, return, offloaded stage).
 #pragma once
 

@@ -45,6 +45,15 @@ def header(iterations, extra=""):
     return [f"field x : f32[{iterations}] grad x_grad", f"field y : f32[{iterations}] grad y_grad" + extra]
 
 
+def element_loop(g, zero, count):
+    """Opens `for i in range(count)` at depth 1; returns i and the pointers to x[i] and y[i]."""
+    loop = g.stmt(1, f"@ : for in range({zero}, {count}) block_dim=adaptive {{")
+    i = g.stmt(2, f"<i32> @ = loop {loop} index 0")
+    px = g.stmt(2, f"<*f32> @ = global ptr [x], index [{i}] activate=true")
+    py = g.stmt(2, f"<*f32> @ = global ptr [y], index [{i}] activate=true")
+    return i, px, py
+
+
 def kernel(shape, statements, iterations):
     g = Gen()
     zero = g.stmt(1, "<i32> @ = const 0")
@@ -54,19 +63,13 @@ def kernel(shape, statements, iterations):
     if shape == "tasks":
         blocks = max(1, statements // 6)
         for _ in range(blocks):
-            loop = g.stmt(1, f"@ : for in range({zero}, {count}) block_dim=adaptive {{")
-            i = g.stmt(2, f"<i32> @ = loop {loop} index 0")
-            px = g.stmt(2, f"<*f32> @ = global ptr [x], index [{i}] activate=true")
+            _, px, py = element_loop(g, zero, count)
             v = g.stmt(2, f"<f32> @ = global load {px}")
             s = g.stmt(2, f"<f32> @ = sin {v}")
-            py = g.stmt(2, f"<*f32> @ = global ptr [y], index [{i}] activate=true")
             g.stmt(2, f"<f32> @ = atomic add({py}, {s})")
             g.line(1, "}")
         return "\n".join(header(iterations) + ["kernel {"] + g.lines + ["}"]) + "\n"
-    loop = g.stmt(1, f"@ : for in range({zero}, {count}) block_dim=adaptive {{")
-    i = g.stmt(2, f"<i32> @ = loop {loop} index 0")
-    px = g.stmt(2, f"<*f32> @ = global ptr [x], index [{i}] activate=true")
-    py = g.stmt(2, f"<*f32> @ = global ptr [y], index [{i}] activate=true")
+    _, px, py = element_loop(g, zero, count)
     x = g.stmt(2, f"<f32> @ = global load {px}")
     if shape == "blocks":
         for _ in range(max(1, statements // 12)):
