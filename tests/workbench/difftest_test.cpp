@@ -284,5 +284,26 @@ TEST(Difftest, ASeedGivesOneVerifyingKernel) {
   EXPECT_NE(ir::print_kernel(*generate_kernel(1).kernel), ir::print_kernel(*generate_kernel(2).kernel));
 }
 
+// Atomics on the 0-d s that do not commute (a `min` in one iteration, an `add` in another) end
+// differently in different iteration orders: a generated kernel uses one commuting kind on s.
+TEST(Difftest, GeneratedAtomicsOnTheScalarCommute) {
+  int kernels_with_two = 0;
+  for (uint64_t seed = 0; seed < 5000; ++seed) {
+    DecodedKernel d = generate_kernel(seed);
+    std::set<ir::AtomicOp> ops;
+    int on_s = 0;
+    ir::walk(d.kernel->root(), [&](ir::Stmt& s) {
+      auto* a = ir::dyn_cast<ir::AtomicOpStmt>(&s);
+      auto* p = a ? ir::dyn_cast<ir::GlobalPtrStmt>(a->dest()) : nullptr;
+      if (!p || d.kernel->field(p->field).name != "s") return;
+      ++on_s;
+      ops.insert(a->op == ir::AtomicOp::sub ? ir::AtomicOp::add : a->op);
+    });
+    EXPECT_LE(ops.size(), 1u) << "seed " << seed << "\n" << ir::print_kernel(*d.kernel);
+    kernels_with_two += on_s >= 2;
+  }
+  EXPECT_GT(kernels_with_two, 10);  // the property was tested on kernels it could fail on
+}
+
 }  // namespace
 }  // namespace pb::workbench

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -145,11 +146,22 @@ class Decoder {
 
   // An atomic on y or s. Race-free: the old value of one on s is left unused, since which value
   // it returns depends on how the iterations interleave (a GPU's do, the interpreter's shuffle
-  // of whole iterations does not).
+  // of whole iterations does not); and every atomic on s is of one commuting kind (add and sub,
+  // or max, or min), since `min` then `add` and `add` then `min` end differently.
   void add_atomic(Visible& v) {
     auto* dest = static_cast<GlobalPtrStmt*>(element(v, true, true));
-    Stmt* a = add(k_->make<AtomicOpStmt>(pick(kAtomic), dest, pick(v.floats)));
+    AtomicOp op = pick(kAtomic);
+    if (dest && options_.race_free && dest->field == s_) op = commuting_on_s(op);
+    Stmt* a = add(k_->make<AtomicOpStmt>(op, dest, pick(v.floats)));
     if (a && (!options_.race_free || dest->field != s_)) v.floats.push_back(a);
+  }
+
+  // The first atomic on s fixes the kind; a later one of another kind becomes the first's op.
+  AtomicOp commuting_on_s(AtomicOp op) {
+    auto additive = [](AtomicOp o) { return o == AtomicOp::add || o == AtomicOp::sub; };
+    if (!s_atomic_) s_atomic_ = op;
+    if (additive(*s_atomic_) && additive(op)) return op;
+    return *s_atomic_;
   }
 
   void parallel_loop() {
@@ -309,6 +321,7 @@ class Decoder {
   Stmt* zero_ = nullptr;
   int loops_ = 1;
   int statements_ = 0;
+  std::optional<AtomicOp> s_atomic_;  // race-free: the kind of every atomic on s
 };
 
 }  // namespace
