@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/assert.h"
+#include "ir/stmt_map.h"
 #include "ir/visitor.h"
 
 namespace pb::ir {
@@ -93,42 +94,13 @@ size_t Kernel::count_statements() const { return root_->total_size(); }
 
 namespace {
 
-// Source statement -> its copy: open addressing over pointers, sized once for the whole copy.
-// (A node-based map cost a heap node per statement, freed in bulk after the copy.)
-class CloneMap {
- public:
-  explicit CloneMap(size_t statements) {
-    size_t n = 16;
-    while (n < 2 * statements) n *= 2;
-    slots_.resize(n);
-  }
-  void add(const Stmt* from, Stmt* to) {
-    size_t i = index_of(from);
-    while (slots_[i].from) i = (i + 1) & mask();
-    slots_[i] = {from, to};
-  }
-  Stmt* find(const Stmt* from) const {
-    for (size_t i = index_of(from); slots_[i].from; i = (i + 1) & mask())
-      if (slots_[i].from == from) return slots_[i].to;
-    return nullptr;
-  }
-
- private:
-  struct Slot {
-    const Stmt* from = nullptr;
-    Stmt* to = nullptr;
-  };
-  size_t mask() const { return slots_.size() - 1; }
-  size_t index_of(const Stmt* p) const {
-    return static_cast<size_t>((reinterpret_cast<uintptr_t>(p) * 0x9e3779b97f4a7c15ull) >> 32) & mask();
-  }
-  std::vector<Slot> slots_;
-};
+// Source statement -> its copy.
+using CloneMap = StmtMap<Stmt*>;
 
 std::unique_ptr<Stmt> clone_rec(const Stmt& s, Kernel* kernel, CloneMap& map, std::vector<Stmt*>& copies) {
   auto copy = s.clone_shallow();
   if (kernel) copy->id = kernel->fresh_id();
-  map.add(&s, copy.get());
+  map[&s] = copy.get();
   copies.push_back(copy.get());
   auto src_blocks = s.blocks();
   auto dst_blocks = copy->blocks();
@@ -143,7 +115,7 @@ std::unique_ptr<Stmt> clone_rec(const Stmt& s, Kernel* kernel, CloneMap& map, st
 void remap(const CloneMap& map, const std::vector<Stmt*>& copies) {
   for (Stmt* c : copies)
     for (size_t i = 0; i < c->num_operands(); ++i)
-      if (Stmt* copy = c->operand(i) ? map.find(c->operand(i)) : nullptr) c->set_operand(i, copy);
+      if (Stmt* const* copy = c->operand(i) ? map.find(c->operand(i)) : nullptr) c->set_operand(i, *copy);
 }
 
 }  // namespace

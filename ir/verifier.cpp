@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
-#include <unordered_set>
 
 #include "ir/printer.h"
+#include "ir/stmt_marks.h"
 #include "ir/type_rules.h"
 #include "ir/visitor.h"
 
@@ -20,15 +20,13 @@ namespace {
 
 class Verifier {
  public:
-  Verifier(const Kernel& k, const VerifyOptions& opts) : k_(k), opts_(opts) {}
+  Verifier(const Kernel& k, const VerifyOptions& opts)
+      : k_(k), opts_(opts), ids_by_value_(4 * k.root().total_size() + 1024) {}
 
   std::vector<VerifyError> run() {
     if (k_.root().owner() != nullptr) kernel_error("the root block has an owner");
-    if (nesting_depth(k_.root()) > kMaxNestingDepth) {  // the checks below recurse by depth
-      kernel_error(fmt::format("blocks nest more than {} deep", kMaxNestingDepth));
-      return std::move(errors_);
-    }
     check_block(k_.root(), nullptr);
+    if (too_deep_) return {{nullptr, "", fmt::format("blocks nest more than {} deep", kMaxNestingDepth)}};
     return std::move(errors_);
   }
 
@@ -45,10 +43,11 @@ class Verifier {
       if (s->prev() != prev) error(*s, "sibling links are corrupt");
       prev = s;
       check_stmt(*s);
-      visible_.insert(s);
-      defined_before_.insert(s);
+      seen_.set(s, kVisible);
       defined_here.push_back(s);
-      if (s->is_container())
+      // The checks recurse by depth: deeper than the limit, they stop (and only that is reported).
+      if (s->is_container() && static_cast<int>(enclosing_.size()) + 1 > kMaxNestingDepth) too_deep_ = true;
+      if (s->is_container() && !too_deep_)
         for (const Block* child : s->blocks())
           if (child) {
             enclosing_.push_back(s);
@@ -56,12 +55,11 @@ class Verifier {
             enclosing_.pop_back();
           }
     }
-    for (const Stmt* s : defined_here) visible_.erase(s);
+    for (const Stmt* s : defined_here) seen_.set(s, kEarlier);
   }
 
   void check_stmt(const Stmt& s) {
-    if (auto [it, fresh] = ids_.emplace(s.id, &s); !fresh)
-      error(s, fmt::format("id ${} is used by two statements", s.id));
+    if (!claim_id(s)) error(s, fmt::format("id ${} is used by two statements", s.id));
     for (size_t i = 0; i < s.num_operands(); ++i) {
       const Stmt* op = s.operand(i);
       if (!op) {
@@ -79,8 +77,9 @@ class Verifier {
               fmt::format("operand ${} is a stack alloc, which is not a value (read its top with `stack load top ${}`)",
                           op->id, op->id));
       // A task's range bound may be a statement of an earlier task (tasks run in order).
-      bool earlier_task = isa<OffloadedStmt>(&s) && defined_before_.count(op);
-      if (opts_.dominance && !visible_.count(op) && !earlier_task)
+      uint8_t seen = seen_.get(op);
+      bool earlier_task = isa<OffloadedStmt>(&s) && seen != 0;
+      if (opts_.dominance && seen != kVisible && !earlier_task)
         error(
             s,
             fmt::format(
@@ -217,13 +216,26 @@ class Verifier {
   }
   void check_specific(const Stmt&) {}
 
+  // Whether no statement checked so far has the id of `s` (ids are small: a vector, else a map).
+  bool claim_id(const Stmt& s) {
+    if (s.id >= 0 && static_cast<size_t>(s.id) < ids_by_value_.size()) {
+      bool fresh = !ids_by_value_[static_cast<size_t>(s.id)];
+      ids_by_value_[static_cast<size_t>(s.id)] = true;
+      return fresh;
+    }
+    return ids_.emplace(s.id, &s).second;
+  }
+
   const Kernel& k_;
   VerifyOptions opts_;
   std::vector<VerifyError> errors_;
-  std::unordered_set<const Stmt*> visible_;
-  std::unordered_set<const Stmt*> defined_before_;  // every statement checked so far, in pre-order
-  std::unordered_map<int, const Stmt*> ids_;
+  // Every statement checked so far (in pre-order): visible at the current point, or only earlier.
+  static constexpr uint8_t kEarlier = 1, kVisible = 2;
+  StmtMarks seen_;
+  std::vector<bool> ids_by_value_;
+  std::unordered_map<int, const Stmt*> ids_;  // ids past ids_by_value_
   std::vector<const Stmt*> enclosing_;
+  bool too_deep_ = false;
 };
 
 }  // namespace

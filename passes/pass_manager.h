@@ -28,16 +28,27 @@ struct PassRecord {
   std::string failure;                     // non-empty when the pass failed (exception or verifier)
   bool internal_error = false;             // the failure was a broken invariant, not a user error
   bool rule_violation = false;             // the failure was a RuleViolation (a check failed)
-  // Canonical text before/after the pass (when capture_ir is on) and the kernels themselves.
+  // Canonical text before/after the pass and the kernels themselves (RunOptions::capture says when).
   std::string before_text;
   std::string after_text;
   std::shared_ptr<const ir::Kernel> before;
   std::shared_ptr<const ir::Kernel> after;
 };
 
+// Which passes' IR a run keeps in their records (before/after, kernels and text).
+enum class Capture {
+  all,      // every pass's: for printing, the GUI's timeline and fixtures' expected IR
+  failure,  // only the failing pass's (for its diff and reproducer), rebuilt from a copy of the input
+  none,
+};
+
 struct RunOptions {
+  // Verify after each entry as written, a named pipeline (reverse_ad) once after its last pass; a
+  // failure inside one is traced to the pass that made the IR invalid by running it again with
+  // verify_expanded. verify_expanded: verify after every pass a named pipeline expands to.
   bool verify_each = true;
-  bool capture_ir = true;     // snapshot text and kernels before/after every pass
+  bool verify_expanded = false;
+  Capture capture = Capture::all;
   int64_t bisect_limit = -1;  // run only the first N pass executions (-1: all)
   std::string stop_after;     // stop after the first execution of this pass
 };

@@ -67,8 +67,10 @@ class PipelineParser {
     Pipeline p;
     skip_ws();
     if (pos_ == text_.size()) return p;
-    for (;;) {
+    for (size_t written = 0;; ++written) {
+      size_t first = p.entries.size();
       parse_entry(p);
+      for (size_t i = first; i < p.entries.size(); ++i) p.entries[i].group = written;
       skip_ws();
       if (pos_ == text_.size()) break;
       if (text_[pos_] != ',') fail(fmt::format("expected ',' between passes, found '{}'", text_[pos_]));

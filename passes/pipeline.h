@@ -15,6 +15,7 @@ struct PipelineEntry {
   const PassInfo* info = nullptr;
   PassOptions options;                        // every declared option, defaults filled in
   std::vector<std::string> explicit_options;  // the ones the text set, in order (for printing)
+  size_t group = 0;                           // the entry as written it comes from (a named pipeline expands)
   std::string to_string() const;              // `name` or `name{a=1,b=true}`
 };
 

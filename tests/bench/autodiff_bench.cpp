@@ -56,7 +56,7 @@ int bench_main(int argc, char** argv) {
   const char* prefix_text = std::getenv("PB_AD_PREFIX");
   auto prefix = prefix_text ? passes::parse_pipeline(prefix_text) : passes::Pipeline{};
   passes::RunOptions opts;
-  opts.capture_ir = false;
+  opts.capture = passes::Capture::none;
   opts.verify_each = false;
   nlohmann::json results = nlohmann::json::array();
   // PB_AD_SHAPES: which shapes to run (comma-separated; default all), so that a counted run

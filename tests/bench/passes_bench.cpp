@@ -80,7 +80,7 @@ int bench_main(int argc, char** argv) {
       double dce_ms = best_ms(*k, repeat, [](ir::Kernel& c) { passes::eliminate_dead_code(c); });
       double simplify_ms = best_ms(*k, repeat, [](ir::Kernel& c) { passes::simplify(c); });
       passes::RunOptions on;
-      on.capture_ir = false;
+      on.capture = passes::Capture::none;
       on.verify_each = false;
       auto [off_ms, on_ms] = best_ms_alternating(
           *k, repeat,

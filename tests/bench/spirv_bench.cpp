@@ -410,7 +410,7 @@ int bench_main(int argc, char** argv) {
     passbench = (std::filesystem::absolute(argv[0]).parent_path() / "../../workbench/passbench").lexically_normal();
   auto pipeline = passes::parse_pipeline("reverse_ad");
   passes::RunOptions run_options;
-  run_options.capture_ir = false;
+  run_options.capture = passes::Capture::none;
   run_options.verify_each = false;
   json kernels = json::array();
   for (size_t n : sizes) {

@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
           auto forward = ir::parse_kernel(kernel_text(shape, size), shape + ".chi");
           auto reverse = ir::parse_kernel(kernel_text(shape, size), shape + ".chi");
           passes::RunOptions ro;
-          ro.capture_ir = false;
+          ro.capture = passes::Capture::none;
           if (passes::run_pipeline(*reverse, passes::parse_pipeline("reverse_ad"), ro).failed)
             throw std::runtime_error("reverse_ad failed on " + shape);
           for (const ir::Kernel* k : {forward.get(), reverse.get()}) {

@@ -203,7 +203,7 @@ TEST_P(SpirvFixture, CompilesUnderEveryLowering) {
   if (pipeline.empty()) return;
   auto after = k->clone();
   passes::RunOptions run_options;
-  run_options.capture_ir = false;
+  run_options.capture = passes::Capture::none;
   try {
     auto run = passes::run_pipeline(*after, passes::parse_pipeline(pipeline), run_options);
     if (run.failed) return;  // the fixture pins a pass failure; nothing new to compile

@@ -123,7 +123,7 @@ TEST_P(ExecFixture, MatchesTheInterpreter) {
   std::string pipeline = fx.value("pipeline", "");
   if (!pipeline.empty()) {
     passes::RunOptions ro;
-    ro.capture_ir = false;
+    ro.capture = passes::Capture::none;
     auto run = passes::run_pipeline(*k, passes::parse_pipeline(pipeline), ro);
     ASSERT_FALSE(run.failed) << "the pipeline fails and the fixture expects no error: "
                              << run.records[run.failed_index].failure;

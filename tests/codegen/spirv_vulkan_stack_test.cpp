@@ -202,7 +202,7 @@ TEST(StackExecution, GeneratedReverseKernels) {
     shape.depth = depth;
     auto k = ir::parse_kernel(bench::generate_ad_kernel(150, shape, true), "generated.chi");
     passes::RunOptions ro;
-    ro.capture_ir = false;
+    ro.capture = passes::Capture::none;
     ASSERT_FALSE(passes::run_pipeline(*k, passes::parse_pipeline("reverse_ad"), ro).failed);
     runtime::State state = state_of(*k, R"({"fields": {"n": {"data": [2]}}})");
     for (auto& [name, buf] : state.fields)

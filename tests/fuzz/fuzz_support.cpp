@@ -124,7 +124,7 @@ void check_round_trip(const ir::Kernel& k) {
 bool run_passes(ir::Kernel& k, const std::string& pipeline) {
   std::string input = ir::print_kernel(k);
   passes::RunOptions options;
-  options.capture_ir = false;
+  options.capture = passes::Capture::none;
   passes::PipelineRun run = passes::run_pipeline(k, passes::parse_pipeline(pipeline), options);
   if (!run.failed) {
     if (auto errors = ir::verify(k); !errors.empty())

@@ -154,7 +154,7 @@ inline void compare_fixture_kernels(const Transform& transform, Tally& plain, Ta
     try {
       auto pipeline = passes::parse_pipeline(fx["pipeline"].get<std::string>());
       passes::RunOptions po;
-      po.capture_ir = false;
+      po.capture = passes::Capture::none;
       if (passes::run_pipeline(*k, pipeline, po).failed) continue;
     } catch (const UserError&) {
       continue;

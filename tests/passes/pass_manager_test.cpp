@@ -99,7 +99,7 @@ TEST(PassManager, RecordsEveryPassExecution) {
 TEST(PassManager, WithoutCaptureNoSnapshotsAreKept) {
   auto k = test::parse(kKernel);
   RunOptions o;
-  o.capture_ir = false;
+  o.capture = passes::Capture::none;
   auto run = run_pipeline(*k, parse_pipeline("simplify,dce"), o);
   EXPECT_TRUE(run.records[0].before_text.empty());
   EXPECT_FALSE(run.records[0].after);
@@ -160,6 +160,65 @@ TEST(PassManager, WithoutVerifyEachInvalidIrIsNotCaught) {
   auto run = run_pipeline(*k, parse_pipeline("test_dangle"), o);
   EXPECT_FALSE(run.failed);
   EXPECT_FALSE(test::verify_text(*k).empty());
+}
+
+// A named pipeline whose second pass makes the IR invalid and whose third crashes on it.
+ScopedRegistry test_group() {
+  std::vector<PassInfo> passes = {{.name = "test_dangle",
+                                   .summary = "test only: erases a used statement",
+                                   .options = {},
+                                   .statistics = {},
+                                   .create = [] { return std::make_unique<EraseFirstUsedPass>(); }},
+                                  {.name = "test_assert",
+                                   .summary = "test only: trips an assertion",
+                                   .options = {},
+                                   .statistics = {},
+                                   .create = [] { return std::make_unique<AssertPass>(); }}};
+  std::vector<NamedPipelineInfo> pipelines = {
+      {.name = "test_group", .summary = "test only", .options = {}, .expand = [](const PassOptions&) {
+         return std::string("simplify,test_dangle,test_assert,dce");
+       }}};
+  return ScopedRegistry(std::move(passes), std::move(pipelines));
+}
+
+TEST(PassManager, EntriesRememberTheWrittenEntryTheyCameFrom) {
+  ScopedRegistry scope = test_group();
+  Pipeline p = parse_pipeline("dce,test_group,simplify");
+  std::vector<size_t> groups;
+  for (const auto& e : p.entries) groups.push_back(e.group);
+  EXPECT_EQ(groups, (std::vector<size_t>{0, 1, 1, 1, 1, 2}));
+}
+
+// Inside a named pipeline, the failure is named at the pass whose output does not verify, though
+// only the pipeline's end is verified and a later pass crashed first.
+TEST(PassManager, AFailureInsideANamedPipelineIsTracedToThePassThatBrokeTheIr) {
+  ScopedRegistry scope = test_group();
+  for (bool expanded : {false, true}) {
+    auto k = test::parse(kKernel);
+    std::string input = test::print(*k);
+    RunOptions o;
+    o.verify_expanded = expanded;
+    o.capture = Capture::failure;
+    auto run = run_pipeline(*k, parse_pipeline("dce,test_group"), o);
+    ASSERT_TRUE(run.failed);
+    const PassRecord& r = run.records[run.failed_index];
+    EXPECT_EQ(r.pass, "test_dangle") << expanded;
+    EXPECT_EQ(run.failed_index, 2u);
+    EXPECT_NE(r.failure.find("refers to an erased statement"), std::string::npos) << r.failure;
+    EXPECT_EQ(run.remaining_pipeline, "test_dangle,test_assert,dce");
+    // Capture::failure: only the failing pass keeps its IR, rebuilt from a copy of the input.
+    EXPECT_FALSE(run.records[0].before);
+    ASSERT_TRUE(r.before && r.after);
+    EXPECT_TRUE(test::verify_text(*r.before).empty());
+    EXPECT_NE(r.before_text, r.after_text);
+  }
+  // Without verification the crash is what stops the run.
+  auto k = test::parse(kKernel);
+  RunOptions o;
+  o.verify_each = false;
+  auto run = run_pipeline(*k, parse_pipeline("test_group"), o);
+  ASSERT_TRUE(run.failed);
+  EXPECT_EQ(run.records[run.failed_index].pass, "test_assert");
 }
 
 TEST(PassManager, UserErrorAndAssertionAreRecordedNotThrown) {

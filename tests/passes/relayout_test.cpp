@@ -69,7 +69,7 @@ TEST_P(RelayoutFixture, EveryPassGivesTheSameIrWithARelayoutAfterIt) {
   if (test::declared_error_stage(fx) == "pipeline") return;  // its pipeline is the bad input it pins
   passes::Pipeline pipeline = passes::parse_pipeline(fx.value("pipeline", "simplify,dce"));
   passes::RunOptions ro;
-  ro.capture_ir = false;
+  ro.capture = passes::Capture::none;
   for (const passes::PipelineEntry& e : pipeline.entries) {
     passes::Pipeline one{{e}};
     bool plain_failed = passes::run_pipeline(*plain, one, ro).failed;

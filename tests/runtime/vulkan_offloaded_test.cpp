@@ -152,7 +152,7 @@ TEST(VulkanOffloaded, ABoundComputedByAnEarlierTaskMatchesTheInterpreter) {
 std::unique_ptr<ir::Kernel> after(const ir::Kernel& k, const std::string& pipeline) {
   auto out = k.clone();
   passes::RunOptions ro;
-  ro.capture_ir = false;
+  ro.capture = passes::Capture::none;
   EXPECT_FALSE(passes::run_pipeline(*out, passes::parse_pipeline(pipeline), ro).failed) << pipeline;
   return out;
 }

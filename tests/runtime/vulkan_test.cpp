@@ -34,7 +34,7 @@ std::string carried(int size) { return bench::carried_loop_kernel(size, 1.5, -0.
 std::unique_ptr<ir::Kernel> reverse_of(const std::string& text, const std::string& pipeline = "reverse_ad") {
   auto k = ir::parse_kernel(text, "carried.chi");
   passes::RunOptions ro;
-  ro.capture_ir = false;
+  ro.capture = passes::Capture::none;
   EXPECT_FALSE(passes::run_pipeline(*k, passes::parse_pipeline(pipeline), ro).failed);
   return k;
 }

@@ -43,7 +43,7 @@ kernel "decay" {
 std::unique_ptr<ir::Kernel> reverse_of(const std::string& forward_text) {
   auto k = ir::parse_kernel(forward_text, "test.chi");
   passes::RunOptions o;
-  o.capture_ir = false;
+  o.capture = passes::Capture::none;
   auto run = passes::run_pipeline(*k, passes::parse_pipeline("reverse_ad"), o);
   EXPECT_FALSE(run.failed) << run.records[run.failed_index].failure;
   return k;

@@ -38,14 +38,24 @@ kernel {
 }
 )";
 
+void check_reproducer(passes::Capture capture);
+
 TEST(Reproducer, BrokenPassReplaysToTheSameFailure) {
   passes::ScopedRegistry scope({{.name = "test_break_consts",
                                  .summary = "test only: erases a used constant",
                                  .options = {},
                                  .statistics = {},
                                  .create = [] { return std::make_unique<EraseUsedConstPass>(); }}});
-  auto first = workbench::replay(ir::parse_kernel(kKernel), "dce,test_break_consts,simplify", passes::RunOptions{});
+  // Capture::failure (replay's default when nothing prints IR) keeps only the failing pass's IR.
+  for (passes::Capture capture : {passes::Capture::all, passes::Capture::failure}) check_reproducer(capture);
+}
+
+void check_reproducer(passes::Capture capture) {
+  passes::RunOptions options;
+  options.capture = capture;
+  auto first = workbench::replay(ir::parse_kernel(kKernel), "dce,test_break_consts,simplify", options);
   ASSERT_TRUE(first.run.failed);
+  EXPECT_EQ(first.run.records[0].before != nullptr, capture == passes::Capture::all);
   const auto& rec = first.run.records[first.run.failed_index];
   EXPECT_EQ(rec.pass, "test_break_consts");
   EXPECT_NE(rec.failure.find("refers to an erased statement"), std::string::npos) << rec.failure;

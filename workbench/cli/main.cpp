@@ -307,8 +307,10 @@ static int run_command(int argc, char** argv) try {
   replay->add_flag("--time-passes", replay_args.time_passes, "print a table of pass wall times and statement counts");
   replay->add_flag("--stats", replay_args.stats, "print the passes' non-zero statistics");
   replay->add_flag("--stats-all", replay_args.stats_all, "with --stats: zero counters and every per-item note too");
-  replay->add_flag("--verify-each", replay_args.verify_each, "verify the IR after every pass (the default)");
+  replay->add_flag("--verify-each", replay_args.verify_each, "verify the IR after every pass as written (the default)");
   replay->add_flag("--no-verify-each", no_verify_each, "do not verify after every pass");
+  replay->add_flag("--verify-expanded", replay_args.verify_expanded,
+                   "verify after each pass a named pipeline (reverse_ad) expands to, not only after its last");
   replay->add_option("--emit", replay_args.emit, "form of the resulting IR")->check(CLI::IsMember({"text", "json"}));
   replay->add_option("-o,--output", replay_args.output, "write the resulting IR here instead of stdout");
   replay->add_option("--inputs", replay_args.inputs,

@@ -180,6 +180,7 @@ int cmd_replay(const ReplayArgs& a) {
   for (const auto& s : print_after) check_selector_in(s, expanded, "--print-after");
   for (const auto& s : print_before) check_selector_in(s, expanded, "--print-before");
   opts.verify_each = a.verify_each;
+  opts.verify_expanded = a.verify_expanded;
   opts.bisect_limit = a.bisect_limit;
   // --stop-after / --stop-before as a count of pass executions (the first match).
   for (auto [selector, after, option] :
@@ -194,11 +195,15 @@ int cmd_replay(const ReplayArgs& a) {
         break;
       }
   }
-  opts.capture_ir = true;
+  // Snapshots of every pass only when something prints them; else only the failing pass's.
+  bool prints_ir = a.print_after_all || a.print_before_all || !print_after.empty() || !print_before.empty() ||
+                   !a.print_changed.empty();
+  opts.capture = prints_ir ? passes::Capture::all : passes::Capture::failure;
   auto t_replay = std::chrono::steady_clock::now();
   auto result = workbench::replay(std::move(source.kernel), pipeline_text, opts);
   std::vector<Stage> after{
-      {"verify after each pass, IR snapshots", std::max(0.0, ms_since(t_replay) - result.run.total_ms)}};
+      {std::string(a.verify_each ? "verify" : "pass manager") + (prints_ir ? ", IR snapshots" : ""),
+       std::max(0.0, ms_since(t_replay) - result.run.total_ms)}};
   bool color = a.color == "always" || (a.color == "auto" && isatty(STDERR_FILENO) && !std::getenv("NO_COLOR"));
 
   // With --annotate-ib, IR is printed again from the captured kernels with IB markers.

@@ -22,6 +22,7 @@ struct ReplayArgs {
   bool stats = false;
   bool stats_all = false;  // with --stats: zero counters and every per-item note too
   bool verify_each = true;
+  bool verify_expanded = false;  // --verify-expanded: also after each pass of a named pipeline
   std::string emit = "text";
   std::string output;  // -o; empty: stdout
   std::string inputs;

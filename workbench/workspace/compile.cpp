@@ -189,7 +189,7 @@ std::string kernel_label(const ir::Kernel& k) { return k.name.empty() ? "kernel"
 std::unique_ptr<ir::Kernel> run_preparation(const ir::Kernel& kernel, const std::string& pipeline,
                                             std::optional<CompileError>& error) {
   passes::RunOptions run_options;
-  run_options.capture_ir = false;
+  run_options.capture = passes::Capture::none;
   try {
     ReplayResult rr = replay(kernel.clone(), pipeline, run_options);
     if (!rr.run.failed) return std::move(rr.kernel);

@@ -276,7 +276,7 @@ OracleOutcome pipeline_oracle(const std::string& oracle, const std::string& pipe
   RunRequest req = base_request(s);
   RunOutput before = run_primal(*s.kernel, req);
   passes::RunOptions ro;
-  ro.capture_ir = false;
+  ro.capture = passes::Capture::none;
   ReplayResult r = replay(s.kernel->clone(), pipeline, ro);
   if (r.run.failed) {
     const passes::PassRecord& rec = r.run.records[r.run.failed_index];
@@ -314,7 +314,7 @@ OracleOutcome global_access_oracle(const std::string& oracle, const DifftestSubj
     return outcome(oracle, Verdict::refused, 0, "no differentiable field or ndarray: the rule covers only those");
   if (auto r = primal_refusal(oracle, s)) return *r;
   passes::RunOptions ro;
-  ro.capture_ir = false;
+  ro.capture = passes::Capture::none;
   ReplayResult r = replay(s.kernel->clone(), "check_global_access", ro);
   std::string static_verdict = "fine";
   if (r.run.failed) {

@@ -119,7 +119,7 @@ namespace {
 void apply_plain_pipeline(ir::Kernel& k, const RunRequest& req, const std::string& pipeline) {
   if (pipeline.empty() || req.mode != runtime::Mode::primal) return;
   passes::RunOptions ro;
-  ro.capture_ir = false;
+  ro.capture = passes::Capture::none;
   auto run = passes::run_pipeline(k, passes::parse_pipeline(pipeline), ro);
   if (run.failed)
     throw UserError(fmt::format("the pipeline '{}' fails: {}", pipeline, run.records[run.failed_index].failure),

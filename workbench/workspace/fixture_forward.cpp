@@ -113,7 +113,7 @@ void forward_checks(const ir::Kernel& forward, const std::string& pipeline, cons
 void global_access_checks(const ir::Kernel& k, const ordered_json& fx, const fs::path& dir, Replay& r) {
   nlohmann::json out;
   passes::RunOptions opts;
-  opts.capture_ir = false;
+  opts.capture = passes::Capture::none;
   bool tensor = ir::first_type_use_outside(k, [](ir::DataType t) { return !t.is_tensor(); }).has_value();
   auto rr = workbench::replay(
       k.clone(), tensor ? "scalarize,check_global_access{findings=warn}" : "check_global_access{findings=warn}", opts);

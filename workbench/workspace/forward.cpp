@@ -133,7 +133,7 @@ void check_tolerances(double eps, double rel, double abs) {
 std::unique_ptr<ir::Kernel> make_dual_kernel(const ir::Kernel& forward, const std::string& pipeline,
                                              const std::string& file) {
   passes::RunOptions opts;
-  opts.capture_ir = false;
+  opts.capture = passes::Capture::none;
   auto r = replay(forward.clone(), pipeline, opts);
   if (!r.run.failed) return std::move(r.kernel);
   const auto& rec = r.run.records.at(r.run.failed_index);

@@ -110,7 +110,7 @@ std::unique_ptr<ir::Kernel> make_reverse_kernel(const ir::Kernel& forward, const
                                                 const std::string& file, std::vector<std::string>* warnings,
                                                 bool* access_unproven) {
   passes::RunOptions opts;
-  opts.capture_ir = false;
+  opts.capture = passes::Capture::none;
   auto r = replay(forward.clone(), pipeline, opts);
   if (warnings)
     for (const auto& rec : r.run.records)
