@@ -4,11 +4,11 @@
 
 #include <cstdint>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
 #include "ir/huge_pages.h"
+#include "ir/stmt_map.h"
 #include "ir/visitor.h"
 #include "passes/simplify_rules.h"
 
@@ -187,49 +187,6 @@ AvailableTable& thread_table() {
   return table;
 }
 
-// Allocas a statement (or anything nested in it) may write.
-void collect_local_writes(const Stmt& s, std::unordered_set<const Stmt*>& out) {
-  if (const auto* st = dyn_cast<LocalStoreStmt>(&s)) out.insert(st->dest());
-  if (const auto* a = dyn_cast<AtomicOpStmt>(&s); a && isa<AllocaStmt>(a->dest())) out.insert(a->dest());
-  if (const auto* w = dyn_cast<WhileControlStmt>(&s); w && w->has_mask()) out.insert(w->mask());
-  if (!s.is_container()) return;
-  for (const Block* b : s.blocks())
-    if (b)
-      for (const Stmt* c : *b) collect_local_writes(*c, out);
-}
-
-// Whether use `u` writes the local it refers to (the slots collect_local_writes reads).
-bool writes_local(const Stmt::Use& u) {
-  return u.slot() == 0 &&
-         (isa<LocalStoreStmt>(u.user()) || isa<AtomicOpStmt>(u.user()) || isa<WhileControlStmt>(u.user()));
-}
-
-// Removes from `known` every alloca that `s` or anything nested in it may write. Looks from the
-// smaller side: the uses of the allocas known, or the statements nested in `s` (a nest of loops
-// would otherwise be walked once per level).
-void forget_writes(const Stmt& s, std::unordered_map<const Stmt*, Stmt*>& known) {
-  size_t budget = s.subtree_size(), uses = 0;
-  for (const auto& entry : known) {
-    uses += entry.first->num_uses();
-    if (uses > budget) break;
-  }
-  if (uses > budget) {
-    std::unordered_set<const Stmt*> writes;
-    collect_local_writes(s, writes);
-    for (const Stmt* a : writes) known.erase(a);
-    return;
-  }
-  for (auto it = known.begin(); it != known.end();) {
-    bool written = false;
-    for (const Stmt::Use& u : it->first->uses()) {
-      if (!writes_local(u)) continue;
-      for (const Stmt* p = u.user(); p && !written; p = p->parent_stmt()) written = p == &s;
-      if (written) break;
-    }
-    it = written ? known.erase(it) : std::next(it);
-  }
-}
-
 class Simplifier {
  public:
   Simplifier(Kernel& k, SimplifyResult& r) : k_(k), r_(r), available_(thread_table()) {}
@@ -244,9 +201,9 @@ class Simplifier {
   }
 
   // Whether another round can find more. Within a round every statement is visited with its
-  // operands final, so only one thing is left behind: a container's local writes are collected
-  // (ending store-to-load forwarding across it) before its body is visited, and folding an `if`
-  // inside it may remove a store that was counted.
+  // operands final, and a container's local writes are taken after its body is visited (so an
+  // `if` folded inside it has already dropped its stores); a round that folded an `if` inside a
+  // container is still followed by another, as a guard.
   bool may_change_again() const { return nested_fold_; }
 
  private:
@@ -306,10 +263,12 @@ class Simplifier {
         s = next;
         continue;
       }
+      ++clock_;
       if (isa<AllocaStmt>(s)) {
         known[s] = nullptr;
       } else if (auto* st = dyn_cast<LocalStoreStmt>(s)) {
         known[st->dest()] = st->val();
+        written_at_[st->dest()] = clock_;
       } else if (auto* ld = dyn_cast<LocalLoadStmt>(s)) {
         if (auto it = known.find(ld->src()); it != known.end()) {
           Stmt* v = it->second ? it->second : constant_before(ld, Value::zero(ld->type.scalar));
@@ -332,23 +291,48 @@ class Simplifier {
         continue;
       } else if (isa<FuncCallStmt>(s)) {
         known.clear();  // a `ref($a)` argument lets the callee write any variable whose address escaped
-      } else if (s->is_container() || isa<AtomicOpStmt>(s) || isa<WhileControlStmt>(s)) {
-        if (!known.empty()) forget_writes(*s, known);
+        call_at_ = clock_;
+      } else if (auto* at = dyn_cast<AtomicOpStmt>(s); at && isa<AllocaStmt>(at->dest())) {
+        known.erase(at->dest());
+        written_at_[at->dest()] = clock_;
+      } else if (auto* w = dyn_cast<WhileControlStmt>(s); w && w->has_mask()) {
+        known.erase(w->mask());
+        written_at_[w->mask()] = clock_;
+      } else if (s->is_container()) {
+        uint64_t entered = clock_;
         for (Block* child : s->blocks())
           if (child) {
             ++depth_;
             block(*child);
             --depth_;
           }
+        forget_written_since(entered, known);
       }
       s = next;
     }
     available_.close_scope(scope);
   }
 
+  // After a container's body was visited: the variables written in it (stamped later than
+  // `entered`) no longer hold what `known` says. O(|known|), not the size of the body: a nest of
+  // ifs would otherwise cost its depth per statement.
+  void forget_written_since(uint64_t entered, std::unordered_map<const Stmt*, Stmt*>& known) {
+    if (call_at_ > entered) {
+      known.clear();
+      return;
+    }
+    for (auto it = known.begin(); it != known.end();) {
+      const uint64_t* w = written_at_.find(it->first);
+      it = w && *w > entered ? known.erase(it) : std::next(it);
+    }
+  }
+
   Kernel& k_;
   SimplifyResult& r_;
   AvailableTable& available_;
+  uint64_t clock_ = 0;            // statements visited this round, in walk order
+  StmtMap<uint64_t> written_at_;  // variable -> clock_ at the last write visited (store, atomic, mask)
+  uint64_t call_at_ = 0;          // clock_ at the last function call visited (it may write any)
   int depth_ = 0;             // containers around the block being visited
   bool nested_fold_ = false;  // this round folded an `if` inside a container
 };

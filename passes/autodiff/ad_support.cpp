@@ -56,17 +56,37 @@ SlotSet required_operand_slots(const Stmt& s) {
   return slots;
 }
 
+// One walk up from `s` (O(depth)): the loops met before reaching `ib` lie inside it; a statement
+// outside `ib` has none there.
 int loop_depth_in(const Stmt& s, const Block& ib) {
   int depth = 0;
-  for (const Stmt* o = s.parent_stmt(); o && block_encloses(&ib, o->parent()); o = o->parent_stmt())
-    if (is_loop(o)) ++depth;
-  return depth;
+  for (const Block* b = s.parent(); b; b = b->owner() ? b->owner()->parent() : nullptr) {
+    if (b == &ib) return depth;
+    if (is_loop(b->owner())) ++depth;
+  }
+  return 0;
 }
 
 const Stmt* enclosing_loop_in(const Stmt& s, const Block& ib) {
-  for (const Stmt* o = s.parent_stmt(); o && block_encloses(&ib, o->parent()); o = o->parent_stmt())
-    if (is_loop(o)) return o;
+  const Stmt* nearest = nullptr;
+  for (const Block* b = s.parent(); b; b = b->owner() ? b->owner()->parent() : nullptr) {
+    if (b == &ib) return nearest;
+    if (!nearest && is_loop(b->owner())) nearest = b->owner();
+  }
   return nullptr;
+}
+
+IbLoops::Facts IbLoops::of(const Block* b) {
+  if (b == &ib_) return {0, nullptr, true};
+  if (auto it = memo_.find(b); it != memo_.end()) return it->second;
+  const Stmt* owner = b->owner();
+  Facts f;
+  if (owner && owner->parent()) {
+    Facts up = of(owner->parent());  // recursion as deep as the nesting (at most kMaxNestingDepth)
+    if (up.inside) f = {up.depth + (is_loop(owner) ? 1 : 0), is_loop(owner) ? owner : up.nearest, true};
+  }
+  memo_.emplace(b, f);
+  return f;
 }
 
 namespace {

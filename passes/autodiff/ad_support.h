@@ -78,6 +78,28 @@ int loop_depth_in(const ir::Stmt& s, const ir::Block& ib);
 // The loop (range-for, struct-for or while) nearest to `s` that lies inside `ib`, or nullptr.
 const ir::Stmt* enclosing_loop_in(const ir::Stmt& s, const ir::Block& ib);
 
+// loop_depth_in and enclosing_loop_in for many statements of one IB: each block's answer is
+// computed once, from its parent block's, so a query costs O(1) amortized instead of the
+// nesting depth. Valid while no container moves to another block (new blocks are fine).
+class IbLoops {
+ public:
+  explicit IbLoops(const ir::Block& ib) : ib_(ib) {}
+  int depth(const ir::Stmt& s) { return s.parent() ? of(s.parent()).depth : 0; }
+  const ir::Stmt* nearest(const ir::Stmt& s) { return s.parent() ? of(s.parent()).nearest : nullptr; }
+  bool inside(const ir::Stmt& s) { return s.parent() && of(s.parent()).inside; }
+
+ private:
+  struct Facts {
+    int depth = 0;                      // loops around the block inside the IB
+    const ir::Stmt* nearest = nullptr;  // the innermost of them
+    bool inside = false;                // the block is the IB or nested in it
+  };
+  Facts of(const ir::Block* b);
+
+  const ir::Block& ib_;
+  std::unordered_map<const ir::Block*, Facts> memo_;
+};
+
 // A stack's push or pop between `def` and the point where `user` has finished executing, in
 // any iteration: pre-order between them, inside `user`, or inside a loop that encloses `user`
 // but not `def`. Reading `def`'s stack again at the reverse of `user` would then see another

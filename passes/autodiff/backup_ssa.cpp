@@ -62,7 +62,15 @@ struct KernelFacts {
         for (Block* child : s->blocks())
           if (child) visit(*child, in);
     }
+    block_end[&b] = preorder.size();
   }
+
+ public:
+  // The pre-order number just past each block's statements and everything nested in them: a
+  // block's subtree is the numbers [its first statement's, block_end).
+  std::unordered_map<const Block*, uint32_t> block_end;
+
+ private:
   std::unordered_map<const Block*, size_t> index_;
 };
 
@@ -75,6 +83,7 @@ class Backup {
         r_(r),
         bounds_(facts.bounds),
         preorder_(facts.preorder),
+        block_end_(facts.block_end),
         written_(std::move(ib.written)),
         users_(std::move(ib.statements)) {}
 
@@ -92,10 +101,12 @@ class Backup {
   }
 
  private:
+  // O(1): `op` is earlier in pre-order and `anchor` lies in the subtree of op's block.
   bool dominates(const Stmt* op, const Stmt* anchor) const {
     int64_t at = preorder_.find(*op), anchor_at = preorder_.find(*anchor);
     if (at < 0 || anchor_at < 0) return false;  // made since
-    return at < anchor_at && block_encloses(op->parent(), anchor->parent());
+    auto end = block_end_.find(op->parent());
+    return at < anchor_at && end != block_end_.end() && anchor_at < end->second;
   }
 
   bool recomputable(const Stmt* s) const {
@@ -135,9 +146,16 @@ class Backup {
     const auto* f = dyn_cast<RangeForStmt>(loop);
     if (!f || !block_encloses(&ib_, f->parent())) return nullptr;
     int depth = ad::loop_depth_in(*f, ib_);
-    for (const Stmt* o = anchor->parent_stmt(); o && block_encloses(&ib_, o->parent()); o = o->parent_stmt()) {
-      auto* r = dyn_cast<RangeForStmt>(o);
-      if (!r || ad::loop_depth_in(*r, ib_) != depth) continue;
+    // The loops around `anchor` inside the IB, nearest first: loops[j] has loops.size()-1-j
+    // loops above it there.
+    std::vector<const Stmt*> loops;
+    const Block* b = anchor->parent();
+    for (; b && b != &ib_; b = b->owner() ? b->owner()->parent() : nullptr)
+      if (is_loop(b->owner())) loops.push_back(b->owner());
+    if (!b) return nullptr;  // `anchor` is outside the IB
+    for (size_t j = 0; j < loops.size(); ++j) {
+      auto* r = dyn_cast<RangeForStmt>(loops[j]);
+      if (!r || static_cast<int>(loops.size() - 1 - j) != depth) continue;
       auto fb = bounds_.find(f), rb = bounds_.find(r);
       if (r == f || r->reversed == f->reversed || fb == bounds_.end() || rb == bounds_.end() ||
           fb->second != rb->second)
@@ -178,7 +196,7 @@ class Backup {
           "declare stacks at the top of their independent block (promote_ssa_to_local hoists variables there)");
     // A value computed once per execution of the block is spilled rather than recomputed when
     // its recomputation would read a stack: later pushes may have changed the top by then.
-    bool once = ad::enclosing_loop_in(*op, ib_) == nullptr;
+    bool once = loops_.nearest(*op) == nullptr;
     if (recomputable(op) && !(once && reads_stack(op, anchor))) {
       if (auto* li = dyn_cast<LoopIndexStmt>(op)) {
         if (const RangeForStmt* r = reversed_clone_of(li->loop(), anchor)) {
@@ -196,7 +214,7 @@ class Backup {
         return anchor->parent()->insert_before(anchor, std::move(copy));
       }
     }
-    if (const Stmt* loop = ad::enclosing_loop_in(*op, ib_))
+    if (const Stmt* loop = loops_.nearest(*op))
       throw UserError(
           fmt::format(
               "the reverse code needs `{}` from every iteration of `{}`, which a single spilled value cannot hold",
@@ -221,6 +239,8 @@ class Backup {
   BackupSsaResult& r_;
   const std::unordered_map<const Stmt*, std::pair<const Stmt*, const Stmt*>>& bounds_;
   const Numbering& preorder_;
+  const std::unordered_map<const Block*, uint32_t>& block_end_;
+  ad::IbLoops loops_{ib_};
   std::unordered_set<FieldId> written_;
   std::vector<Stmt*> users_;  // the IB in pre-order, before any rewrite
   std::unordered_map<const Stmt*, Stmt*> spills_;

@@ -1,6 +1,7 @@
 #include "passes/autodiff/promote_ssa_to_local.h"
 
 #include <unordered_set>
+#include <vector>
 
 #include "ir/builder.h"
 #include "ir/visitor.h"
@@ -30,8 +31,12 @@ void promote_block(Kernel& k, Block& ib, PromoteResult& r) {
     return b.alloca(kind);
   };
 
+  ad::IbLoops loops(ib);
+  auto depth_of = [&](const Stmt* s) { return loops.inside(*s) ? loops.depth(*s) : -1; };  // -1: outside the IB
+  std::vector<Stmt*> statements = collect_preorder(ib);
+
   std::unordered_set<const Stmt*> promoted;
-  for (Stmt* s : collect_preorder(ib)) {
+  for (Stmt* s : statements) {
     if (auto* a = dyn_cast<AllocaStmt>(s); a && a->parent() != &ib) {
       b.set_insertion_point_before(*s);
       b.local_store(s, b.constant(Value::zero(a->type.scalar)));
@@ -43,12 +48,10 @@ void promote_block(Kernel& k, Block& ib, PromoteResult& r) {
       ++r.allocas_hoisted;
       continue;
     }
-    if (ad::loop_depth_in(*s, ib) == 0) continue;
+    if (depth_of(s) <= 0) continue;
     for (size_t slot : ad::required_operand_slots(*s)) {
       Stmt* def = s->operand(slot);
-      if (!promotable(def) || promoted.count(def) || !block_encloses(&ib, def->parent()) ||
-          ad::loop_depth_in(*def, ib) == 0)
-        continue;
+      if (!promotable(def) || promoted.count(def) || depth_of(def) <= 0) continue;
       promoted.insert(def);
       Stmt* var = new_alloca_at_top(def->type.scalar);
       b.set_insertion_point_after(*def);

@@ -20,20 +20,20 @@ bool is_write(const Stmt* user, const Stmt* var) {
   return false;
 }
 
-bool read_by_reverse_code(const Stmt& load, const Block& ib) {
-  if (ad::loop_depth_in(load, ib) == 0) return false;
+bool read_by_reverse_code(const Stmt& load, ad::IbLoops& loops) {
+  if (loops.depth(load) == 0) return false;
   for (const Stmt::Use& use : load.uses())
     for (size_t slot : ad::required_operand_slots(*use.user()))
       if (slot == use.slot()) return true;
   return false;
 }
 
-bool stack_needed(const AllocaStmt& var, const Block& ib) {
+bool stack_needed(const AllocaStmt& var, ad::IbLoops& loops) {
   bool written = false, read = false;
   for (const Stmt::Use& use : var.uses()) {
     Stmt* user = use.user();
     written = written || is_write(user, &var);
-    if (auto* ld = dyn_cast<LocalLoadStmt>(user); ld && ld->src() == &var) read = read || read_by_reverse_code(*ld, ib);
+    if (auto* ld = dyn_cast<LocalLoadStmt>(user); ld && ld->src() == &var) read = read || read_by_reverse_code(*ld, loops);
   }
   return written && read;
 }
@@ -95,8 +95,9 @@ ReplaceLocalsResult replace_locals_with_stacks(Kernel& k, int64_t ad_stack_size)
   ReplaceLocalsResult r;
   for (Block* ib : find_independent_blocks(k)) {
     std::vector<AllocaStmt*> vars;
+    ad::IbLoops loops(*ib);
     walk(*ib, [&](Stmt& s) {
-      if (auto* a = dyn_cast<AllocaStmt>(&s); a && stack_needed(*a, *ib)) vars.push_back(a);
+      if (auto* a = dyn_cast<AllocaStmt>(&s); a && stack_needed(*a, loops)) vars.push_back(a);
     });
     for (AllocaStmt* a : vars) replace(k, *a, ad_stack_size, r);
   }
