@@ -58,10 +58,9 @@ void snapshot(const ir::Kernel& k, std::shared_ptr<const ir::Kernel>& kernel, st
   text = ir::print_kernel(k);
 }
 
-// Capture::failure: the IR before and after the failing pass, from the kept input, by running the
+// Capture::failure: the IR before and after the failing pass, from the input, by running the
 // passes before it again (passes are deterministic) and then the failing one.
-void recapture(const ir::Kernel& input, const Pipeline& pipeline, PassRecord& failed) {
-  std::unique_ptr<ir::Kernel> k = input.clone();
+void recapture(std::unique_ptr<ir::Kernel> k, const Pipeline& pipeline, PassRecord& failed) {
   bool scalar = false;
   for (size_t i = 0; i < failed.index; ++i) {
     PassRecord scratch;
@@ -99,9 +98,11 @@ PipelineRun run_pipeline(ir::Kernel& k, const Pipeline& pipeline, const RunOptio
   const bool traced = opts.verify_each && !opts.verify_expanded && has_groups(pipeline);
   std::shared_ptr<const ir::Kernel> current_snapshot;
   std::string current_text;
-  std::unique_ptr<ir::Kernel> input;
+  std::unique_ptr<ir::Kernel> input;  // a copy, unless opts.rebuild_input makes it again on failure
   if (every_pass) snapshot(k, current_snapshot, current_text);
-  if (opts.capture == Capture::failure || traced) input = k.clone();
+  const bool needs_input = opts.capture == Capture::failure || traced;
+  if (needs_input && !opts.rebuild_input) input = k.clone();
+  auto take_input = [&] { return opts.rebuild_input ? opts.rebuild_input() : std::move(input); };
   bool scalar = false;
   size_t unverified = 0;  // passes run since the last verification
   for (size_t i = 0; i < pipeline.entries.size(); ++i) {
@@ -147,14 +148,15 @@ PipelineRun run_pipeline(ir::Kernel& k, const Pipeline& pipeline, const RunOptio
       // be one of them. Run again, verifying after every pass.
       RunOptions exact = opts;
       exact.verify_expanded = true;
-      PipelineRun again = run_pipeline(*input, pipeline, exact);
+      std::unique_ptr<ir::Kernel> copy = take_input();
+      PipelineRun again = run_pipeline(*copy, pipeline, exact);
       if (again.failed) {
-        k = std::move(*input);
+        k = std::move(*copy);
         return again;
       }
-      input.reset();  // it ran the whole pipeline (and passed): no copy of the input is left
     }
-    if (failed && input && opts.capture == Capture::failure) recapture(*input, pipeline, rec);
+    if (failed && opts.capture == Capture::failure)
+      if (std::unique_ptr<ir::Kernel> copy = take_input()) recapture(std::move(copy), pipeline, rec);
     run.records.push_back(std::move(rec));
     if (failed) {
       run.failed = true;

@@ -4,6 +4,7 @@
 // run; the record says which pass and why, with the IR before it for a reproducer.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ struct RunOptions {
   // verify_expanded. verify_expanded: verify after every pass a named pipeline expands to.
   bool verify_each = true;
   bool verify_expanded = false;
+  // Makes the pipeline's input again, for what needs it only after a failure (Capture::failure,
+  // tracing a failure inside a named pipeline); without it the run keeps a copy of the input.
+  std::function<std::unique_ptr<ir::Kernel>()> rebuild_input;
   Capture capture = Capture::all;
   int64_t bisect_limit = -1;  // run only the first N pass executions (-1: all)
   std::string stop_after;     // stop after the first execution of this pass

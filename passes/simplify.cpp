@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/assert.h"
 #include "ir/diagnostic.h"
@@ -196,6 +197,7 @@ class Simplifier {
     nested_fold_ = false;
     int64_t before = r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded;
     available_.reset(k_.root().size());  // the root's statements stay available to the end
+    writes_.clear();
     block(k_.root());
     return r_.folded + r_.identities + r_.cse + r_.branches_folded + r_.loads_forwarded != before;
   }
@@ -268,7 +270,7 @@ class Simplifier {
         known[s] = nullptr;
       } else if (auto* st = dyn_cast<LocalStoreStmt>(s)) {
         known[st->dest()] = st->val();
-        written_at_[st->dest()] = clock_;
+        wrote(st->dest());
       } else if (auto* ld = dyn_cast<LocalLoadStmt>(s)) {
         if (auto it = known.find(ld->src()); it != known.end()) {
           Stmt* v = it->second ? it->second : constant_before(ld, Value::zero(ld->type.scalar));
@@ -294,31 +296,44 @@ class Simplifier {
         call_at_ = clock_;
       } else if (auto* at = dyn_cast<AtomicOpStmt>(s); at && isa<AllocaStmt>(at->dest())) {
         known.erase(at->dest());
-        written_at_[at->dest()] = clock_;
+        wrote(at->dest());
       } else if (auto* w = dyn_cast<WhileControlStmt>(s); w && w->has_mask()) {
         known.erase(w->mask());
-        written_at_[w->mask()] = clock_;
+        wrote(w->mask());
       } else if (s->is_container()) {
         uint64_t entered = clock_;
+        size_t logged = writes_.size();
         for (Block* child : s->blocks())
           if (child) {
             ++depth_;
             block(*child);
             --depth_;
           }
-        forget_written_since(entered, known);
+        forget_written_since(entered, logged, known);
       }
       s = next;
     }
     available_.close_scope(scope);
   }
 
+  void wrote(const Stmt* var) {
+    written_at_[var] = clock_;
+    writes_.push_back(var);
+  }
+
   // After a container's body was visited: the variables written in it (stamped later than
-  // `entered`) no longer hold what `known` says. O(|known|), not the size of the body: a nest of
-  // ifs would otherwise cost its depth per statement.
-  void forget_written_since(uint64_t entered, std::unordered_map<const Stmt*, Stmt*>& known) {
+  // `entered`, logged after `logged`) no longer hold what `known` says. Looks from the smaller
+  // side, the writes or the variables known: the body's size would cost a nest of ifs its depth
+  // per statement, and the variables known would cost a block of many adjoints and many ifs
+  // their product.
+  void forget_written_since(uint64_t entered, size_t logged, std::unordered_map<const Stmt*, Stmt*>& known) {
     if (call_at_ > entered) {
       known.clear();
+      return;
+    }
+    if (known.empty()) return;
+    if (writes_.size() - logged < known.size()) {
+      for (size_t i = logged; i < writes_.size(); ++i) known.erase(writes_[i]);
       return;
     }
     for (auto it = known.begin(); it != known.end();) {
@@ -330,11 +345,12 @@ class Simplifier {
   Kernel& k_;
   SimplifyResult& r_;
   AvailableTable& available_;
-  uint64_t clock_ = 0;            // statements visited this round, in walk order
-  StmtMap<uint64_t> written_at_;  // variable -> clock_ at the last write visited (store, atomic, mask)
-  uint64_t call_at_ = 0;          // clock_ at the last function call visited (it may write any)
-  int depth_ = 0;             // containers around the block being visited
-  bool nested_fold_ = false;  // this round folded an `if` inside a container
+  uint64_t clock_ = 0;               // statements visited this round, in walk order
+  StmtMap<uint64_t> written_at_;     // variable -> clock_ at the last write visited (store, atomic, mask)
+  std::vector<const Stmt*> writes_;  // the variables written, in walk order (this round)
+  uint64_t call_at_ = 0;             // clock_ at the last function call visited (it may write any)
+  int depth_ = 0;                    // containers around the block being visited
+  bool nested_fold_ = false;         // this round folded an `if` inside a container
 };
 
 }  // namespace

@@ -33,7 +33,8 @@ bool stack_needed(const AllocaStmt& var, ad::IbLoops& loops) {
   for (const Stmt::Use& use : var.uses()) {
     Stmt* user = use.user();
     written = written || is_write(user, &var);
-    if (auto* ld = dyn_cast<LocalLoadStmt>(user); ld && ld->src() == &var) read = read || read_by_reverse_code(*ld, loops);
+    if (auto* ld = dyn_cast<LocalLoadStmt>(user); ld && ld->src() == &var)
+      read = read || read_by_reverse_code(*ld, loops);
   }
   return written && read;
 }

@@ -199,6 +199,8 @@ int cmd_replay(const ReplayArgs& a) {
   bool prints_ir = a.print_after_all || a.print_before_all || !print_after.empty() || !print_before.empty() ||
                    !a.print_changed.empty();
   opts.capture = prints_ir ? passes::Capture::all : passes::Capture::failure;
+  // On a failure the input is read again rather than copied up front (stdin cannot be).
+  if (a.file != "-") opts.rebuild_input = [&a] { return workbench::load_source(a.file, a.dump).kernel; };
   auto t_replay = std::chrono::steady_clock::now();
   auto result = workbench::replay(std::move(source.kernel), pipeline_text, opts);
   std::vector<Stage> after{
