@@ -50,24 +50,27 @@ struct AssertPass final : Pass {
   }
 };
 
-// The broken passes these tests run, visible while the returned scope lives.
-ScopedRegistry test_passes() {
-  return ScopedRegistry({{.name = "test_dangle",
-                          .summary = "test only: erases a used statement",
-                          .options = {},
-                          .statistics = {},
-                          .create = [] { return std::make_unique<EraseFirstUsedPass>(); }},
-                         {.name = "test_user_error",
-                          .summary = "test only: throws a user error",
-                          .options = {},
-                          .statistics = {},
-                          .create = [] { return std::make_unique<ThrowUserErrorPass>(); }},
-                         {.name = "test_assert",
-                          .summary = "test only: trips an assertion",
-                          .options = {},
-                          .statistics = {},
-                          .create = [] { return std::make_unique<AssertPass>(); }}});
+// The broken passes these tests run.
+std::vector<PassInfo> broken_passes() {
+  return {{.name = "test_dangle",
+           .summary = "test only: erases a used statement",
+           .options = {},
+           .statistics = {},
+           .create = [] { return std::make_unique<EraseFirstUsedPass>(); }},
+          {.name = "test_user_error",
+           .summary = "test only: throws a user error",
+           .options = {},
+           .statistics = {},
+           .create = [] { return std::make_unique<ThrowUserErrorPass>(); }},
+          {.name = "test_assert",
+           .summary = "test only: trips an assertion",
+           .options = {},
+           .statistics = {},
+           .create = [] { return std::make_unique<AssertPass>(); }}};
 }
+
+// They are visible while the returned scope lives.
+ScopedRegistry test_passes() { return ScopedRegistry(broken_passes()); }
 
 TEST(PassManager, RecordsEveryPassExecution) {
   auto k = test::parse(kKernel);
@@ -164,21 +167,11 @@ TEST(PassManager, WithoutVerifyEachInvalidIrIsNotCaught) {
 
 // A named pipeline whose second pass makes the IR invalid and whose third crashes on it.
 ScopedRegistry test_group() {
-  std::vector<PassInfo> passes = {{.name = "test_dangle",
-                                   .summary = "test only: erases a used statement",
-                                   .options = {},
-                                   .statistics = {},
-                                   .create = [] { return std::make_unique<EraseFirstUsedPass>(); }},
-                                  {.name = "test_assert",
-                                   .summary = "test only: trips an assertion",
-                                   .options = {},
-                                   .statistics = {},
-                                   .create = [] { return std::make_unique<AssertPass>(); }}};
   std::vector<NamedPipelineInfo> pipelines = {
       {.name = "test_group", .summary = "test only", .options = {}, .expand = [](const PassOptions&) {
          return std::string("simplify,test_dangle,test_assert,dce");
        }}};
-  return ScopedRegistry(std::move(passes), std::move(pipelines));
+  return ScopedRegistry(broken_passes(), std::move(pipelines));
 }
 
 TEST(PassManager, EntriesRememberTheWrittenEntryTheyCameFrom) {
